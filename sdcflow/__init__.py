@@ -1,0 +1,34 @@
+"""sdcflow: declarative, reproducible statistical disclosure control.
+
+The Python API mirrors the command line: :func:`load_recipe`, :func:`validate`,
+:func:`plan` and :func:`run`.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .engine import RunResult, run  # noqa: E402
+from .errors import CheckFailed, PluginError, Problem, RecipeError, SdcflowError  # noqa: E402
+from .recipe import Recipe, load_recipe, validate  # noqa: E402
+
+
+def plan(recipe):
+    """The execution plan of a recipe (validated with its data): a :class:`sdcflow.plan.Plan`."""
+    return validate(recipe).plan
+
+
+__all__ = [
+    "CheckFailed",
+    "PluginError",
+    "Problem",
+    "Recipe",
+    "RecipeError",
+    "RunResult",
+    "SdcflowError",
+    "__version__",
+    "load_recipe",
+    "plan",
+    "run",
+    "validate",
+]

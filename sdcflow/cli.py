@@ -1,0 +1,199 @@
+"""The ``sdcflow`` command: validate | plan | run | methods | schema.
+
+Exit codes (the contract in DESIGN.md): 0 success; 1 invalid recipe or data, or a step
+failed; 2 wrong command-line usage; 3 a release check failed (nothing released).
+Errors are printed as ``file:line:col: message``, never as a traceback (``--debug``
+shows one for bug reports)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _emit(args, text: str, data) -> None:
+    if args.format == "json":
+        print(json.dumps(data, indent=2, sort_keys=True))
+    elif text:
+        print(text)
+
+
+def _problems_json(exc) -> list[dict]:
+    return [p.as_dict() for p in exc.problems + getattr(exc, "warnings", [])]
+
+
+def cmd_validate(args) -> int:
+    from .errors import RecipeError
+    from .recipe import load_recipe, validate
+
+    status, report = 0, []
+    for path in args.recipes:
+        try:
+            recipe = load_recipe(path)
+            validated = validate(recipe, data=not args.no_data)
+            for w in validated.warnings:
+                print(w, file=sys.stderr)
+            report.append({"recipe": path, "valid": True,
+                           "warnings": [w.as_dict() for w in validated.warnings]})
+            if args.format == "text":
+                print(f"{path}: valid")
+        except RecipeError as exc:
+            status = 1
+            report.append({"recipe": path, "valid": False, "problems": _problems_json(exc)})
+            if args.format == "text":
+                for p in exc.warnings + exc.problems:
+                    print(p, file=sys.stderr)
+                n = len(exc.problems)
+                print(f"{path}: {n} problem{'s' if n != 1 else ''}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(report, indent=2, sort_keys=True))
+    return status
+
+
+def cmd_plan(args) -> int:
+    from .recipe import validate
+
+    validated = validate(args.recipe)
+    plan = validated.plan
+    steps = [ps.as_dict() for ps in plan.steps]
+    lines = []
+    for i, ps in enumerate(plan.steps, 1):
+        deps = ", ".join(ps.deps) if ps.deps else "original data"
+        what = f"{ps.kind} {ps.step.plugin_name}"
+        lines.append(f"{i:>3}. {ps.node:<24} {what:<34} <- {deps}")
+    _emit(args, "\n".join(lines), {"steps": steps})
+    return 0
+
+
+def cmd_run(args) -> int:
+    from .engine import run
+    from .errors import CheckFailed
+
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = (lambda line: print(line, file=sys.stderr, flush=True)) if show else None
+    try:
+        result = run(args.recipe, args.out, use_cache=not args.no_cache, progress=progress)
+    except CheckFailed as exc:
+        if args.format == "json":
+            print(json.dumps({"released": False, "checks": exc.result.checks,
+                              "measures": exc.result.measures}, indent=2, sort_keys=True))
+        for line in exc.failures:
+            print(line, file=sys.stderr)
+        print("nothing was released", file=sys.stderr)
+        return 3
+    summary = {"released": True, "out": str(result.out_dir), "measures": result.measures,
+               "checks": result.checks}
+    text = [f"released into {result.out_dir}"]
+    for name, value in result.manifest["outputs"].items():
+        text.append(f"  {name}  sha256 {value[:16]}...")
+    text += [f"  check passed: {c['check']}" for c in result.checks]
+    _emit(args, "\n".join(text), summary)
+    return 0
+
+
+def cmd_methods(args) -> int:
+    from . import registry
+
+    plugins = registry.plugins()
+    data = []
+    lines = []
+    for plugin in plugins:
+        props = plugin.params.get("properties", {})
+        required = set(plugin.params.get("required", []))
+        data.append({"name": plugin.name, "kind": plugin.kind, "summary": plugin.summary,
+                     "version": plugin.version, "params": plugin.params,
+                     "roles": list(plugin.roles) if plugin.roles else None,
+                     "types": list(plugin.types) if plugin.types else None})
+        lines.append(f"{plugin.name} ({plugin.kind}): {plugin.summary}")
+        for key, spec in props.items():
+            flag = " (required)" if key in required else (
+                f" (default {json.dumps(spec['default'])})" if "default" in spec else "")
+            desc = spec.get("description", "")
+            lines.append(f"    {key}{flag}{': ' + desc if desc else ''}")
+        if plugin.roles:
+            lines.append(f"    accepts roles: {', '.join(plugin.roles)}")
+        if plugin.types:
+            lines.append(f"    accepts types: {', '.join(plugin.types)}")
+    for problem in registry.load_problems():
+        lines.append(f"warning: {problem}")
+    _emit(args, "\n".join(lines), data)
+    return 0
+
+
+def cmd_schema(args) -> int:
+    from .recipe import recipe_schema
+
+    print(json.dumps(recipe_schema(), indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(prog="sdcflow", description=__doc__.split("\n")[0])
+    parser.add_argument("--version", action="version", version=f"sdcflow {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def fmt(p):
+        p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("validate", help="check recipes (schema, semantics, data)")
+    p.add_argument("recipes", nargs="+", metavar="RECIPE")
+    p.add_argument("--no-data", action="store_true", help="do not read the data")
+    fmt(p)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("plan", help="print the steps in execution order")
+    p.add_argument("recipe", metavar="RECIPE")
+    fmt(p)
+    p.set_defaults(func=cmd_plan)
+
+    p = sub.add_parser("run", help="run a recipe and release if every check passes")
+    p.add_argument("recipe", metavar="RECIPE")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output directory (default: output/NAME next to the recipe)")
+    p.add_argument("--no-cache", action="store_true", help="recompute every step")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show progress per step (default: on a terminal)")
+    fmt(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("methods", help="list methods and measures with their parameters")
+    fmt(p)
+    p.set_defaults(func=cmd_methods)
+
+    p = sub.add_parser("schema", help="print the recipe JSON Schema")
+    p.set_defaults(func=cmd_schema)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .errors import RecipeError, SdcflowError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except RecipeError as exc:
+        for p in exc.warnings + exc.problems:
+            print(p, file=sys.stderr)
+        return 1
+    except SdcflowError as exc:
+        print(f"sdcflow: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("sdcflow: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so plainly, traceback only on request
+        if args.debug:
+            raise
+        print(f"sdcflow: internal error: {type(exc).__name__}: {exc} "
+              "(run with --debug for details and please report it)", file=sys.stderr)
+        return 4
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,6 @@
+"""Edit constraints: a safe expression language (no eval), checks on any dataset."""
+
+from .constraint import Constraint, classify, column_values
+from .expr import Expr, ExprError, parse
+
+__all__ = ["Constraint", "Expr", "ExprError", "classify", "column_values", "parse"]

@@ -1,0 +1,127 @@
+"""Edit constraints (seed 001_84b47752373bceeb.txt, "A classification of the constraints").
+
+Five kinds are recognised from the recipe, as in Torra's classification:
+
+* ``linear``      ``net + tax == gross``                 (EC-LC1)
+* ``nonlinear``   ``price * (1 + vat) == retail``        (EC-NLC1)
+* ``range``       ``0 <= age <= 125``                    (EC-PV)
+* ``inequality``  ``harvested <= planted``               (EC-GV3)
+* ``conditional`` ``if: sex == 'male'``, ``then: pregnancies == 0``  (EC-GV1)
+* ``domain``      the values must exist in the original data.
+
+A record with a missing value in a variable of the constraint is not checked (it is
+counted as ``not_checked``): missing values are neither violations nor compliance.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .expr import Expr, ExprError, degree, parse
+
+_SHOW = 5
+
+
+@dataclass
+class Constraint:
+    """One edit constraint as declared in the recipe."""
+
+    id: str
+    kind: str
+    expr: Expr | None = None
+    condition: Expr | None = None
+    then: Expr | None = None
+    domain: tuple[str, ...] = ()
+    tolerance: float = 0.0
+    enforce: str = "error"
+    variables: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_recipe(cls, spec: Mapping) -> "Constraint":
+        """Build from a recipe entry; raises :class:`ExprError` (with the field name in
+        ``args[1]``) when an expression does not parse."""
+        common = {"id": spec["id"], "tolerance": float(spec.get("tolerance", 0.0)),
+                  "enforce": spec.get("enforce", "error")}
+        if "domain" in spec:
+            names = (spec["domain"],) if isinstance(spec["domain"], str) else tuple(spec["domain"])
+            return cls(kind="domain", domain=names, variables=set(names), **common)
+        if "expr" in spec:
+            expr = _parse_field(spec, "expr")
+            return cls(kind=classify(expr), expr=expr, variables=set(expr.names), **common)
+        cond, then = _parse_field(spec, "if"), _parse_field(spec, "then")
+        return cls(kind="conditional", condition=cond, then=then,
+                   variables=set(cond.names) | set(then.names), **common)
+
+    def violations(self, frame: pd.DataFrame, original: pd.DataFrame | None = None) -> dict:
+        """Check the records of ``frame``: counts and the first violating records (1-based).
+
+        ``original`` is needed for ``domain`` constraints (the values must exist there);
+        without it they are checked against ``frame`` itself (always satisfied)."""
+        missing = np.zeros(len(frame), dtype=bool)
+        for name in sorted(self.variables):
+            missing |= frame[name].isna().to_numpy()
+        if self.kind == "domain":
+            ref = frame if original is None else original
+            bad = np.zeros(len(frame), dtype=bool)
+            for name in self.domain:
+                allowed = ref[name].dropna().unique()
+                bad |= ~frame[name].isin(allowed).to_numpy()
+        else:
+            env = {name: column_values(frame[name]) for name in self.variables}
+            try:
+                with np.errstate(all="ignore"):
+                    if self.kind == "conditional":
+                        applies = np.asarray(self.condition.evaluate(env, self.tolerance), bool)
+                        holds = np.asarray(self.then.evaluate(env, self.tolerance), dtype=bool)
+                        bad = applies & ~holds
+                    else:
+                        bad = ~np.asarray(self.expr.evaluate(env, self.tolerance), dtype=bool)
+            except ExprError as exc:
+                # e.g. a range on age after age was recoded into classes (text)
+                return {"kind": self.kind, "applicable": False, "reason": str(exc),
+                        "violations": 0, "not_checked": len(frame), "first_records": []}
+            bad = np.broadcast_to(bad, (len(frame),)).copy()
+        bad &= ~missing
+        rows = np.flatnonzero(bad)
+        return {
+            "kind": self.kind,
+            "applicable": True,
+            "violations": int(bad.sum()),
+            "not_checked": int(missing.sum()),
+            "first_records": [int(r) + 1 for r in rows[:_SHOW]],
+        }
+
+
+def _parse_field(spec: Mapping, key: str) -> Expr:
+    try:
+        return parse(spec[key])
+    except ExprError as exc:
+        raise ExprError(str(exc), exc.offset) from None
+
+
+def classify(expr: Expr) -> str:
+    """The kind of a constraint given as one expression (see the module docstring)."""
+    body = expr.tree.body
+    if not isinstance(body, ast.Compare):
+        return "inequality"
+    operands = [body.left, *body.comparators]
+    if len(body.ops) == 1 and isinstance(body.ops[0], ast.Eq):
+        return "linear" if all(degree(o) <= 1 for o in operands) else "nonlinear"
+    if len(expr.names) == 1 and all(
+        isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn)) for op in body.ops
+    ):
+        return "range"
+    return "inequality"
+
+
+def column_values(series: pd.Series) -> np.ndarray:
+    """A column as a NumPy array for expression evaluation: numbers as float64 with NaN
+    for missing, text as an object array with None for missing."""
+    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        return series.to_numpy(dtype="float64", na_value=np.nan)
+    return series.astype(object).where(series.notna(), None).to_numpy()

@@ -1,0 +1,117 @@
+"""The Dataset: the records as a pandas DataFrame, and what the recipe says of each variable.
+
+Storage conventions (so every plugin sees the same thing):
+
+* ``categorical`` and ``ordinal`` variables hold text (pandas ``str`` dtype): codes are
+  compared as written in the file, so ``08`` stays ``08``;
+* ``integer`` variables are nullable ``Int64``; ``continuous`` ones ``float64``;
+* a missing value is ``NA``/``NaN``, whatever the type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+DEFAULT_TYPES = {
+    "identifier": "categorical",
+    "key": "categorical",
+    "numeric": "continuous",
+    "sensitive": "categorical",
+    "weight": "continuous",
+    "household": "categorical",
+    "strata": "categorical",
+    "pram": "categorical",
+}
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A variable as declared in the recipe: its role, type and optional metadata."""
+
+    name: str
+    role: str
+    type: str
+    order: tuple | None = None  # categories of an ordinal variable, lowest first
+    labels: Mapping | None = None
+    hierarchy: Mapping | None = None
+    missing: tuple = ()
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.type in ("integer", "continuous")
+
+    def evolve(self, **changes) -> "Variable":
+        return replace(self, **changes)
+
+    @classmethod
+    def from_recipe(cls, name: str, spec: Mapping) -> "Variable":
+        role = spec["role"]
+        order = spec.get("order")
+        return cls(
+            name=name,
+            role=role,
+            type=spec.get("type", DEFAULT_TYPES[role]),
+            order=tuple(str(v) for v in order) if order is not None else None,
+            labels=dict(spec["labels"]) if spec.get("labels") else None,
+            hierarchy=spec.get("hierarchy"),
+            missing=tuple(spec.get("missing", ())),
+        )
+
+    def as_dict(self) -> dict:
+        out = {"role": self.role, "type": self.type}
+        if self.order is not None:
+            out["order"] = list(self.order)
+        return out
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """What the recipe declares about the data: variables (by name) and edit constraints."""
+
+    variables: Mapping[str, Variable]
+    constraints: tuple = ()
+
+
+@dataclass
+class Dataset:
+    """Records (``frame``), the declared variables (by column name) and the recipe's
+    edit constraints (:class:`sdcflow.constraints.Constraint`)."""
+
+    frame: pd.DataFrame
+    variables: dict[str, Variable] = field(default_factory=dict)
+    constraints: tuple = ()
+
+    @property
+    def meta(self) -> Metadata:
+        return Metadata(self.variables, self.constraints)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def names(self, *roles: str) -> list[str]:
+        """Column names of the variables with one of ``roles`` (all if none), in order."""
+        return [n for n, v in self.variables.items() if not roles or v.role in roles]
+
+    def column(self, name: str) -> pd.Series:
+        return self.frame[name]
+
+    def with_columns(
+        self, columns: Mapping[str, pd.Series | np.ndarray],
+        variables: Iterable[Variable] = (),
+    ) -> "Dataset":
+        """A copy with ``columns`` replaced (or added) and ``variables`` updated."""
+        frame = self.frame.copy(deep=False)
+        for name, values in columns.items():
+            frame[name] = values
+        meta = dict(self.variables)
+        for var in variables:
+            meta[var.name] = var
+        return Dataset(frame, meta, self.constraints)
+
+    def for_release(self) -> pd.DataFrame:
+        """The records without identifier variables (which never reach a release)."""
+        return self.frame[[n for n in self.frame.columns if self.variables[n].role != "identifier"]]

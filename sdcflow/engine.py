@@ -1,0 +1,511 @@
+"""Executing a plan: one random generator per step, a content-addressed cache, the
+release checks, and an atomic release with ``manifest.json`` and ``measures.json``.
+
+Reproducibility. Each step instance gets ``numpy.random.default_rng(SeedSequence([seed,
+*words(sha256(node id))]))``: the stream depends only on the recipe seed and the step
+(and variant) id, never on execution order or on which steps were cached.
+
+Caching. A step's fingerprint is the sha256 of its plugin name and version, its
+normalised parameters, the seed and node id (its random stream), the hashes of the
+columns it reads (with their metadata) and, for measures, of the original data. An
+unchanged step is read back from ``.sdcflow-cache/`` next to the recipe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from .constraints import ExprError
+from .data import Dataset, Variable, write_table
+from .errors import CheckFailed, PluginError, RecipeError
+from .plan import Plan, PlannedStep, variant_label
+from .recipe import ORIGINAL, Recipe, Validated, load_recipe, validate
+from .registry import MeasureResult, MethodResult
+
+CACHE_DIR = ".sdcflow-cache"
+
+
+def step_rng(seed: int, node: str) -> np.random.Generator:
+    """The generator of step instance ``node``: from the recipe seed and the node id only."""
+    digest = hashlib.sha256(node.encode("utf-8")).digest()
+    words = [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
+    return np.random.default_rng(np.random.SeedSequence([seed, *words]))
+
+
+def column_hash(series: pd.Series) -> str:
+    """sha256 of a column's values and dtype (independent of its index)."""
+    h = hashlib.sha256(str(series.dtype).encode())
+    h.update(pd.util.hash_pandas_object(series, index=False).to_numpy().tobytes())
+    return h.hexdigest()
+
+
+def canonical_json(value) -> str:
+    return json.dumps(_jsonable(value), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _jsonable(value):
+    """Plain JSON values: NumPy scalars to Python, NaN/inf to None, tuples to lists."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass
+class StepRecord:
+    node: str
+    kind: str
+    plugin: str
+    version: str
+    params: dict
+    variant: dict
+    fingerprint: str
+    output_sha256: str
+    seconds: float
+    cached: bool
+    info: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        out = {
+            "id": self.node,
+            self.kind: self.plugin,
+            "plugin_version": self.version,
+            "params": self.params,
+            "fingerprint": self.fingerprint,
+            "output_sha256": self.output_sha256,
+            "seconds": round(self.seconds, 4),
+            "cached": self.cached,
+        }
+        if self.variant:
+            out["variant"] = self.variant
+        if self.info:
+            out["info"] = self.info
+        return out
+
+
+@dataclass
+class RunResult:
+    """What :func:`run` returns: measures by step, the released data, per-record
+    measure tables, check results, and where the release went (``None``: not written)."""
+
+    measures: dict
+    data: pd.DataFrame | None
+    per_record: dict
+    checks: list[dict]
+    manifest: dict
+    out_dir: Path | None
+    steps: list[StepRecord]
+
+
+class _Store:
+    """Column versions by producing node, with their hashes and metadata."""
+
+    def __init__(self, original: Dataset):
+        self.columns: dict[str, dict[str, pd.Series]] = {ORIGINAL: dict(original.frame.items())}
+        self.meta: dict[str, dict[str, Variable]] = {ORIGINAL: dict(original.variables)}
+        self.hashes: dict[tuple[str, str], str] = {}
+        self.order = list(original.frame.columns)
+        self.constraints = original.constraints
+
+    def put(self, node: str, frame: pd.DataFrame, meta: dict[str, Variable]) -> None:
+        self.columns[node] = dict(frame.items())
+        self.meta[node] = meta
+
+    def hash(self, node: str, col: str) -> str:
+        key = (node, col)
+        if key not in self.hashes:
+            self.hashes[key] = column_hash(self.columns[node][col])
+        return self.hashes[key]
+
+    def dataset(self, view: dict) -> Dataset:
+        cols = [c for c in self.order if c in view]
+        frame = pd.DataFrame({c: self.columns[view[c]][c] for c in cols})
+        meta = {c: self.meta[view[c]][c] for c in cols}
+        return Dataset(frame, meta, self.constraints)
+
+
+def _fingerprint(recipe: Recipe, ps: PlannedStep, store: _Store) -> str:
+    reads = ps.view if ps.reads is None or ps.writes is None else \
+        {c: ps.view[c] for c in sorted(ps.reads) if c in ps.view}
+    inputs = {c: [store.hash(p, c), store.meta[p][c].as_dict()] for c, p in sorted(reads.items())}
+    payload = {
+        "sdcflow": __version__,
+        "plugin": ps.step.plugin_name,
+        "version": ps.step.plugin.version,
+        "params": ps.params,
+        "seed": recipe.seed,
+        "node": ps.node,
+        "records": len(next(iter(store.columns[next(iter(ps.view.values()))].values()))),
+        "inputs": inputs,
+    }
+    if ps.kind == "measure":
+        payload["original"] = {c: store.hash(ORIGINAL, c) for c in store.order}
+        payload["constraints"] = [(c.id, c.kind, sorted(c.variables)) for c in store.constraints]
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+
+
+def _cache_load(cache: Path | None, fp: str, kind: str):
+    if cache is None:
+        return None
+    entry = cache / fp[:2] / fp
+    try:
+        info = json.loads((entry / "result.json").read_text("utf-8"))
+        if kind == "method":
+            frame = pd.read_parquet(entry / "columns.parquet")
+            meta = {name: Variable(name=name, **_var_fields(spec))
+                    for name, spec in info["variables"].items()}
+            return frame, meta, info["info"]
+        per_record = pd.read_parquet(entry / "per_record.parquet") \
+            if (entry / "per_record.parquet").exists() else None
+        return MeasureResult(info["summary"], per_record)
+    except (OSError, ValueError, KeyError):
+        return None  # a missing or damaged cache entry is simply recomputed
+
+
+def _var_fields(spec: dict) -> dict:
+    out = dict(spec)
+    if out.get("order") is not None:
+        out["order"] = tuple(out["order"])
+    out["missing"] = tuple(out.get("missing", ()))
+    return out
+
+
+def _var_spec(var: Variable) -> dict:
+    return {"role": var.role, "type": var.type,
+            "order": list(var.order) if var.order is not None else None,
+            "labels": var.labels, "hierarchy": var.hierarchy, "missing": list(var.missing)}
+
+
+def _cache_save(cache: Path | None, fp: str, payload: dict, frames: dict) -> None:
+    if cache is None:
+        return
+    entry = cache / fp[:2] / fp
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
+        for name, frame in frames.items():
+            frame.to_parquet(tmp / name)
+        (tmp / "result.json").write_text(canonical_json(payload), "utf-8")
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, entry)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)  # caching is an optimisation, never fatal
+
+
+def _run_step(ps: PlannedStep, data: Dataset, rng, original: Dataset):
+    plugin = ps.step.plugin
+    try:
+        if ps.kind == "method":
+            result = plugin.apply(data, ps.params, rng)
+            if not isinstance(result, MethodResult):
+                raise TypeError(f"apply() returned {type(result).__name__}, not MethodResult")
+            return result
+        result = plugin.evaluate(data, ps.params, rng, original=original)
+        if not isinstance(result, MeasureResult):
+            raise TypeError(f"evaluate() returned {type(result).__name__}, not MeasureResult")
+        return result
+    except (PluginError, RecipeError):
+        raise
+    except Exception as exc:  # report which step failed, without a traceback
+        raise PluginError(ps.node, f"{ps.step.plugin_name} failed: {type(exc).__name__}: {exc}") \
+            from exc
+
+
+def execute(validated: Validated, *, cache_dir: Path | None = None,
+            progress: Callable[[str], None] | None = None) -> tuple[_Store, dict, list[StepRecord],
+                                                                     dict]:
+    """Run every step of the plan; return the column store, measures, step records and
+    per-record measure tables."""
+    recipe, plan, original = validated.recipe, validated.plan, validated.data
+    store = _Store(original)
+    measures: dict = {}
+    per_record: dict = {}
+    records: list[StepRecord] = []
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    total = len(plan.steps)
+    for i, ps in enumerate(plan.steps, 1):
+        start = time.perf_counter()
+        fp = _fingerprint(recipe, ps, store)
+        data = None
+        cached = _cache_load(cache_dir, fp, ps.kind)
+        info: dict = {}
+        if ps.kind == "method":
+            if cached is not None:
+                frame, meta, info = cached
+            else:
+                data = store.dataset(ps.view)
+                result = _run_step(ps, data, step_rng(recipe.seed, ps.node), original)
+                frame, meta, info = _method_output(ps, data, result)
+                _cache_save(cache_dir, fp, {"variables": {k: _var_spec(v) for k, v in meta.items()},
+                                            "info": _jsonable(info)},
+                            {"columns.parquet": frame})
+                info = _jsonable(info)
+            store.put(ps.node, frame, meta)
+            out_hash = hashlib.sha256("".join(
+                f"{c}:{store.hash(ps.node, c)};" for c in sorted(frame.columns)).encode()).hexdigest()
+        else:
+            if cached is not None:
+                result = cached
+            else:
+                data = store.dataset(ps.view)
+                result = _run_step(ps, data, step_rng(recipe.seed, ps.node), original)
+                result = MeasureResult(_jsonable(result.summary), result.per_record)
+                frames = {}
+                if isinstance(result.per_record, pd.DataFrame):
+                    frames["per_record.parquet"] = result.per_record
+                _cache_save(cache_dir, fp, {"summary": result.summary}, frames)
+            measures[ps.node] = result.summary
+            if result.per_record is not None:
+                per_record[ps.node] = result.per_record
+            out_hash = hashlib.sha256(canonical_json(result.summary).encode()).hexdigest()
+        seconds = time.perf_counter() - start
+        records.append(StepRecord(ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version,
+                                  _jsonable(ps.params), ps.variant, fp, out_hash, seconds,
+                                  cached is not None, info))
+        if progress:
+            how = "cached" if cached is not None else f"{seconds:.2f}s"
+            progress(f"[{i}/{total}] {ps.node} ({ps.step.plugin_name}) {how}")
+    return store, measures, records, per_record
+
+
+def _method_output(ps: PlannedStep, data: Dataset, result: MethodResult):
+    out = result.data
+    if ps.writes is None:
+        cols = [c for c in data.frame.columns]
+    else:
+        cols = sorted(ps.writes)
+        if len(out.frame) != len(data.frame):
+            raise PluginError(ps.node, f"{ps.step.plugin_name} changed the number of records but"
+                              " does not declare it (writes() must return None)")
+    missing = [c for c in cols if c not in out.frame.columns]
+    if missing:
+        raise PluginError(ps.node, f"{ps.step.plugin_name} dropped columns {missing}")
+    frame = out.frame[cols].reset_index(drop=True)
+    meta = {c: out.variables[c] for c in cols}
+    return frame, meta, dict(result.info or {})
+
+
+def evaluate_checks(recipe: Recipe, plan: Plan, measures: dict, variants: list[int]) -> list[dict]:
+    """Evaluate every check for each variant in ``variants``; one dict per evaluation."""
+    out = []
+    for vi in variants:
+        nodes = plan.nodes_by_variant[vi]
+        label = variant_label(plan.variants[vi])
+        for check in recipe.checks:
+            env = {}
+            for name in check.expr.names:
+                head = name.split(".")[0]
+                env[head] = measures.get(nodes[head], {})
+            entry = {"check": check.text}
+            if label:
+                entry["variant"] = label
+            try:
+                value = _check_value(check.expr.tree.body, env)
+                entry["passed"] = bool(value)
+            except (KeyError, TypeError, ValueError, IndexError, ExprError) as exc:
+                entry["passed"] = False
+                entry["error"] = str(exc).strip("'\"")
+            if check.message and not entry["passed"]:
+                entry["message"] = check.message
+            out.append(entry)
+    return out
+
+
+def _check_value(node, env):
+    """Evaluate a check expression over measure summaries (scalars, not arrays)."""
+    import ast
+
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return env[node.id]
+    if isinstance(node, (ast.Attribute, ast.Subscript)):
+        base = _check_value(node.value, env)
+        key = node.attr if isinstance(node, ast.Attribute) else node.slice.value
+        if isinstance(base, dict):
+            if key in base:
+                return base[key]
+            if str(key) in base:
+                return base[str(key)]
+            raise KeyError(f"no '{key}' in the result (it has: {', '.join(map(str, base))})")
+        if isinstance(base, list) and isinstance(key, int):
+            return base[key]
+        raise TypeError(f"cannot look up '{key}' in {type(base).__name__}")
+    if isinstance(node, ast.BoolOp):
+        values = [_check_value(v, env) for v in node.values]
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp):
+        v = _check_value(node.operand, env)
+        return (not v) if isinstance(node.op, ast.Not) else (-v if isinstance(node.op, ast.USub)
+                                                             else v)
+    from .constraints.expr import _BINOPS, _FUNCS
+
+    if isinstance(node, ast.BinOp):
+        return _BINOPS[type(node.op)](_check_value(node.left, env), _check_value(node.right, env))
+    if isinstance(node, ast.Call):
+        return _FUNCS[node.func.id](*(_check_value(a, env) for a in node.args))
+    if isinstance(node, ast.Compare):
+        left = _check_value(node.left, env)
+        ops = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+               ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+               ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+               ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+        for op, comp in zip(node.ops, node.comparators):
+            right = [e.value for e in comp.elts] if isinstance(comp, (ast.List, ast.Tuple, ast.Set)) \
+                else _check_value(comp, env)
+            if left is None or right is None:
+                raise ValueError("a value in the check is missing (null)")
+            if not ops[type(op)](left, right):
+                return False
+            left = right
+        return True
+    raise ValueError(f"cannot evaluate {ast.unparse(node)}")
+
+
+def default_out_dir(recipe: Recipe) -> Path:
+    return recipe.base_dir / "output" / recipe.name
+
+
+def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write: bool = True,
+        use_cache: bool = True, progress: Callable[[str], None] | None = None) -> RunResult:
+    """Validate and run a recipe; write the release when every check passes.
+
+    Raises :class:`RecipeError` (invalid recipe or data), :class:`PluginError` (a step
+    failed) or :class:`CheckFailed` (a check failed: nothing is written). With
+    ``write=False`` nothing is written and the result is only returned."""
+    if not isinstance(recipe, Recipe):
+        recipe = load_recipe(recipe)
+    validated = validate(recipe)
+    plan: Plan = validated.plan
+    cache = (recipe.base_dir / CACHE_DIR) if use_cache else None
+    store, measures, records, per_record = execute(validated, cache_dir=cache, progress=progress)
+
+    release = recipe.release
+    chosen = _chosen_variant(recipe, plan)
+    check_variants = [chosen] if chosen is not None else list(range(len(plan.variants)))
+    checks = evaluate_checks(recipe, plan, measures, check_variants)
+    released = None
+    if chosen is not None:
+        view = plan.release_view(chosen, release.get("from"))
+        released = store.dataset(view).for_release()
+    manifest = _manifest(validated, records, plan, chosen)
+    failures = [c for c in checks if not c["passed"]]
+    result = RunResult(measures, released, per_record, checks, manifest, None, records)
+    if failures:
+        raise CheckFailed([_failure_text(c) for c in failures], result)
+    if write:
+        target = Path(out_dir) if out_dir is not None else default_out_dir(recipe)
+        _write_release(target, released, release, measures, checks, manifest)
+        result.out_dir = target
+    return result
+
+
+def _failure_text(check: dict) -> str:
+    text = f"check failed: {check['check']}"
+    if "variant" in check:
+        text += f" [variant {check['variant']}]"
+    if "error" in check:
+        text += f" ({check['error']})"
+    if "message" in check:
+        text += f": {check['message']}"
+    return text
+
+
+def _chosen_variant(recipe: Recipe, plan: Plan) -> int | None:
+    """Index of the variant whose data are released (None: a sweep without a choice)."""
+    if len(plan.variants) == 1:
+        return 0
+    wanted = recipe.release.get("variant")
+    if not wanted:
+        return None
+    for i, variant in enumerate(plan.variants):
+        flat = {}
+        for step_id, values in variant.items():
+            for param, value in values.items():
+                flat[f"{step_id}.{param}"] = value
+                flat.setdefault(param, value)
+        if all(flat.get(k) == v for k, v in wanted.items()):
+            return i
+    return None
+
+
+def _manifest(validated: Validated, records: list[StepRecord], plan: Plan,
+              chosen: int | None) -> dict:
+    recipe = validated.recipe
+    return {
+        "sdcflow": __version__,
+        "recipe": {"file": recipe.path.name, "name": recipe.name, "sha256": recipe.sha256},
+        "input": validated.source,
+        "seed": recipe.seed,
+        "variant": variant_label(plan.variants[chosen]) if chosen is not None and
+        plan.variants[chosen] else None,
+        "steps": [r.as_dict() for r in records],
+        "outputs": {},
+        "environment": {
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "pandas": pd.__version__,
+            "platform": sys.platform,
+        },
+    }
+
+
+def _write_release(target: Path, released: pd.DataFrame | None, release: dict, measures: dict,
+                   checks: list[dict], manifest: dict) -> None:
+    """Write everything into a temporary sibling directory, then swap it in, so that a
+    reader never sees a partial release and a failure leaves the old one untouched."""
+    target = target.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        outputs = {}
+        if released is not None and "path" in release:
+            rel = Path(release["path"])
+            fmt = release.get("format") or ("parquet" if rel.suffix.lower() in (".parquet", ".pq")
+                                            else "csv")
+            write_table(released, tmp / rel, fmt)
+            outputs[rel.as_posix()] = _sha256(tmp / rel)
+        measures_doc = {"measures": _jsonable(measures), "checks": checks}
+        (tmp / "measures.json").write_text(json.dumps(measures_doc, indent=2, sort_keys=True,
+                                                      allow_nan=False) + "\n", "utf-8")
+        outputs["measures.json"] = _sha256(tmp / "measures.json")
+        manifest["outputs"] = outputs
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n",
+                                           "utf-8")
+        for path in (tmp / "measures.json", tmp / "manifest.json"):
+            os.chmod(path, 0o644)
+        os.chmod(tmp, 0o755)
+        old = None
+        if target.exists():
+            old = target.parent / f".{target.name}.old-{os.getpid()}"
+            os.replace(target, old)
+        os.replace(tmp, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

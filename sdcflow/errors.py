@@ -1,0 +1,71 @@
+"""Problems found in a recipe or its data, and the one exception that carries them.
+
+Following pandera, problems are collected and reported together rather than raised one
+by one: every check appends :class:`Problem` objects, and callers raise
+:class:`RecipeError` once with all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem, located in a file as ``file:line:col`` (line and column 1-based)."""
+
+    file: str
+    line: int | None
+    col: int | None
+    message: str
+    severity: str = "error"  # "error" or "warning"
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}:{self.col or 1}"
+        prefix = "warning: " if self.severity == "warning" else ""
+        return f"{where}: {prefix}{self.message}"
+
+    def as_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "col": self.col,
+            "severity": self.severity,
+            "message": self.message,
+        }
+
+
+class SdcflowError(Exception):
+    """Base class of the errors sdcflow reports to users (never with a traceback)."""
+
+    exit_code = 1
+
+
+class RecipeError(SdcflowError):
+    """The recipe or its data is invalid; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = [p for p in problems if p.severity == "error"] or list(problems)
+        self.warnings = [p for p in problems if p.severity == "warning"]
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class CheckFailed(SdcflowError):
+    """A release check failed: nothing was released."""
+
+    exit_code = 3
+
+    def __init__(self, failures: list[str], result=None):
+        self.failures = failures
+        self.result = result
+        super().__init__("\n".join(failures))
+
+
+class PluginError(SdcflowError):
+    """A plugin failed while running on valid input (reported with the step id)."""
+
+    def __init__(self, step: str, message: str):
+        self.step = step
+        super().__init__(f"step '{step}': {message}")

@@ -1,0 +1,1 @@
+"""Measures of disclosure risk and information loss: one module per measure."""

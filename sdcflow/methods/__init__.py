@@ -1,0 +1,1 @@
+"""Masking methods: one module per method, each registering its plugin on import."""

@@ -1,0 +1,150 @@
+"""``global_recode``: intervals for numeric variables, merged categories, or a level of
+the variable's declared hierarchy (seed 004_149321b221e875f3.txt, ``globalRecode`` and
+``groupAndRename``; seed 000, global recoding)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..kernels.recode import category_mapping, hierarchy_mapping, interval_codes, interval_labels
+from ..registry import Method, MethodResult, register
+
+
+@register
+class GlobalRecode(Method):
+    name = "global_recode"
+    summary = "Recode a variable into intervals, merged categories or a hierarchy level."
+    roles = ("key", "numeric", "sensitive", "pram", "strata")
+    params = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["variable"],
+        "properties": {
+            "variable": {"type": "string", "description": "The variable to recode."},
+            "breaks": {
+                "type": "array", "minItems": 2, "items": {"type": "number"},
+                "description": "Interval limits, increasing (numeric variables).",
+            },
+            "labels": {
+                "type": "array", "items": {"type": "string"},
+                "description": "One label per interval (default: '(a,b]' style).",
+            },
+            "right": {"type": "boolean", "default": True,
+                      "description": "Intervals closed on the right, (a,b]."},
+            "include_lowest": {
+                "type": "boolean", "default": True,
+                "description": "Close the first interval at its lowest break (false: as sdcMicro).",
+            },
+            "groups": {
+                "type": "object", "minProperties": 1,
+                "additionalProperties": {
+                    "type": "array", "minItems": 1,
+                    "items": {"type": ["string", "number"]},
+                },
+                "description": "New category -> the old categories it merges.",
+            },
+            "level": {"type": "string", "description": "A level of the variable's hierarchy."},
+        },
+        "oneOf": [
+            {"required": ["breaks"], "not": {"anyOf": [{"required": ["groups"]},
+                                                       {"required": ["level"]}]}},
+            {"required": ["groups"], "not": {"anyOf": [{"required": ["breaks"]},
+                                                       {"required": ["level"]},
+                                                       {"required": ["labels"]}]}},
+            {"required": ["level"], "not": {"anyOf": [{"required": ["breaks"]},
+                                                      {"required": ["groups"]},
+                                                      {"required": ["labels"]}]}},
+        ],
+        "x-error": "give exactly one of 'breaks' (with optional 'labels'), 'groups' or 'level'",
+    }
+
+    def check(self, params, meta):
+        var = meta.variables.get(params["variable"])
+        if var is None:
+            return
+        if "breaks" in params:
+            breaks = params["breaks"]
+            if not var.is_numeric:
+                yield ("breaks",), (f"breaks need a numeric variable; '{var.name}' is {var.type}"
+                                    " (use 'groups' to merge categories)")
+            if any(hi <= lo for lo, hi in zip(breaks, breaks[1:])):
+                yield ("breaks",), "breaks must be strictly increasing"
+            labels = params.get("labels")
+            if labels is not None:
+                if len(labels) != len(breaks) - 1:
+                    yield ("labels",), (f"{len(breaks) - 1} intervals need {len(breaks) - 1}"
+                                        f" labels, got {len(labels)}")
+                elif len(set(labels)) != len(labels):
+                    yield ("labels",), "labels must be distinct"
+        if "groups" in params:
+            if var.is_numeric:
+                yield ("groups",), (f"groups merge categories; '{var.name}' is {var.type}"
+                                    " (declare it categorical, or use 'breaks')")
+            seen: dict[str, str] = {}
+            for new, olds in params["groups"].items():
+                for i, old in enumerate(olds):
+                    old = _text(old)
+                    if old in seen and seen[old] != new:
+                        yield ("groups", new, i), (f"category '{old}' is in two groups"
+                                                   f" ('{seen[old]}' and '{new}')")
+                    seen[old] = new
+        if "level" in params:
+            levels = var.hierarchy or {}
+            if params["level"] not in levels:
+                have = ", ".join(levels) or "none declared"
+                yield ("level",), (f"'{var.name}' has no hierarchy level '{params['level']}'"
+                                   f" (levels: {have})")
+
+    def check_data(self, params, data):
+        var = data.variables[params["variable"]]
+        if "level" in params and var.hierarchy:
+            first = next(iter(var.hierarchy.values()))
+            known = {str(k) for k in first}
+            unknown = sorted(set(data.frame[var.name].dropna().unique()) - known)
+            if unknown:
+                yield ("level",), (f"values of '{var.name}' missing from its hierarchy:"
+                                   f" {unknown[:5]}")
+
+    def apply(self, data, params, rng):
+        name = params["variable"]
+        var = data.variables[name]
+        col = data.frame[name]
+        if "breaks" in params:
+            right, lowest = params["right"], params["include_lowest"]
+            labels = params.get("labels") or interval_labels(
+                params["breaks"], right=right, include_lowest=lowest)
+            codes = interval_codes(col.to_numpy(dtype=float, na_value=np.nan), params["breaks"],
+                                   right=right, include_lowest=lowest)
+            out = pd.Series(np.asarray(labels, dtype=object)[np.maximum(codes, 0)], dtype="str")
+            out[codes < 0] = None
+            outside = int(((codes < 0) & col.notna().to_numpy()).sum())
+            new_var = var.evolve(type="ordinal", order=tuple(labels), hierarchy=None)
+            info = {"recoded": int((codes >= 0).sum()), "outside_breaks": outside}
+            if outside:
+                info["note"] = (f"{outside} values of '{name}' lie outside the breaks"
+                                " and became missing")
+            return MethodResult(data.with_columns({name: out.set_axis(col.index)}, [new_var]), info)
+        if "groups" in params:
+            groups = {new: [_text(o) for o in olds] for new, olds in params["groups"].items()}
+            mapping = category_mapping(col.dropna().unique().tolist(), groups)
+            order = var.order
+            if order is not None:
+                order = tuple(dict.fromkeys(mapping.get(c, c) for c in order))
+            new_var = var.evolve(order=order, hierarchy=None)
+        else:
+            mapping = hierarchy_mapping(var.hierarchy, params["level"])
+            levels = list(var.hierarchy)
+            rest = {k: v for k, v in var.hierarchy.items()
+                    if levels.index(k) > levels.index(params["level"])}
+            new_var = var.evolve(type="categorical", order=None, hierarchy=rest or None)
+        out = col.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v).astype("str")
+        changed = int((out != col).fillna(False).sum())
+        return MethodResult(data.with_columns({name: out}, [new_var]), {"changed": changed})
+
+
+def _text(value) -> str:
+    """Categories are text: write 6 or 6.0 as '6'."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

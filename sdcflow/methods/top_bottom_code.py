@@ -1,0 +1,78 @@
+"""``top_bottom_code``: replace values above (top) or below (bottom) a threshold given
+as a value or a quantile (seed 004_149321b221e875f3.txt, "Top- and Bottom Coding")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..kernels.top_bottom import code_tail
+from ..registry import Method, MethodResult, register
+
+_TAIL = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "value": {"type": "number", "description": "Threshold."},
+        "quantile": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
+                     "description": "Threshold as a quantile of the variable (R type 7)."},
+        "replace": {
+            "description": "'threshold' (default), 'mean' of the coded values, or a number.",
+            "anyOf": [{"enum": ["threshold", "mean"]}, {"type": "number"}],
+        },
+    },
+    "oneOf": [
+        {"required": ["value"], "not": {"required": ["quantile"]}},
+        {"required": ["quantile"], "not": {"required": ["value"]}},
+    ],
+    "x-error": "give the threshold as exactly one of 'value' or 'quantile'",
+}
+
+
+@register
+class TopBottomCode(Method):
+    name = "top_bottom_code"
+    summary = "Replace values beyond a threshold (value or quantile) by it, the tail mean or a number."
+    roles = ("key", "numeric", "sensitive")
+    types = ("integer", "continuous")
+    params = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["variable"],
+        "anyOf": [{"required": ["top"]}, {"required": ["bottom"]}],
+        "x-error": "give 'top', 'bottom' or both",
+        "properties": {
+            "variable": {"type": "string"},
+            "top": _TAIL,
+            "bottom": _TAIL,
+        },
+    }
+
+    def check(self, params, meta):
+        top, bottom = params.get("top", {}), params.get("bottom", {})
+        if "value" in top and "value" in bottom and bottom["value"] > top["value"]:
+            yield ("bottom", "value"), "the bottom threshold is above the top threshold"
+
+    def apply(self, data, params, rng):
+        name = params["variable"]
+        var = data.variables[name]
+        col = data.frame[name]
+        x = col.to_numpy(dtype=float, na_value=np.nan)
+        info = {}
+        for side in ("bottom", "top"):
+            spec = params.get(side)
+            if spec is None:
+                continue
+            if "value" in spec:
+                threshold = float(spec["value"])
+            else:
+                threshold = float(np.nanquantile(x, spec["quantile"]))
+            x, count, value = code_tail(x, threshold, side == "top", spec.get("replace", "threshold"))
+            info[side] = {"threshold": threshold, "coded": count, "replaced_by": value}
+        new_var = var
+        if var.type == "integer" and np.all(np.isnan(x) | (x == np.round(x))):
+            out = pd.Series(x, index=col.index).round().astype("Int64")
+        else:
+            out = pd.Series(x, index=col.index)
+            new_var = var.evolve(type="continuous")
+        return MethodResult(data.with_columns({name: out}, [new_var]), info)

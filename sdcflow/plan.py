@@ -1,0 +1,217 @@
+"""The plan: a DAG of step instances, in a deterministic execution order.
+
+Data flow. The data move through the steps in the order the recipe lists them: each
+step sees the data as left by the step listed before it (or by the step named in its
+``input``; ``original`` is the data as loaded). A method replaces the columns it writes
+(all of them, and the records, if it changes records, e.g. sampling). So every column a
+step reads has one *producer* (the step that last wrote it, or ``original``), and the
+DAG has an edge from that producer to the step; ``after`` adds ordering edges. Two
+steps that touch different variables are therefore independent, and changing a step's
+parameters only invalidates the steps that read what it wrote.
+
+Grids. A step with ``grid: {k: [2, 3]}`` becomes one instance per value (``kanon[k=2]``,
+``kanon[k=3]``); every step downstream of it is repeated per variant, so measures give
+one result per variant. Several grids multiply.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from .errors import Problem
+from .recipe._model import ORIGINAL, Recipe, StepSpec
+from .registry import with_defaults
+
+MAX_VARIANTS = 1000
+
+
+@dataclass
+class PlannedStep:
+    """One instance of a step, with its resolved parameters and dependencies."""
+
+    node: str
+    step: StepSpec
+    params: dict
+    variant: dict  # grid assignments this instance depends on: {step id: {param: value}}
+    view: dict  # column -> producing node, as this step sees the data
+    reads: set | None
+    writes: set | None
+    deps: list[str] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        return self.step.kind
+
+    def as_dict(self) -> dict:
+        return {
+            "node": self.node,
+            "step": self.step.id,
+            ("method" if self.kind == "method" else "measure"): self.step.plugin_name,
+            "params": self.params,
+            "variant": self.variant,
+            "depends_on": self.deps,
+            "reads": sorted(self.reads) if self.reads is not None else "all",
+            "writes": (sorted(self.writes) if self.writes is not None else "all")
+            if self.kind == "method" else [],
+        }
+
+
+@dataclass
+class Plan:
+    """Step instances in execution order, the DAG, and per variant the final data view."""
+
+    steps: list[PlannedStep]
+    graph: nx.DiGraph
+    variants: list[dict]  # each: {step id: {param: value}}; [{}] without grids
+    views: list[dict]  # per variant: step id -> {column -> producing node} after the step
+    nodes_by_variant: list[dict]  # per variant: step id -> node
+
+    def release_view(self, variant: int, step_id: str | None) -> dict:
+        """Column -> producing node of the data after ``step_id`` (default: the last step)."""
+        views = self.views[variant]
+        return views[step_id] if step_id else views["__final__"]
+
+    def node(self, name: str) -> PlannedStep:
+        return next(s for s in self.steps if s.node == name)
+
+
+class PlanError(Exception):
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(map(str, problems)))
+
+
+def variant_label(assignments: Mapping) -> str:
+    """``k=2`` for one gridded step, ``a.k=2,b.p=5`` when several steps are gridded."""
+    parts = []
+    for step_id, values in sorted(assignments.items()):
+        for param, value in sorted(values.items()):
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+            prefix = f"{step_id}." if len(assignments) > 1 else ""
+            parts.append(f"{prefix}{param}={text}")
+    return ",".join(parts)
+
+
+def _variants(recipe: Recipe) -> list[dict]:
+    axes = []
+    for step in recipe.steps:
+        for param, values in sorted(step.grid.items()):
+            axes.append([(step.id, param, v) for v in values])
+    out = []
+    for combo in itertools.product(*axes):
+        variant: dict = {}
+        for step_id, param, value in combo:
+            variant.setdefault(step_id, {})[param] = value
+        out.append(variant)
+    return out or [{}]
+
+
+def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
+    """Plan ``recipe`` over data with ``columns``; raises :class:`PlanError` on cycles."""
+    variants = _variants(recipe)
+    if len(variants) > MAX_VARIANTS:
+        raise PlanError([recipe.doc.problem(
+            ("steps",), f"the grids give {len(variants)} variants; at most {MAX_VARIANTS}")])
+    meta = _meta(recipe)
+    index = {s.id: s for s in recipe.steps}
+    planned: dict[str, PlannedStep] = {}
+    graph = nx.DiGraph()
+    all_views, nodes_by_variant = [], []
+    for variant in variants:
+        params = {s.id: {**with_defaults(s.plugin.params, s.params), **variant.get(s.id, {})}
+                  for s in recipe.steps}
+        views: dict[str, dict] = {}  # step id -> view after the step
+        bases: dict[str, dict] = {}
+        visiting: list[str] = []
+
+        def view_after(step: StepSpec) -> dict:
+            if step.id in views:
+                return views[step.id]
+            if step.id in visiting:
+                cycle = visiting[visiting.index(step.id):] + [step.id]
+                raise PlanError([recipe.doc.problem(
+                    step.path + ("input",),
+                    f"steps form a cycle through 'input': {' -> '.join(cycle)}")])
+            visiting.append(step.id)
+            if step.input == ORIGINAL or (step.input is None and step.index == 0):
+                base = {c: ORIGINAL for c in columns}
+            elif step.input is not None:
+                base = view_after(index[step.input])
+            else:
+                base = view_after(recipe.steps[step.index - 1])
+            visiting.pop()
+            bases[step.id] = base
+            view = dict(base)
+            if step.kind == "method":
+                writes = step.plugin.writes(params[step.id], meta)
+                for col in (view if writes is None else writes):
+                    view[col] = step.id
+            views[step.id] = view
+            return view
+
+        step_deps: dict[str, set] = {}
+        for step in recipe.steps:
+            view_after(step)
+            base = bases[step.id]
+            p = params[step.id]
+            reads = step.plugin.reads(p, meta)
+            writes = step.plugin.writes(p, meta) if step.kind == "method" else set()
+            deps = {base[c] for c in (base if reads is None or writes is None else reads) if c in base}
+            if step.input and step.input != ORIGINAL:
+                deps.add(step.input)
+            deps.update(step.after)
+            deps.discard(ORIGINAL)
+            step_deps[step.id] = deps
+
+        # Which grid steps each step descends from decides how it is labelled.
+        g = nx.DiGraph()
+        g.add_nodes_from(s.id for s in recipe.steps)
+        g.add_edges_from((d, s) for s, ds in step_deps.items() for d in ds)
+        try:
+            cycle = nx.find_cycle(g)
+        except nx.NetworkXNoCycle:
+            cycle = None
+        if cycle:
+            names = [a for a, _ in cycle] + [cycle[0][0]]
+            first = index[cycle[0][1]]
+            raise PlanError([recipe.doc.problem(
+                first.path, f"steps form a cycle: {' -> '.join(names)}")])
+        node_of: dict[str, str] = {}
+        for step in recipe.steps:
+            grid_ancestors = {a for a in nx.ancestors(g, step.id) | {step.id} if index[a].grid}
+            sub = {a: variant[a] for a in sorted(grid_ancestors) if a in variant}
+            node_of[step.id] = f"{step.id}[{variant_label(sub)}]" if sub else step.id
+            if node_of[step.id] in planned:
+                continue
+            reads = step.plugin.reads(params[step.id], meta)
+            writes = step.plugin.writes(params[step.id], meta) if step.kind == "method" else set()
+            base = bases[step.id]
+            planned[node_of[step.id]] = PlannedStep(
+                node=node_of[step.id], step=step, params=params[step.id], variant=sub,
+                view={c: node_of.get(p, p) for c, p in base.items()},
+                reads=reads, writes=writes,
+                deps=sorted(node_of[d] for d in step_deps[step.id]),
+            )
+        named = {sid: {c: node_of.get(p, p) for c, p in v.items()} for sid, v in views.items()}
+        named[ORIGINAL] = {c: ORIGINAL for c in columns}
+        named["__final__"] = named[recipe.steps[-1].id]
+        all_views.append(named)
+        nodes_by_variant.append(dict(node_of))
+
+    for ps in planned.values():
+        graph.add_node(ps.node)
+        graph.add_edges_from((d, ps.node) for d in ps.deps)
+    order = list(nx.lexicographical_topological_sort(
+        graph, key=lambda n: (planned[n].step.index, n)))
+    return Plan([planned[n] for n in order], graph, variants, all_views, nodes_by_variant)
+
+
+def _meta(recipe: Recipe):
+    from .data import Metadata
+
+    return Metadata(recipe.variables, tuple(recipe.constraints))

@@ -1,0 +1,20 @@
+"""Recipes: YAML with positions, the JSON Schema, and the semantic checks."""
+
+from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec
+from ._schema import recipe_schema
+from ._validate import Validated, load_recipe, recipe_from_text, validate
+from ._yaml import YamlDocument, load_yaml
+
+__all__ = [
+    "ORIGINAL",
+    "CheckSpec",
+    "Recipe",
+    "StepSpec",
+    "Validated",
+    "YamlDocument",
+    "load_recipe",
+    "load_yaml",
+    "recipe_from_text",
+    "recipe_schema",
+    "validate",
+]

@@ -1,0 +1,71 @@
+"""The recipe as sdcflow uses it once the YAML has passed the schema."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..constraints import Constraint, Expr
+from ..data import Variable
+from ..registry import Plugin
+from ._yaml import YamlDocument
+
+ORIGINAL = "original"  # the id under which steps refer to the data as loaded
+
+
+@dataclass
+class StepSpec:
+    """One entry of ``steps``: which plugin, with which parameters, after what."""
+
+    id: str
+    index: int
+    kind: str  # "method" or "measure"
+    plugin_name: str
+    params: dict
+    input: str | None = None
+    after: list[str] = field(default_factory=list)
+    grid: dict = field(default_factory=dict)
+    plugin: Plugin | None = None
+
+    @property
+    def path(self) -> tuple:
+        return ("steps", self.index)
+
+
+@dataclass
+class CheckSpec:
+    """One release check: an expression over the measures."""
+
+    text: str
+    expr: Expr | None
+    index: int
+    message: str | None = None
+
+
+@dataclass
+class Recipe:
+    """A loaded recipe: its file, the parsed document, and the typed sections."""
+
+    path: Path
+    doc: YamlDocument
+    sha256: str
+    name: str = ""
+    seed: int = 0
+    data: dict = field(default_factory=dict)
+    variables: dict[str, Variable] = field(default_factory=dict)
+    constraints: list[Constraint] = field(default_factory=list)
+    steps: list[StepSpec] = field(default_factory=list)
+    checks: list[CheckSpec] = field(default_factory=list)
+    release: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    @property
+    def file(self) -> str:
+        return self.doc.file
+
+    def step(self, step_id: str) -> StepSpec | None:
+        return next((s for s in self.steps if s.id == step_id), None)

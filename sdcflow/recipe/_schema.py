@@ -1,0 +1,124 @@
+"""Phase one of validation: the recipe against ``recipe.schema.json`` (and, in phase
+two, each step's ``params`` against its plugin's schema), every error located at its
+``file:line:col`` and worded for people, with "did you mean" for misspelt keys."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+
+import jsonschema
+
+from ..errors import Problem
+from ..suggest import did_you_mean
+from ._yaml import YamlDocument
+
+_BOOL_WORDS = {"yes", "no", "on", "off", "y", "n"}
+_JSON_TYPES = {
+    dict: "a mapping", list: "a list", str: "text", bool: "a boolean", int: "an integer",
+    float: "a number", type(None): "nothing (null)",
+}
+
+
+@lru_cache(maxsize=1)
+def recipe_schema() -> dict:
+    """The recipe format's JSON Schema (draft 2020-12), as shipped in the package."""
+    text = resources.files("sdcflow").joinpath("schemas/recipe.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def where(path: tuple) -> str:
+    """``steps[2].params.k`` for the path ('steps', 2, 'params', 'k')."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "recipe"
+
+
+def _describe(value) -> str:
+    kind = _JSON_TYPES.get(type(value), type(value).__name__)
+    if isinstance(value, (dict, list)):
+        return kind
+    return f"{kind} {json.dumps(value) if isinstance(value, str) else value!r}"
+
+
+def _allowed_keys(schema: Mapping) -> list[str]:
+    return sorted(schema.get("properties", {}))
+
+
+def schema_problems(
+    doc: YamlDocument, instance, schema: Mapping, base: tuple = ()
+) -> list[Problem]:
+    """Every way ``instance`` (found at ``base`` in ``doc``) breaks ``schema``."""
+    validator = jsonschema.Draft202012Validator(schema)
+    problems: list[Problem] = []
+    for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
+        problems.extend(_explain(doc, error, base))
+    # one message per position and text
+    seen, out = set(), []
+    for p in problems:
+        if (p.line, p.col, p.message) not in seen:
+            seen.add((p.line, p.col, p.message))
+            out.append(p)
+    return out
+
+
+def _explain(doc: YamlDocument, error: jsonschema.ValidationError, base: tuple) -> list[Problem]:
+    path = base + tuple(error.absolute_path)
+    label = where(path)
+    value = error.instance
+    kind = error.validator
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    if kind == "additionalProperties" and isinstance(value, Mapping):
+        allowed = _allowed_keys(schema)
+        extras = [k for k in value if k not in allowed]
+        return [
+            doc.problem(path + (k,), f"{label}: unknown key '{k}'{did_you_mean(k, allowed)}"
+                        f" (allowed: {', '.join(allowed)})", key=True)
+            for k in extras
+        ]
+    if kind == "required" and isinstance(value, Mapping):
+        missing = [k for k in error.validator_value if k not in value]
+        return [doc.problem(path, f"{label}: missing required key '{k}'") for k in missing]
+    if kind in ("oneOf", "anyOf"):
+        # Errors deeper than the alternatives themselves say more than "matches none".
+        deeper = [
+            e for e in (error.context or [])
+            if e.validator not in ("required", "not", "type", "oneOf", "anyOf", "enum", "const")
+            or len(e.absolute_path) > len(error.absolute_path)
+        ]
+        if deeper and "x-error" not in schema:
+            return [p for e in deeper for p in _explain(doc, e, base)]
+        if deeper:
+            specific = [p for e in deeper if e.validator not in ("required", "not")
+                        for p in _explain(doc, e, base)]
+            if specific:
+                return specific
+        message = schema.get("x-error") or "does not match any allowed form"
+        return [doc.problem(path, f"{label}: {message}")]
+    if kind == "type":
+        expected = error.validator_value
+        expected = expected if isinstance(expected, list) else [expected]
+        message = f"{label}: expected {' or '.join(expected)}, got {_describe(value)}"
+        if "boolean" in expected and isinstance(value, str) and value.lower() in _BOOL_WORDS:
+            message += " (write true or false: yes/no/on/off are text in sdcflow recipes)"
+        if "number" in expected or "integer" in expected:
+            if isinstance(value, str) and value.strip().lstrip("+-").replace(".", "", 1).isdigit():
+                message += " (remove the quotes to give a number)"
+        return [doc.problem(path, message)]
+    if kind == "enum":
+        options = [str(v) for v in error.validator_value]
+        return [doc.problem(path, f"{label}: {_describe(value)} is not one of "
+                                  f"{', '.join(options)}{did_you_mean(value, options)}")]
+    if kind == "const" and path == ("sdcflow",):
+        return [doc.problem(path, f"sdcflow: unsupported recipe format version {value!r}"
+                                  " (this sdcflow reads version 1)")]
+    if kind == "pattern" and "x-error" in schema:
+        return [doc.problem(path, f"{label}: {_describe(value)} is not {schema['x-error']}")]
+    if kind == "if":
+        return []  # the 'then' error that follows says what is wrong
+    if "x-error" in schema and kind in ("not", "then"):
+        return [doc.problem(path, f"{label}: {schema['x-error']}")]
+    return [doc.problem(path, f"{label}: {error.message}")]

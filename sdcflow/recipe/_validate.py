@@ -1,0 +1,367 @@
+"""Loading and validating a recipe: the schema first, then the semantic checks (plugins
+exist, parameters fit their plugin's schema, variables exist and have the roles and types
+the method accepts, ids are unique, references resolve, expressions parse), then the data
+(columns exist, values fit their types, constraints hold), then the plan (no cycles).
+Every problem is collected; :class:`RecipeError` reports them all at once."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import registry
+from ..constraints import Constraint, ExprError, parse
+from ..data import Dataset, Variable, read_data
+from ..errors import Problem, RecipeError
+from ..suggest import did_you_mean
+from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec
+from ._schema import recipe_schema, schema_problems, where
+from ._yaml import YamlDocument, load_yaml
+
+
+@dataclass
+class Validated:
+    """A recipe that passed every check, with its data and its plan."""
+
+    recipe: Recipe
+    data: Dataset | None
+    source: dict
+    plan: object  # sdcflow.plan.Plan
+    warnings: list[Problem]
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load_recipe(path: str | Path) -> Recipe:
+    """Read and check a recipe file (schema and semantics, not the data).
+
+    Raises :class:`RecipeError` listing every problem found."""
+    path = Path(path)
+    display = _display(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise RecipeError([Problem(display, None, None,
+                                   f"cannot read recipe: {exc.strerror or exc}")]) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecipeError([Problem(display, None, None,
+                                   f"the recipe is not UTF-8 text (byte {exc.start})")]) from None
+    recipe = recipe_from_text(text, display, path)
+    recipe.sha256 = hashlib.sha256(raw).hexdigest()
+    return recipe
+
+
+def recipe_from_text(text: str, file: str = "<recipe>", path: Path | None = None) -> Recipe:
+    """Check recipe ``text`` as :func:`load_recipe` does (``path`` anchors relative paths)."""
+    doc = load_yaml(text, file)
+    problems = list(doc.problems)
+    recipe = Recipe(path=path or Path(file), doc=doc,
+                    sha256=hashlib.sha256(text.encode()).hexdigest())
+    if any(p.severity == "error" for p in problems):
+        raise RecipeError(problems)
+    if not isinstance(doc.data, dict):
+        raise RecipeError(problems + [doc.problem((), "a recipe is a mapping of sections "
+                                                      "(sdcflow, name, seed, data, ...)")])
+    problems += schema_problems(doc, doc.data, recipe_schema())
+    if any(p.severity == "error" for p in problems):
+        raise RecipeError(problems)
+    problems += _semantic(recipe)
+    recipe.warnings = [p for p in problems if p.severity == "warning"]
+    if any(p.severity == "error" for p in problems):
+        raise RecipeError(problems)
+    return recipe
+
+
+def _semantic(recipe: Recipe) -> list[Problem]:
+    doc: YamlDocument = recipe.doc
+    data = doc.data
+    out: list[Problem] = []
+    recipe.name, recipe.seed, recipe.data = data["name"], data["seed"], data["data"]
+    recipe.release = data.get("release", {})
+
+    # variables
+    weights = []
+    for name, spec in data["variables"].items():
+        var = Variable.from_recipe(name, spec)
+        recipe.variables[name] = var
+        path = ("variables", name)
+        if var.order is not None and var.type != "ordinal":
+            out.append(doc.problem(path + ("order",), f"variables.{name}: 'order' is only for "
+                                   f"ordinal variables (this one is {var.type})"))
+        if var.order is not None and len(set(var.order)) != len(var.order):
+            out.append(doc.problem(path + ("order",), f"variables.{name}: the order repeats a "
+                                   "category"))
+        if var.role == "weight":
+            weights.append(name)
+            if not var.is_numeric:
+                out.append(doc.problem(path + ("type",), f"variables.{name}: a weight must be "
+                                       f"integer or continuous, not {var.type}"))
+        if var.hierarchy is not None and var.is_numeric:
+            out.append(doc.problem(path + ("hierarchy",), f"variables.{name}: a hierarchy needs"
+                                   " a categorical or ordinal variable"))
+    if len(weights) > 1:
+        out.append(doc.problem(("variables", weights[1]), f"variables: only one weight "
+                               f"variable is allowed, found {', '.join(weights)}", key=True))
+    declared = list(recipe.variables)
+
+    # constraints
+    seen_ids: dict[str, int] = {}
+    for i, spec in enumerate(data.get("constraints", [])):
+        path = ("constraints", i)
+        if spec["id"] in seen_ids:
+            out.append(doc.problem(path + ("id",), f"constraint id '{spec['id']}' is used twice"))
+        seen_ids[spec["id"]] = i
+        try:
+            constraint = Constraint.from_recipe(spec)
+        except ExprError as exc:
+            field = next(k for k in ("expr", "if", "then") if k in spec and _fails(spec[k]))
+            col = f" (column {exc.offset + 1})" if exc.offset is not None else ""
+            out.append(doc.problem(path + (field,), f"constraints[{i}].{field}: {exc}{col}"))
+            continue
+        for name in sorted(constraint.variables):
+            if name not in recipe.variables:
+                out.append(doc.problem(path, f"constraint '{constraint.id}' uses '{name}', which"
+                                       f" is not a declared variable{did_you_mean(name, declared)}"))
+        recipe.constraints.append(constraint)
+
+    # steps
+    ids = [s["id"] for s in data["steps"]]
+    for i, spec in enumerate(data["steps"]):
+        out += _step(recipe, i, spec, ids)
+    by_id = {s.id: s for s in recipe.steps}
+    measures = [s.id for s in recipe.steps if s.kind == "measure"]
+
+    # checks
+    for i, check in enumerate(data.get("checks", [])):
+        text = check if isinstance(check, str) else check["expr"]
+        path = ("checks", i) if isinstance(check, str) else ("checks", i, "expr")
+        try:
+            expr = parse(text, subscripts=True)
+        except ExprError as exc:
+            out.append(doc.problem(path, f"checks[{i}]: {exc}"))
+            continue
+        for name in sorted(expr.names):
+            head = name.split(".")[0]
+            if head not in by_id:
+                out.append(doc.problem(path, f"checks[{i}]: '{head}' is not a step"
+                                       f"{did_you_mean(head, measures)}"))
+            elif by_id[head].kind != "measure":
+                out.append(doc.problem(path, f"checks[{i}]: '{head}' is a method; checks read "
+                                       "the results of measure steps"))
+        recipe.checks.append(CheckSpec(text, expr, i, None if isinstance(check, str)
+                                       else check.get("message")))
+
+    # release
+    release = recipe.release
+    if "from" in release and release["from"] != ORIGINAL:
+        target = by_id.get(release["from"])
+        if target is None:
+            out.append(doc.problem(("release", "from"), f"release.from: no step "
+                                   f"'{release['from']}'{did_you_mean(release['from'], ids)}"))
+    grid_steps = [s for s in recipe.steps if s.grid]
+    if "variant" in release:
+        if not grid_steps:
+            out.append(doc.problem(("release", "variant"), "release.variant: no step has a grid"))
+        else:
+            out += _check_variant(recipe, grid_steps)
+    return out
+
+
+def _fails(text: str) -> bool:
+    try:
+        parse(text)
+    except ExprError:
+        return True
+    return False
+
+
+def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
+    doc = recipe.doc
+    path = ("steps", i)
+    out: list[Problem] = []
+    sid = spec["id"]
+    if sid == ORIGINAL:
+        out.append(doc.problem(path + ("id",), f"steps[{i}].id: '{ORIGINAL}' is reserved for the"
+                               " data as loaded"))
+    if ids.index(sid) != i:
+        out.append(doc.problem(path + ("id",), f"steps[{i}].id: '{sid}' is already the id of "
+                               f"steps[{ids.index(sid)}]"))
+    kind = "method" if "method" in spec else "measure"
+    name = spec[kind]
+    plugin = registry.get(name)
+    if plugin is None:
+        names = [p.name for p in registry.plugins(kind)]
+        out.append(doc.problem(path + (kind,), f"steps[{i}]: unknown {kind} '{name}'"
+                               f"{did_you_mean(name, names)} (see 'sdcflow methods')"))
+        return out
+    if plugin.kind != kind:
+        out.append(doc.problem(path + (kind,), f"steps[{i}]: '{name}' is a {plugin.kind}; write "
+                               f"'{plugin.kind}: {name}'"))
+        return out
+    params = spec.get("params", {})
+    after = spec.get("after", [])
+    step = StepSpec(id=sid, index=i, kind=kind, plugin_name=name, params=params,
+                    input=spec.get("input"), after=[after] if isinstance(after, str) else after,
+                    grid=spec.get("grid", {}), plugin=plugin)
+    for ref_path, ref in ([(path + ("input",), step.input)] if step.input else []) + [
+            (path + ("after", j) if isinstance(spec.get("after"), list) else path + ("after",), a)
+            for j, a in enumerate(step.after)]:
+        label = where(ref_path)
+        if ref == sid:
+            out.append(doc.problem(ref_path, f"{label}: a step cannot depend on itself"))
+        elif ref not in ids and not (ref == ORIGINAL and ref_path[-1] == "input"):
+            out.append(doc.problem(ref_path, f"{label}: no step '{ref}'"
+                                   f"{did_you_mean(ref, ids + [ORIGINAL])}"))
+    param_problems = registry_schema_problems(doc, params, plugin, path + ("params",))
+    out += param_problems
+    # grid: each swept parameter must exist and each value must be valid
+    props = plugin.params.get("properties", {})
+    for key, values in step.grid.items():
+        gpath = path + ("grid", key)
+        if key not in props:
+            out.append(doc.problem(gpath, f"steps[{i}].grid: '{key}' is not a parameter of "
+                                   f"{name}{did_you_mean(key, props)}", key=True))
+            continue
+        if key in params:
+            out.append(doc.problem(gpath, f"steps[{i}].grid: '{key}' is also set in params; "
+                                   "give it in one place", key=True))
+            continue
+        for j, value in enumerate(values):
+            trial = {**params, key: value}
+            for p in registry_schema_problems(doc, trial, plugin, path + ("params",)):
+                out.append(doc.problem(gpath + (j,), f"steps[{i}].grid.{key}[{j}]: "
+                                       f"{p.message.split(': ', 1)[-1]}"))
+    recipe.steps.append(step)
+    if param_problems:
+        return out
+    resolved = registry.with_defaults(plugin.params, params)
+    meta = _meta(recipe)
+    named = dict((tuple(p), n) for p, n in plugin.named_variables(resolved))
+    for name_var in plugin.variables(resolved, meta):
+        ppath = next((p for p, n in named.items() if n == name_var), ())
+        full = path + ("params",) + ppath
+        var = recipe.variables.get(name_var)
+        if var is None:
+            out.append(doc.problem(full, f"{where(full)}: '{name_var}' is not a declared variable"
+                                   f"{did_you_mean(name_var, recipe.variables)}"))
+            continue
+        if plugin.roles is not None and var.role not in plugin.roles:
+            out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
+                                   f"(role {var.role}); accepted roles: {', '.join(plugin.roles)}"))
+        if plugin.types is not None and var.type not in plugin.types:
+            out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
+                                   f"(type {var.type}); accepted types: {', '.join(plugin.types)}"))
+    if not any(p.severity == "error" for p in out):
+        for ppath, message in plugin.check(resolved, meta):
+            full = path + ("params",) + tuple(ppath)
+            out.append(doc.problem(full, f"{where(full)}: {message}"))
+    return out
+
+
+def registry_schema_problems(doc, params, plugin, base) -> list[Problem]:
+    return schema_problems(doc, params, plugin.params, base)
+
+
+def _meta(recipe: Recipe):
+    from ..data import Metadata
+
+    return Metadata(recipe.variables, tuple(recipe.constraints))
+
+
+def _check_variant(recipe: Recipe, grid_steps: list[StepSpec]) -> list[Problem]:
+    doc = recipe.doc
+    variant = recipe.release["variant"]
+    known = {}
+    for s in grid_steps:
+        for param, values in s.grid.items():
+            known.setdefault(param, []).append((s.id, values))
+            known[f"{s.id}.{param}"] = [(s.id, values)]
+    out = []
+    for key, value in variant.items():
+        if key not in known:
+            out.append(doc.problem(("release", "variant", key), f"release.variant: '{key}' is not"
+                                   f" a grid parameter{did_you_mean(key, known)}", key=True))
+        elif len(known[key]) > 1:
+            out.append(doc.problem(("release", "variant", key), f"release.variant: '{key}' is "
+                                   "swept by several steps; write it as step.param", key=True))
+        elif value not in known[key][0][1]:
+            out.append(doc.problem(("release", "variant", key), f"release.variant.{key}: {value!r}"
+                                   f" is not one of the grid values {known[key][0][1]}"))
+    return out
+
+
+def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
+    """Check a recipe completely: schema, semantics, and (with ``data``) its data and plan.
+
+    Raises :class:`RecipeError` listing every problem; returns the validated recipe,
+    its data and plan otherwise."""
+    from ..plan import PlanError, build_plan
+
+    if not isinstance(recipe, Recipe):
+        recipe = load_recipe(recipe)
+    doc = recipe.doc
+    problems: list[Problem] = list(recipe.warnings)
+    dataset, source = None, {}
+    if data:
+        dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables)
+        data_file = source.get("file") or str(recipe.data.get("path") or recipe.data.get("builtin"))
+        for fpath, message in findings:
+            if fpath is None:
+                problems.append(Problem(data_file, None, None, message))
+            else:
+                path, key = fpath if isinstance(fpath[-1], str) and fpath[-1] in ("key", "value") \
+                    else (fpath, "value")
+                problems.append(doc.problem(path, message, key=(key == "key")))
+        if dataset is not None:
+            dataset.constraints = tuple(recipe.constraints)
+            problems += _input_constraints(recipe, dataset, data_file)
+            for step in recipe.steps:
+                params = registry.with_defaults(step.plugin.params, step.params)
+                variants = [params] + [{**params, k: v} for k, vs in step.grid.items() for v in vs]
+                for p in variants:
+                    for ppath, message in step.plugin.check_data(p, dataset):
+                        full = step.path + ("params",) + tuple(ppath)
+                        problems.append(doc.problem(full, f"{where(full)}: {message}"))
+    plan = None
+    if not any(p.severity == "error" for p in problems):
+        try:
+            plan = build_plan(recipe, list(recipe.variables))
+        except PlanError as exc:
+            problems += exc.problems
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise RecipeError(_dedupe(problems))
+    return Validated(recipe, dataset, source, plan, [p for p in problems if p.severity == "warning"])
+
+
+def _input_constraints(recipe: Recipe, dataset: Dataset, data_file: str) -> list[Problem]:
+    out = []
+    for i, c in enumerate(recipe.constraints):
+        result = c.violations(dataset.frame)
+        if result["violations"]:
+            records = ", ".join(map(str, result["first_records"]))
+            more = " ..." if result["violations"] > len(result["first_records"]) else ""
+            out.append(recipe.doc.problem(
+                ("constraints", i),
+                f"the data violate constraint '{c.id}' in {result['violations']} records "
+                f"(records {records}{more}; {data_file})",
+                severity="warning" if c.enforce == "warn" else "error"))
+    return out
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    seen, out = set(), []
+    for p in problems:
+        key = (p.file, p.line, p.col, p.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out

@@ -1,0 +1,224 @@
+"""The plugin registry: built-in methods and measures, and third-party plugins.
+
+Built-ins register themselves with the :func:`register` class decorator when their module
+is imported; every module of :mod:`sdcflow.methods` and :mod:`sdcflow.measures` is
+imported on first use, so a new built-in is one new module and nothing else.
+Third-party packages expose plugin classes through the entry-point group
+``sdcflow.methods`` (see the README, "Writing a plugin").
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+import pkgutil
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import jsonschema
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from .data.dataset import Dataset, Metadata
+
+ENTRY_POINT_GROUP = "sdcflow.methods"
+ROLES = ("identifier", "key", "numeric", "sensitive", "weight", "household", "strata", "pram")
+TYPES = ("categorical", "ordinal", "integer", "continuous")
+
+# A finding of a plugin's semantic check: (path inside ``params``, message).
+Finding = tuple[tuple, str]
+
+
+@dataclass
+class MeasureResult:
+    """What a measure returns: a JSON-serialisable summary (goes to ``measures.json``)
+    and optionally a per-record table (available from the Python API)."""
+
+    summary: dict
+    per_record: Any = None  # pandas.DataFrame aligned with the evaluated records
+
+
+@dataclass
+class MethodResult:
+    """What a masking method returns: the protected dataset and a JSON-serialisable
+    ``info`` dict (counts of changed values, ...) recorded in the manifest."""
+
+    data: "Dataset"
+    info: dict
+
+
+class Plugin(ABC):
+    """Base class of every method and measure.
+
+    Subclasses declare, once, as class attributes: ``name``, ``summary`` (one line),
+    ``version`` (bump when results change: it is part of the cache fingerprint),
+    ``params`` (a JSON Schema for the step's ``params`` object, with ``default``s),
+    and the ``roles``/``types`` of the variables they accept (``None``: any).
+    """
+
+    name: ClassVar[str] = ""
+    kind: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    version: ClassVar[str] = "1"
+    params: ClassVar[dict] = {"type": "object", "additionalProperties": False, "properties": {}}
+    roles: ClassVar[tuple[str, ...] | None] = None
+    types: ClassVar[tuple[str, ...] | None] = None
+
+    def named_variables(self, params: Mapping) -> list[tuple[tuple, str]]:
+        """The variables named in ``params`` as ``(params path, name)`` pairs.
+
+        By default the parameters ``variable`` (a name) and ``variables`` (a list)."""
+        out: list[tuple[tuple, str]] = []
+        if isinstance(params.get("variable"), str):
+            out.append((("variable",), params["variable"]))
+        if isinstance(params.get("variables"), list):
+            out.extend(
+                (("variables", i), v) for i, v in enumerate(params["variables"]) if isinstance(v, str)
+            )
+        return out
+
+    def variables(self, params: Mapping, meta: "Metadata") -> list[str]:
+        """The variables the step acts on (named ones; subclasses add defaults by role)."""
+        return [name for _, name in self.named_variables(params)]
+
+    def reads(self, params: Mapping, meta: "Metadata") -> set[str] | None:
+        """Columns whose values the step uses (they define its data dependencies);
+        ``None`` means every column."""
+        return set(self.variables(params, meta))
+
+    def writes(self, params: Mapping, meta: "Metadata") -> set[str] | None:
+        """Columns the step changes; ``None`` means it changes the records themselves."""
+        return set()
+
+    def check(self, params: Mapping, meta: "Metadata") -> Iterable[Finding]:
+        """Semantic checks that need the declarations (variables, constraints), not data."""
+        return ()
+
+    def check_data(self, params: Mapping, data: "Dataset") -> Iterable[Finding]:
+        """Semantic checks that need the data (e.g. ``k`` larger than the records)."""
+        return ()
+
+
+class Method(Plugin):
+    """A masking method: returns a protected copy of the dataset."""
+
+    kind = "method"
+
+    def writes(self, params, meta):
+        return set(self.variables(params, meta))
+
+    @abstractmethod
+    def apply(self, data: "Dataset", params: dict, rng: "np.random.Generator") -> MethodResult:
+        """Return the protected dataset; use only ``rng`` for randomness."""
+
+
+class Measure(Plugin):
+    """A measure of risk or utility: returns a :class:`MeasureResult`.
+
+    ``original`` is the dataset as loaded, for measures that compare with it."""
+
+    kind = "measure"
+
+    @abstractmethod
+    def evaluate(
+        self, data: "Dataset", params: dict, rng: "np.random.Generator", *, original: "Dataset"
+    ) -> MeasureResult:
+        """Return the measure's summary (and per-record values if any)."""
+
+
+class RegistryError(Exception):
+    pass
+
+
+_plugins: dict[str, Plugin] = {}
+_load_problems: list[str] = []
+_loaded = False
+_BUILTIN_PACKAGES = ("sdcflow.methods", "sdcflow.measures")
+
+
+def register(cls: type[Plugin]) -> type[Plugin]:
+    """Class decorator: register a plugin class under its ``name``."""
+    add(cls())
+    return cls
+
+
+def add(plugin: Plugin) -> None:
+    """Register a plugin instance, after checking its declaration."""
+    for problem in declaration_problems(plugin):
+        raise RegistryError(f"plugin {type(plugin).__name__}: {problem}")
+    if plugin.name in _plugins and type(_plugins[plugin.name]) is not type(plugin):
+        raise RegistryError(f"plugin name '{plugin.name}' is registered twice")
+    _plugins[plugin.name] = plugin
+
+
+def declaration_problems(plugin: Plugin) -> list[str]:
+    """What is wrong with a plugin's declared attributes (empty when it is well formed)."""
+    out = []
+    if not plugin.name or not isinstance(plugin.name, str):
+        out.append("has no name")
+    if plugin.kind not in ("method", "measure"):
+        out.append(f"kind must be 'method' or 'measure', not {plugin.kind!r}")
+    if not plugin.summary or "\n" in plugin.summary:
+        out.append("needs a one-line summary")
+    try:
+        jsonschema.Draft202012Validator.check_schema(plugin.params)
+    except jsonschema.SchemaError as exc:
+        out.append(f"invalid params schema: {exc.message}")
+    if plugin.params.get("type") != "object":
+        out.append("params schema must describe an object")
+    for attr, allowed in (("roles", ROLES), ("types", TYPES)):
+        declared = getattr(plugin, attr)
+        if declared is not None and not set(declared) <= set(allowed):
+            out.append(f"unknown {attr}: {sorted(set(declared) - set(allowed))}")
+    return out
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for package_name in _BUILTIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{package_name}.{info.name}")
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            obj = ep.load()
+            plugin = obj() if isinstance(obj, type) else obj
+            if not isinstance(plugin, Plugin):
+                raise RegistryError("is not an sdcflow Plugin class")
+            add(plugin)
+        except Exception as exc:  # a broken third-party plugin must not break sdcflow
+            _load_problems.append(f"entry point '{ep.name}' ({ep.value}): {exc}")
+
+
+def get(name: str) -> Plugin | None:
+    """The plugin registered under ``name``, or ``None``."""
+    _ensure_loaded()
+    return _plugins.get(name)
+
+
+def plugins(kind: str | None = None) -> list[Plugin]:
+    """All registered plugins (of ``kind`` if given), sorted by name."""
+    _ensure_loaded()
+    return [p for _, p in sorted(_plugins.items()) if kind is None or p.kind == kind]
+
+
+def load_problems() -> list[str]:
+    """Entry points that could not be loaded (reported by ``sdcflow methods``)."""
+    _ensure_loaded()
+    return list(_load_problems)
+
+
+def with_defaults(schema: Mapping, params: Mapping) -> dict:
+    """``params`` with the ``default`` of every absent top-level property filled in."""
+    out = dict(params)
+    for key, sub in schema.get("properties", {}).items():
+        if key not in out and isinstance(sub, Mapping) and "default" in sub:
+            out[key] = sub["default"]
+    return out

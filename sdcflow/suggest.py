@@ -1,0 +1,12 @@
+"""'Did you mean' suggestions for misspelt names (difflib, as argparse does)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+def did_you_mean(name: object, choices: Iterable[object]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to ``name``, else ``''``."""
+    close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
