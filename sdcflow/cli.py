@@ -26,13 +26,12 @@ def _problems_json(exc) -> list[dict]:
 
 def cmd_validate(args) -> int:
     from .errors import RecipeError
-    from .recipe import load_recipe, validate
+    from .recipe import validate
 
     status, report = 0, []
     for path in args.recipes:
         try:
-            recipe = load_recipe(path)
-            validated = validate(recipe, data=not args.no_data)
+            validated = validate(path, data=not args.no_data)
             for w in validated.warnings:
                 print(w, file=sys.stderr)
             report.append({"recipe": path, "valid": True,

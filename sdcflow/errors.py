@@ -19,6 +19,7 @@ class Problem:
     col: int | None
     message: str
     severity: str = "error"  # "error" or "warning"
+    path: tuple = ()  # where in the recipe (keys and indexes), when it is about the recipe
 
     def __str__(self) -> str:
         where = self.file
@@ -47,8 +48,12 @@ class RecipeError(SdcflowError):
     """The recipe or its data is invalid; ``problems`` lists every problem found."""
 
     def __init__(self, problems: list[Problem]):
-        self.problems = [p for p in problems if p.severity == "error"] or list(problems)
-        self.warnings = [p for p in problems if p.severity == "warning"]
+        def order(p: Problem):
+            return (p.file, p.line or 0, p.col or 0)
+
+        self.problems = sorted((p for p in problems if p.severity == "error"), key=order) \
+            or list(problems)
+        self.warnings = sorted((p for p in problems if p.severity == "warning"), key=order)
         super().__init__("\n".join(str(p) for p in self.problems))
 
 

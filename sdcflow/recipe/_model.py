@@ -58,6 +58,7 @@ class Recipe:
     checks: list[CheckSpec] = field(default_factory=list)
     release: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
+    unusable: set = field(default_factory=set)  # variables declared with schema errors
 
     @property
     def base_dir(self) -> Path:

@@ -38,10 +38,11 @@ def where(path: tuple) -> str:
 
 
 def _describe(value) -> str:
-    kind = _JSON_TYPES.get(type(value), type(value).__name__)
-    if isinstance(value, (dict, list)):
-        return kind
-    return f"{kind} {json.dumps(value) if isinstance(value, str) else value!r}"
+    if isinstance(value, (dict, list)) or value is None:
+        return _JSON_TYPES[type(value)]
+    if isinstance(value, str):
+        return f"'{value}'"
+    return json.dumps(value)
 
 
 def _allowed_keys(schema: Mapping) -> list[str]:

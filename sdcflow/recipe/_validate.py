@@ -42,57 +42,92 @@ def load_recipe(path: str | Path) -> Recipe:
     """Read and check a recipe file (schema and semantics, not the data).
 
     Raises :class:`RecipeError` listing every problem found."""
-    path = Path(path)
-    display = _display(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise RecipeError([Problem(display, None, None,
-                                   f"cannot read recipe: {exc.strerror or exc}")]) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecipeError([Problem(display, None, None,
-                                   f"the recipe is not UTF-8 text (byte {exc.start})")]) from None
-    recipe = recipe_from_text(text, display, path)
-    recipe.sha256 = hashlib.sha256(raw).hexdigest()
+    recipe, problems = _check_file(Path(path))
+    if recipe is None or any(p.severity == "error" for p in problems):
+        raise RecipeError(problems)
     return recipe
 
 
 def recipe_from_text(text: str, file: str = "<recipe>", path: Path | None = None) -> Recipe:
     """Check recipe ``text`` as :func:`load_recipe` does (``path`` anchors relative paths)."""
-    doc = load_yaml(text, file)
-    problems = list(doc.problems)
-    recipe = Recipe(path=path or Path(file), doc=doc,
-                    sha256=hashlib.sha256(text.encode()).hexdigest())
-    if any(p.severity == "error" for p in problems):
-        raise RecipeError(problems)
-    if not isinstance(doc.data, dict):
-        raise RecipeError(problems + [doc.problem((), "a recipe is a mapping of sections "
-                                                      "(sdcflow, name, seed, data, ...)")])
-    problems += schema_problems(doc, doc.data, recipe_schema())
-    if any(p.severity == "error" for p in problems):
-        raise RecipeError(problems)
-    problems += _semantic(recipe)
-    recipe.warnings = [p for p in problems if p.severity == "warning"]
-    if any(p.severity == "error" for p in problems):
+    recipe, problems = _check_text(text, file, path or Path(file))
+    if recipe is None or any(p.severity == "error" for p in problems):
         raise RecipeError(problems)
     return recipe
 
 
-def _semantic(recipe: Recipe) -> list[Problem]:
+def _check_file(path: Path) -> tuple[Recipe | None, list[Problem]]:
+    display = _display(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, [Problem(display, None, None, f"cannot read recipe: {exc.strerror or exc}")]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [Problem(display, None, None,
+                              f"the recipe is not UTF-8 text (byte {exc.start})")]
+    return _check_text(text, display, path)
+
+
+def _check_text(text: str, file: str, path: Path) -> tuple[Recipe | None, list[Problem]]:
+    """Schema and semantic checks; returns the recipe (None if unusable) and all problems."""
+    doc = load_yaml(text, file)
+    problems = list(doc.problems)
+    if any(p.severity == "error" for p in problems):
+        return None, problems
+    if not isinstance(doc.data, dict):
+        return None, problems + [doc.problem((), "a recipe is a mapping of sections "
+                                                 "(sdcflow, name, seed, data, ...)")]
+    recipe = Recipe(path=path, doc=doc, sha256=hashlib.sha256(text.encode()).hexdigest())
+    schema = schema_problems(doc, doc.data, recipe_schema())
+    problems += schema
+    if any(p.path[:1] == ("sdcflow",) for p in schema):
+        return None, problems  # another format version: the rest cannot be read as v1
+    problems += _semantic(recipe, [p.path for p in schema])
+    recipe.warnings = [p for p in problems if p.severity == "warning"]
+    return recipe, problems
+
+
+def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
+    """Checks beyond the schema. Parts of the recipe with schema errors (``bad`` paths)
+    are skipped, and references to them are not reported again."""
     doc: YamlDocument = recipe.doc
     data = doc.data
     out: list[Problem] = []
-    recipe.name, recipe.seed, recipe.data = data["name"], data["seed"], data["data"]
-    recipe.release = data.get("release", {})
+
+    def broken(path: tuple, skip: tuple = ()) -> bool:
+        """A schema error at ``path``, inside it (except under ``skip``), or above it."""
+        n = len(path)
+        for b in bad:
+            if b[:n] == path and not (skip and b[n:n + len(skip)] == skip):
+                return True
+            if path[:len(b)] == b:
+                return True
+        return False
+
+    def section(key: str, kind: type):
+        value = data.get(key)
+        return value if isinstance(value, kind) and not (broken((key,)) and
+                                                        (key,) in bad) else None
+
+    recipe.name = data["name"] if not broken(("name",)) and "name" in data else "recipe"
+    recipe.seed = data["seed"] if not broken(("seed",)) and "seed" in data else 0
+    recipe.data = data["data"] if "data" in data and not broken(("data",)) else {}
+    recipe.release = section("release", dict) or {}
+    if broken(("release",)):
+        recipe.release = {}
 
     # variables
     weights = []
-    for name, spec in data["variables"].items():
+    unusable: set[str] = set()  # declared, but with schema errors: not reported again
+    for name, spec in (section("variables", dict) or {}).items():
+        path = ("variables", name)
+        if broken(path):
+            unusable.add(name)
+            continue
         var = Variable.from_recipe(name, spec)
         recipe.variables[name] = var
-        path = ("variables", name)
         if var.order is not None and var.type != "ordinal":
             out.append(doc.problem(path + ("order",), f"variables.{name}: 'order' is only for "
                                    f"ordinal variables (this one is {var.type})"))
@@ -111,11 +146,14 @@ def _semantic(recipe: Recipe) -> list[Problem]:
         out.append(doc.problem(("variables", weights[1]), f"variables: only one weight "
                                f"variable is allowed, found {', '.join(weights)}", key=True))
     declared = list(recipe.variables)
+    recipe.unusable = unusable
 
     # constraints
     seen_ids: dict[str, int] = {}
-    for i, spec in enumerate(data.get("constraints", [])):
+    for i, spec in enumerate(section("constraints", list) or []):
         path = ("constraints", i)
+        if broken(path):
+            continue
         if spec["id"] in seen_ids:
             out.append(doc.problem(path + ("id",), f"constraint id '{spec['id']}' is used twice"))
         seen_ids[spec["id"]] = i
@@ -126,21 +164,26 @@ def _semantic(recipe: Recipe) -> list[Problem]:
             col = f" (column {exc.offset + 1})" if exc.offset is not None else ""
             out.append(doc.problem(path + (field,), f"constraints[{i}].{field}: {exc}{col}"))
             continue
-        for name in sorted(constraint.variables):
+        for name in sorted(constraint.variables - unusable):
             if name not in recipe.variables:
                 out.append(doc.problem(path, f"constraint '{constraint.id}' uses '{name}', which"
                                        f" is not a declared variable{did_you_mean(name, declared)}"))
         recipe.constraints.append(constraint)
 
     # steps
-    ids = [s["id"] for s in data["steps"]]
-    for i, spec in enumerate(data["steps"]):
+    steps = section("steps", list) or []
+    ids = [s.get("id") if isinstance(s, dict) else None for s in steps]
+    for i, spec in enumerate(steps):
+        if broken(("steps", i), skip=("params",)):
+            continue
         out += _step(recipe, i, spec, ids)
     by_id = {s.id: s for s in recipe.steps}
     measures = [s.id for s in recipe.steps if s.kind == "measure"]
 
     # checks
-    for i, check in enumerate(data.get("checks", [])):
+    for i, check in enumerate(section("checks", list) or []):
+        if broken(("checks", i)):
+            continue
         text = check if isinstance(check, str) else check["expr"]
         path = ("checks", i) if isinstance(check, str) else ("checks", i, "expr")
         try:
@@ -150,10 +193,10 @@ def _semantic(recipe: Recipe) -> list[Problem]:
             continue
         for name in sorted(expr.names):
             head = name.split(".")[0]
-            if head not in by_id:
+            if head not in ids:
                 out.append(doc.problem(path, f"checks[{i}]: '{head}' is not a step"
                                        f"{did_you_mean(head, measures)}"))
-            elif by_id[head].kind != "measure":
+            elif head in by_id and by_id[head].kind != "measure":
                 out.append(doc.problem(path, f"checks[{i}]: '{head}' is a method; checks read "
                                        "the results of measure steps"))
         recipe.checks.append(CheckSpec(text, expr, i, None if isinstance(check, str)
@@ -161,11 +204,9 @@ def _semantic(recipe: Recipe) -> list[Problem]:
 
     # release
     release = recipe.release
-    if "from" in release and release["from"] != ORIGINAL:
-        target = by_id.get(release["from"])
-        if target is None:
-            out.append(doc.problem(("release", "from"), f"release.from: no step "
-                                   f"'{release['from']}'{did_you_mean(release['from'], ids)}"))
+    if "from" in release and release["from"] != ORIGINAL and release["from"] not in ids:
+        out.append(doc.problem(("release", "from"), f"release.from: no step "
+                               f"'{release['from']}'{did_you_mean(release['from'], ids)}"))
     grid_steps = [s for s in recipe.steps if s.grid]
     if "variant" in release:
         if not grid_steps:
@@ -249,6 +290,8 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
         ppath = next((p for p, n in named.items() if n == name_var), ())
         full = path + ("params",) + ppath
         var = recipe.variables.get(name_var)
+        if var is None and name_var in recipe.unusable:
+            continue
         if var is None:
             out.append(doc.problem(full, f"{where(full)}: '{name_var}' is not a declared variable"
                                    f"{did_you_mean(name_var, recipe.variables)}"))
@@ -305,12 +348,15 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
     its data and plan otherwise."""
     from ..plan import PlanError, build_plan
 
-    if not isinstance(recipe, Recipe):
-        recipe = load_recipe(recipe)
+    if isinstance(recipe, Recipe):
+        problems: list[Problem] = list(recipe.warnings)
+    else:
+        recipe, problems = _check_file(Path(recipe))
+        if recipe is None:
+            raise RecipeError(problems)
     doc = recipe.doc
-    problems: list[Problem] = list(recipe.warnings)
     dataset, source = None, {}
-    if data:
+    if data and recipe.data:
         dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables)
         data_file = source.get("file") or str(recipe.data.get("path") or recipe.data.get("builtin"))
         for fpath, message in findings:

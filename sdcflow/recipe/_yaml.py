@@ -68,7 +68,7 @@ class YamlDocument:
     def problem(self, path: Path, message: str, *, key: bool = False,
                 severity: str = "error") -> Problem:
         line, col = self.locate(path, key=key)
-        return Problem(self.file, line, col, message, severity)
+        return Problem(self.file, line, col, message, severity, tuple(path))
 
 
 def _resolve_plain(value: str) -> tuple[Any, str | None]:
