@@ -178,7 +178,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
             cycle = None
         if cycle:
             names = [a for a, _ in cycle] + [cycle[0][0]]
-            first = index[cycle[0][1]]
+            first = min((index[a] for a, _ in cycle), key=lambda st: st.index)
             raise PlanError([recipe.doc.problem(
                 first.path, f"steps form a cycle: {' -> '.join(names)}")])
         node_of: dict[str, str] = {}

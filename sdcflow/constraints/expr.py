@@ -133,7 +133,7 @@ def _check(node: ast.AST, names: set[str], subscripts: bool) -> None:
         return
     if isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCS:
-            fname = dotted_name(node.func) or "this call"
+            fname = dotted_name(node.func) or ast.unparse(node.func)
             raise ExprError(
                 f"unknown function '{fname}' (allowed: {', '.join(sorted(_FUNCS))})",
                 node.col_offset,

@@ -139,7 +139,7 @@ class GlobalRecode(Method):
                     if levels.index(k) > levels.index(params["level"])}
             new_var = var.evolve(type="categorical", order=None, hierarchy=rest or None)
         out = col.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v).astype("str")
-        changed = int((out != col).fillna(False).sum())
+        changed = int(((out != col) & col.notna()).sum())
         return MethodResult(data.with_columns({name: out}, [new_var]), {"changed": changed})
 
 

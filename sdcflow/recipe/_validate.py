@@ -302,7 +302,8 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
         if plugin.types is not None and var.type not in plugin.types:
             out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
                                    f"(type {var.type}); accepted types: {', '.join(plugin.types)}"))
-    if not any(p.severity == "error" for p in out):
+    # With variables left out for their own errors, a plugin's checks would mislead.
+    if not any(p.severity == "error" for p in out) and not recipe.unusable:
         for ppath, message in plugin.check(resolved, meta):
             full = path + ("params",) + tuple(ppath)
             out.append(doc.problem(full, f"{where(full)}: {message}"))

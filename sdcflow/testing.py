@@ -1,0 +1,125 @@
+"""A conformance suite for plugin authors, in the spirit of scikit-learn's
+``check_estimator``: ``check_method(MyMethod(), data, params)`` runs the checks every
+sdcflow plugin must pass and raises one ``AssertionError`` listing every failure."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import numpy as np
+import pandas as pd
+
+from .data import Dataset
+from .registry import Measure, MeasureResult, Method, MethodResult, Plugin, declaration_problems
+from .registry import with_defaults
+
+
+def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
+                 seed: int = 12345) -> None:
+    """Check that ``plugin`` is a well-behaved sdcflow method or measure on ``data``.
+
+    Checked: the declaration (name, kind, one-line summary, a valid JSON Schema for its
+    parameters, known roles and types); ``params`` (with defaults) valid against it; the
+    variables it names exist; the run is deterministic for a given generator; the input
+    is left unchanged; a method returns a :class:`MethodResult` that changes only the
+    columns it declares (and keeps the records unless it declares ``writes() is None``)
+    with JSON-serialisable ``info``; a measure returns a :class:`MeasureResult` with a
+    JSON-serialisable summary and a per-record table of the right length."""
+    failures: list[str] = []
+    failures += [f"declaration: {p}" for p in declaration_problems(plugin)]
+    params = with_defaults(plugin.params, params or {})
+    try:
+        jsonschema.Draft202012Validator(plugin.params).validate(params)
+    except jsonschema.ValidationError as exc:
+        failures.append(f"params do not fit the plugin's own schema: {exc.message}")
+    except jsonschema.SchemaError:
+        pass  # already reported as a declaration problem
+    if failures:
+        raise AssertionError(_report(plugin, failures))
+    meta = data.meta
+    for name in plugin.variables(params, meta):
+        if name not in data.variables:
+            failures.append(f"variables(): '{name}' is not a variable of the data")
+    failures += [f"check(): {'.'.join(map(str, p))}: {m}" for p, m in plugin.check(params, meta)]
+    failures += [f"check_data(): {m}" for _, m in plugin.check_data(params, data)]
+    if failures:
+        raise AssertionError(_report(plugin, failures))
+
+    before = data.frame.copy(deep=True)
+    first = _call(plugin, data, params, seed)
+    second = _call(plugin, data, params, seed)
+    if not data.frame.equals(before):
+        failures.append("the input data were modified in place")
+    if isinstance(plugin, Method):
+        failures += _check_method_result(plugin, data, params, first, second)
+    elif isinstance(plugin, Measure):
+        failures += _check_measure_result(data, first, second)
+    else:
+        failures.append("is neither a Method nor a Measure")
+    if failures:
+        raise AssertionError(_report(plugin, failures))
+
+
+def _call(plugin, data, params, seed):
+    rng = np.random.default_rng(seed)
+    if isinstance(plugin, Method):
+        return plugin.apply(data, dict(params), rng)
+    return plugin.evaluate(data, dict(params), rng, original=data)
+
+
+def _check_method_result(plugin, data, params, first, second) -> list[str]:
+    out = []
+    if not isinstance(first, MethodResult):
+        return [f"apply() returned {type(first).__name__}, not MethodResult"]
+    writes = plugin.writes(params, data.meta)
+    frame = first.data.frame
+    if writes is not None:
+        if len(frame) != len(data.frame):
+            out.append("apply() changed the number of records but writes() is not None")
+        for col in data.frame.columns:
+            if col not in writes and col in frame and not frame[col].reset_index(drop=True).equals(
+                    data.frame[col].reset_index(drop=True)):
+                out.append(f"apply() changed column '{col}', which writes() does not declare")
+        for col in writes:
+            if col not in frame.columns:
+                out.append(f"apply() did not return the declared column '{col}'")
+            elif col not in first.data.variables:
+                out.append(f"apply() returned no variable metadata for '{col}'")
+    if not frame.equals(second.data.frame):
+        out.append("apply() is not deterministic for the same generator seed")
+    try:
+        json.dumps(first.info, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        out.append(f"info is not JSON-serialisable: {exc}")
+    return out
+
+
+def _check_measure_result(data, first, second) -> list[str]:
+    out = []
+    if not isinstance(first, MeasureResult):
+        return [f"evaluate() returned {type(first).__name__}, not MeasureResult"]
+    try:
+        a = json.dumps(first.summary, sort_keys=True, default=_numpy_default)
+        b = json.dumps(second.summary, sort_keys=True, default=_numpy_default)
+        if a != b:
+            out.append("evaluate() is not deterministic for the same generator seed")
+    except (TypeError, ValueError) as exc:
+        out.append(f"summary is not JSON-serialisable: {exc}")
+    if first.per_record is not None:
+        if not isinstance(first.per_record, pd.DataFrame):
+            out.append("per_record must be a pandas DataFrame or None")
+        elif len(first.per_record) != len(data.frame):
+            out.append("per_record does not have one row per record")
+    return out
+
+
+def _numpy_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
+
+
+def _report(plugin, failures) -> str:
+    lines = "\n".join(f"  - {f}" for f in failures)
+    return f"plugin {getattr(plugin, 'name', plugin)!r} failed {len(failures)} check(s):\n{lines}"

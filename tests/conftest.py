@@ -1,0 +1,29 @@
+import textwrap
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, TESTDATA_KEYS
+
+from sdcflow.data import Dataset, Variable, read_data
+@pytest.fixture
+def write_recipe(tmp_path):
+    """Write a recipe (dedented) into tmp_path and return its path."""
+
+    def _write(text: str, name: str = "recipe.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+        return path
+
+    return _write
+
+
+@pytest.fixture(scope="session")
+def testdata() -> Dataset:
+    """sdcMicro's testdata with the five key variables of seed 004 and the numerics."""
+    variables = {name: Variable(name, "key", typ) for name, typ in TESTDATA_KEYS.items()}
+    for name in ("expend", "income", "savings"):
+        variables[name] = Variable(name, "numeric", "continuous")
+    variables["sampling_weight"] = Variable("sampling_weight", "weight", "continuous")
+    data, _, findings = read_data({"builtin": "testdata"}, ROOT, variables)
+    assert not findings
+    return data

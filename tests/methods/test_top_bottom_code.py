@@ -1,0 +1,53 @@
+"""top_bottom_code plugin (seed 004, "Top- and Bottom Coding")."""
+
+import numpy as np
+
+from helpers import small_dataset
+from sdcflow import registry
+from sdcflow.testing import check_method
+
+PLUGIN = registry.get("top_bottom_code")
+
+
+def code(data, **params):
+    return PLUGIN.apply(data, params, np.random.default_rng(0))
+
+
+def test_top_code_at_value_with_tail_mean():
+    data = small_dataset(income=("numeric", "continuous", [1.0, 2, 3, 10, 20, None]))
+    out = code(data, variable="income", top={"value": 5, "replace": "mean"})
+    assert out.data.frame["income"].tolist()[:5] == [1, 2, 3, 15, 15]
+    assert np.isnan(out.data.frame["income"].iloc[5])
+    assert out.info == {"top": {"threshold": 5.0, "coded": 2, "replaced_by": 15.0}}
+
+
+def test_quantile_threshold_uses_r_type_7():
+    data = small_dataset(x=("numeric", "continuous", [1.0, 2, 3, 4, 5]))
+    out = code(data, variable="x", top={"quantile": 0.75})
+    # R: quantile(1:5, 0.75) = 4
+    assert out.data.frame["x"].tolist() == [1, 2, 3, 4, 4]
+
+
+def test_bottom_and_top_together_keep_integers():
+    data = small_dataset(age=("key", "integer", [0, 5, 50, 90, 99]))
+    out = code(data, variable="age", bottom={"value": 1}, top={"value": 85})
+    assert out.data.frame["age"].tolist() == [1, 5, 50, 85, 85]
+    assert str(out.data.frame["age"].dtype) == "Int64"
+    assert out.data.variables["age"].type == "integer"
+
+
+def test_integer_becomes_continuous_when_mean_is_fractional():
+    data = small_dataset(age=("key", "integer", [1, 2, 90, 91]))
+    out = code(data, variable="age", top={"value": 85, "replace": "mean"})
+    assert out.data.frame["age"].tolist() == [1, 2, 90.5, 90.5]
+    assert out.data.variables["age"].type == "continuous"
+
+
+def test_inverted_thresholds_are_refused():
+    params = {"variable": "x", "top": {"value": 1}, "bottom": {"value": 5}}
+    assert [m for _, m in PLUGIN.check(params, None)] == [
+        "the bottom threshold is above the top threshold"]
+
+
+def test_conformance(testdata):
+    check_method(PLUGIN, testdata, {"variable": "income", "top": {"quantile": 0.99}})

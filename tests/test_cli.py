@@ -1,0 +1,101 @@
+"""The command line (sdcflow.cli): the contract of DESIGN.md."""
+
+import json
+import shutil
+
+import jsonschema
+
+from helpers import QUICKSTART
+from sdcflow.cli import main
+
+
+def test_validate_valid_recipe(capsys):
+    assert main(["validate", str(QUICKSTART)]) == 0
+    assert capsys.readouterr().out.strip().endswith("quickstart.yaml: valid")
+
+
+def test_validate_reports_every_problem_with_positions(write_recipe, capsys):
+    path = write_recipe("""
+        sdcflow: 1
+        name: t
+        seed: 1
+        data: {builtin: testdata}
+        variables:
+          age: {role: key, type: integer}
+        steps:
+          - {id: a, method: global_recod, params: {variable: age}}
+          - {id: b, measure: k_anonymity, params: {k: 0}}
+          - {id: b, measure: k_anonymity}
+    """)
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    name = str(path)
+    assert f"{name}:8:21: steps[0]: unknown method 'global_recod' (did you mean " \
+           "'global_recode'?) (see 'sdcflow methods')" in err
+    assert f"{name}:9:47: steps[1].params.k: 0 is less than the minimum of 1" in err
+    assert f"{name}:10:10: steps[2].id: 'b' is already the id of steps[1]" in err
+    assert err[-1] == f"{name}: 3 problems"
+
+
+def test_validate_json_format(write_recipe, capsys):
+    path = write_recipe("sdcflow: 1\n")
+    assert main(["validate", "--format", "json", str(path)]) == 1
+    [report] = json.loads(capsys.readouterr().out)
+    assert report["valid"] is False
+    assert {p["message"] for p in report["problems"]} >= {
+        "recipe: missing required key 'name'", "recipe: missing required key 'steps'"}
+
+
+def test_missing_recipe_file(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "nope.yaml")]) == 1
+    assert "cannot read recipe: No such file or directory" in capsys.readouterr().err
+
+
+def test_plan_text_and_json(capsys):
+    assert main(["plan", str(QUICKSTART)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[6].split()[:4] == ["7.", "risk", "measure", "k_anonymity"]
+    assert lines[6].endswith("<- age10, relat_groups, water_groups")
+    assert main(["plan", "--format", "json", str(QUICKSTART)]) == 0
+    steps = json.loads(capsys.readouterr().out)["steps"]
+    assert steps[1]["node"] == "age10" and steps[1]["writes"] == ["age"]
+
+
+def test_run_writes_release_and_exit_code_3_on_failed_check(tmp_path, capsys):
+    recipe = tmp_path / "q.yaml"
+    shutil.copy(QUICKSTART, recipe)
+    assert main(["run", str(recipe), "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "testdata-protected.csv").exists()
+    capsys.readouterr()
+    recipe.write_text(recipe.read_text().replace("edits.total == 0", "edits.total > 0"))
+    assert main(["run", str(recipe), "--out", str(tmp_path / "out2")]) == 3
+    err = capsys.readouterr().err
+    assert "check failed: edits.total > 0" in err and "nothing was released" in err
+    assert not (tmp_path / "out2").exists()
+
+
+def test_run_default_output_directory(tmp_path, capsys):
+    recipe = tmp_path / "q.yaml"
+    shutil.copy(QUICKSTART, recipe)
+    assert main(["run", str(recipe), "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert "[8/8] edits (constraints)" in captured.err
+    assert (tmp_path / "output" / "quickstart" / "manifest.json").exists()
+
+
+def test_methods_lists_parameters(capsys):
+    assert main(["methods"]) == 0
+    out = capsys.readouterr().out
+    assert "global_recode (method): Recode a variable" in out
+    assert "    include_lowest (default true)" in out
+    assert main(["methods", "--format", "json"]) == 0
+    assert {p["name"] for p in json.loads(capsys.readouterr().out)} >= {
+        "global_recode", "top_bottom_code", "k_anonymity", "constraints"}
+
+
+def test_schema_prints_the_json_schema(capsys):
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["properties"]["sdcflow"] == {
+        "description": "Recipe format version; this schema describes version 1.", "const": 1}
