@@ -8,9 +8,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .engine import RunResult, run  # noqa: E402
-from .errors import CheckFailed, PluginError, Problem, RecipeError, SdcflowError  # noqa: E402
-from .recipe import Recipe, load_recipe, validate  # noqa: E402
+from .engine import RunResult, run
+from .errors import CheckFailed, PluginError, Problem, RecipeError, SdcflowError
+from .recipe import Recipe, load_recipe, validate
 
 
 def plan(recipe):

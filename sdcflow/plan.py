@@ -125,38 +125,10 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     for variant in variants:
         params = {s.id: {**with_defaults(s.plugin.params, s.params), **variant.get(s.id, {})}
                   for s in recipe.steps}
-        views: dict[str, dict] = {}  # step id -> view after the step
-        bases: dict[str, dict] = {}
-        visiting: list[str] = []
-
-        def view_after(step: StepSpec) -> dict:
-            if step.id in views:
-                return views[step.id]
-            if step.id in visiting:
-                cycle = visiting[visiting.index(step.id):] + [step.id]
-                raise PlanError([recipe.doc.problem(
-                    step.path + ("input",),
-                    f"steps form a cycle through 'input': {' -> '.join(cycle)}")])
-            visiting.append(step.id)
-            if step.input == ORIGINAL or (step.input is None and step.index == 0):
-                base = {c: ORIGINAL for c in columns}
-            elif step.input is not None:
-                base = view_after(index[step.input])
-            else:
-                base = view_after(recipe.steps[step.index - 1])
-            visiting.pop()
-            bases[step.id] = base
-            view = dict(base)
-            if step.kind == "method":
-                writes = step.plugin.writes(params[step.id], meta)
-                for col in (view if writes is None else writes):
-                    view[col] = step.id
-            views[step.id] = view
-            return view
+        views, bases = _views(recipe, params, meta, columns)
 
         step_deps: dict[str, set] = {}
         for step in recipe.steps:
-            view_after(step)
             base = bases[step.id]
             p = params[step.id]
             reads = step.plugin.reads(p, meta)
@@ -209,6 +181,44 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     order = list(nx.lexicographical_topological_sort(
         graph, key=lambda n: (planned[n].step.index, n)))
     return Plan([planned[n] for n in order], graph, variants, all_views, nodes_by_variant)
+
+
+def _views(recipe: Recipe, params: dict, meta, columns: list[str]) -> tuple[dict, dict]:
+    """For each step: the view of the data it sees (``bases``) and leaves (``views``),
+    as column -> producing step id."""
+    index = {s.id: s for s in recipe.steps}
+    views: dict[str, dict] = {}
+    bases: dict[str, dict] = {}
+    visiting: list[str] = []
+
+    def view_after(step: StepSpec) -> dict:
+        if step.id in views:
+            return views[step.id]
+        if step.id in visiting:
+            cycle = [*visiting[visiting.index(step.id):], step.id]
+            raise PlanError([recipe.doc.problem(
+                (*step.path, "input"),
+                f"steps form a cycle through 'input': {' -> '.join(cycle)}")])
+        visiting.append(step.id)
+        if step.input == ORIGINAL or (step.input is None and step.index == 0):
+            base = dict.fromkeys(columns, ORIGINAL)
+        elif step.input is not None:
+            base = view_after(index[step.input])
+        else:
+            base = view_after(recipe.steps[step.index - 1])
+        visiting.pop()
+        bases[step.id] = base
+        view = dict(base)
+        if step.kind == "method":
+            writes = step.plugin.writes(params[step.id], meta)
+            for col in (view if writes is None else writes):
+                view[col] = step.id
+        views[step.id] = view
+        return view
+
+    for step in recipe.steps:
+        view_after(step)
+    return views, bases
 
 
 def _meta(recipe: Recipe):

@@ -10,8 +10,8 @@ Third-party packages expose plugin classes through the entry-point group
 from __future__ import annotations
 
 import importlib
-from abc import ABC, abstractmethod
 import pkgutil
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -46,7 +46,7 @@ class MethodResult:
     """What a masking method returns: the protected dataset and a JSON-serialisable
     ``info`` dict (counts of changed values, ...) recorded in the manifest."""
 
-    data: "Dataset"
+    data: Dataset
     info: dict
 
 
@@ -80,24 +80,24 @@ class Plugin(ABC):
             )
         return out
 
-    def variables(self, params: Mapping, meta: "Metadata") -> list[str]:
+    def variables(self, params: Mapping, meta: Metadata) -> list[str]:
         """The variables the step acts on (named ones; subclasses add defaults by role)."""
         return [name for _, name in self.named_variables(params)]
 
-    def reads(self, params: Mapping, meta: "Metadata") -> set[str] | None:
+    def reads(self, params: Mapping, meta: Metadata) -> set[str] | None:
         """Columns whose values the step uses (they define its data dependencies);
         ``None`` means every column."""
         return set(self.variables(params, meta))
 
-    def writes(self, params: Mapping, meta: "Metadata") -> set[str] | None:
+    def writes(self, params: Mapping, meta: Metadata) -> set[str] | None:
         """Columns the step changes; ``None`` means it changes the records themselves."""
         return set()
 
-    def check(self, params: Mapping, meta: "Metadata") -> Iterable[Finding]:
+    def check(self, params: Mapping, meta: Metadata) -> Iterable[Finding]:
         """Semantic checks that need the declarations (variables, constraints), not data."""
         return ()
 
-    def check_data(self, params: Mapping, data: "Dataset") -> Iterable[Finding]:
+    def check_data(self, params: Mapping, data: Dataset) -> Iterable[Finding]:
         """Semantic checks that need the data (e.g. ``k`` larger than the records)."""
         return ()
 
@@ -111,7 +111,7 @@ class Method(Plugin):
         return set(self.variables(params, meta))
 
     @abstractmethod
-    def apply(self, data: "Dataset", params: dict, rng: "np.random.Generator") -> MethodResult:
+    def apply(self, data: Dataset, params: dict, rng: np.random.Generator) -> MethodResult:
         """Return the protected dataset; use only ``rng`` for randomness."""
 
 
@@ -124,7 +124,7 @@ class Measure(Plugin):
 
     @abstractmethod
     def evaluate(
-        self, data: "Dataset", params: dict, rng: "np.random.Generator", *, original: "Dataset"
+        self, data: Dataset, params: dict, rng: np.random.Generator, *, original: Dataset
     ) -> MeasureResult:
         """Return the measure's summary (and per-record values if any)."""
 
@@ -193,7 +193,7 @@ def _ensure_loaded() -> None:
             if not isinstance(plugin, Plugin):
                 raise RegistryError("is not an sdcflow Plugin class")
             add(plugin)
-        except Exception as exc:  # a broken third-party plugin must not break sdcflow
+        except Exception as exc:  # noqa: BLE001 - a broken third-party plugin must not break sdcflow
             _load_problems.append(f"entry point '{ep.name}' ({ep.value}): {exc}")
 
 

@@ -11,8 +11,15 @@ import numpy as np
 import pandas as pd
 
 from .data import Dataset
-from .registry import Measure, MeasureResult, Method, MethodResult, Plugin, declaration_problems
-from .registry import with_defaults
+from .registry import (
+    Measure,
+    MeasureResult,
+    Method,
+    MethodResult,
+    Plugin,
+    declaration_problems,
+    with_defaults,
+)
 
 
 def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,

@@ -5,6 +5,8 @@ import pytest
 from helpers import ROOT, TESTDATA_KEYS
 
 from sdcflow.data import Dataset, Variable, read_data
+
+
 @pytest.fixture
 def write_recipe(tmp_path):
     """Write a recipe (dedented) into tmp_path and return its path."""

@@ -4,8 +4,8 @@ import json
 import shutil
 
 import jsonschema
-
 from helpers import QUICKSTART
+
 from sdcflow.cli import main
 
 

@@ -6,8 +6,8 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-
 from helpers import QUICKSTART
+
 from sdcflow import run
 from sdcflow.engine import step_rng
 from sdcflow.errors import CheckFailed, PluginError

@@ -1,8 +1,8 @@
 """The planner (sdcflow.plan): dependencies from reads/writes, input/after, grids, cycles."""
 
 import pytest
-
 from helpers import QUICKSTART
+
 from sdcflow import validate
 from sdcflow.errors import RecipeError
 

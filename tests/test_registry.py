@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from typing import ClassVar
 
 import pytest
 
@@ -52,7 +53,7 @@ def external_plugin(tmp_path):
 
 
 def sdcflow_cli(args, env, cwd=None):
-    return subprocess.run([sys.executable, "-m", "sdcflow.cli", *args], env=env, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "sdcflow.cli", *args], env=env, cwd=cwd, check=False,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -76,7 +77,7 @@ def test_declaration_problems_are_found():
         name = ""
         summary = "two\nlines"
         roles = ("keyy",)
-        params = {"type": "array"}
+        params: ClassVar[dict] = {"type": "array"}
 
         def apply(self, data, params, rng):
             return MethodResult(data, {})

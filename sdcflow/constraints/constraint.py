@@ -42,7 +42,7 @@ class Constraint:
     variables: set[str] = field(default_factory=set)
 
     @classmethod
-    def from_recipe(cls, spec: Mapping) -> "Constraint":
+    def from_recipe(cls, spec: Mapping) -> Constraint:
         """Build from a recipe entry; raises :class:`ExprError` (with the field name in
         ``args[1]``) when an expression does not parse."""
         common = {"id": spec["id"], "tolerance": float(spec.get("tolerance", 0.0)),

@@ -44,11 +44,11 @@ class Variable:
     def is_numeric(self) -> bool:
         return self.type in ("integer", "continuous")
 
-    def evolve(self, **changes) -> "Variable":
+    def evolve(self, **changes) -> Variable:
         return replace(self, **changes)
 
     @classmethod
-    def from_recipe(cls, name: str, spec: Mapping) -> "Variable":
+    def from_recipe(cls, name: str, spec: Mapping) -> Variable:
         role = spec["role"]
         order = spec.get("order")
         return cls(
@@ -102,7 +102,7 @@ class Dataset:
     def with_columns(
         self, columns: Mapping[str, pd.Series | np.ndarray],
         variables: Iterable[Variable] = (),
-    ) -> "Dataset":
+    ) -> Dataset:
         """A copy with ``columns`` replaced (or added) and ``variables`` updated."""
         frame = self.frame.copy(deep=False)
         for name, values in columns.items():

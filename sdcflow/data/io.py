@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +25,14 @@ BUILTIN_DATASETS = {
 }
 _SHOW = 5  # how many offending records a message names
 
-# A finding: (path in the recipe or None for the data file itself, message)
-Finding = tuple[tuple | None, str]
+@dataclass(frozen=True)
+class Finding:
+    """A problem with the data: where in the recipe it shows (``None``: in the data file
+    itself; ``key``: at the mapping key rather than the value) and what it is."""
+
+    path: tuple | None
+    message: str
+    key: bool = False
 
 
 def builtin_path(name: str) -> Path:
@@ -47,13 +54,14 @@ def resolve_source(spec: Mapping, base_dir: Path) -> tuple[Path | None, list[Fin
     if "builtin" in spec:
         name = spec["builtin"]
         if name not in BUILTIN_DATASETS:
-            return None, [(("data", "builtin"),
-                           f"unknown shipped data set '{name}'{did_you_mean(name, BUILTIN_DATASETS)};"
-                           f" shipped: {', '.join(sorted(BUILTIN_DATASETS))}")]
+            shipped = ", ".join(sorted(BUILTIN_DATASETS))
+            return None, [Finding(("data", "builtin"), (
+                f"unknown shipped data set '{name}'{did_you_mean(name, BUILTIN_DATASETS)};"
+                f" shipped: {shipped}"))]
         return builtin_path(name), []
     path = (base_dir / spec["path"]).resolve()
     if not path.is_file():
-        return None, [(("data", "path"), f"data file not found: {path}")]
+        return None, [Finding(("data", "path"), f"data file not found: {path}")]
     return path, []
 
 
@@ -65,9 +73,7 @@ def _format(spec: Mapping, path: Path) -> str:
 
 def _as_text(series: pd.Series) -> pd.Series:
     """Text form of a column read from Parquet (integers without a trailing '.0')."""
-    if pd.api.types.is_integer_dtype(series):
-        out = series.astype("Int64").astype("str")
-    elif pd.api.types.is_float_dtype(series) and series.dropna().mod(1).eq(0).all():
+    if pd.api.types.is_integer_dtype(series) or pd.api.types.is_float_dtype(series) and series.dropna().mod(1).eq(0).all():
         out = series.astype("Int64").astype("str")
     else:
         out = series.astype("str")
@@ -96,20 +102,20 @@ def read_data(
             raw = pd.read_parquet(path)
     except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         what = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return None, source, [(None, f"cannot read {fmt.upper()} data: {what}")]
-    except Exception as exc:  # pyarrow raises its own error classes
-        return None, source, [(None, f"cannot read {fmt.upper()} data: {exc}")]
+        return None, source, [Finding(None, f"cannot read {fmt.upper()} data: {what}")]
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises its own error classes
+        return None, source, [Finding(None, f"cannot read {fmt.upper()} data: {exc}")]
 
     dup = raw.columns[raw.columns.duplicated()].tolist()
     if dup:
-        findings.append((None, f"the data have duplicate column names: {dup}"))
+        findings.append(Finding(None, f"the data have duplicate column names: {dup}"))
     for name in variables:
         if name not in raw.columns:
-            findings.append(((("variables", name), "key"),
-                             f"variable '{name}' is not a column of the data"
-                             f"{did_you_mean(name, raw.columns)}"))
+            findings.append(Finding(("variables", name), (
+                f"variable '{name}' is not a column of the data"
+                f"{did_you_mean(name, raw.columns)}"), key=True))
     if len(raw) == 0:
-        findings.append((None, "the data have no records"))
+        findings.append(Finding(None, "the data have no records"))
     if findings:
         return None, source, findings
 
@@ -119,11 +125,13 @@ def read_data(
         if fmt != "csv":
             col = _as_text(col)
         col, problems = _convert(col, var, csv=(fmt == "csv"))
-        findings.extend(((("variables", name), "value"), p) for p in problems)
+        findings.extend(Finding(("variables", name), p) for p in problems)
         columns[name] = col
     if findings:
         return None, source, findings
     frame = pd.DataFrame(columns, index=pd.RangeIndex(len(raw)))
+    source["records"] = len(frame)
+    source["undeclared_columns"] = [str(c) for c in raw.columns if c not in variables]
     return Dataset(frame, dict(variables)), source, []
 
 

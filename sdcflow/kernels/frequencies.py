@@ -19,16 +19,51 @@ from __future__ import annotations
 
 import numpy as np
 
+_MAX_KEY = 1 << 62
+
+
+def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense ids of the distinct rows of an integer matrix (values >= -1), in
+    lexicographic row order, and the index of one row per id.
+
+    Columns are folded into one int64 key (mixed radix), compacting with a sort only when
+    the key would overflow; much faster than ``np.unique(axis=0)``."""
+    n, m = codes.shape
+    if m == 0:
+        ids = np.zeros(n, dtype=np.int64)
+        return ids, np.zeros(min(n, 1), dtype=np.int64)
+    key = np.zeros(n, dtype=np.int64)
+    size = 1
+    for j in range(m):
+        col = codes[:, j].astype(np.int64) + 1
+        radix = int(col.max(initial=0)) + 1
+        if size * radix >= _MAX_KEY:
+            _, key = np.unique(key, return_inverse=True)
+            key = key.reshape(-1).astype(np.int64)
+            size = int(key.max(initial=0)) + 1
+        key = key * radix + col
+        size *= radix
+    if size <= max(4 * n, 1 << 16):
+        # small key space: dense ids without sorting
+        present = np.zeros(size, dtype=bool)
+        present[key] = True
+        ids = (np.cumsum(present) - 1)[key]
+        count = int(present.sum())
+    else:
+        _, ids = np.unique(key, return_inverse=True)
+        ids = ids.reshape(-1).astype(np.int64)
+        count = int(ids.max(initial=-1)) + 1
+    rep = np.empty(count, dtype=np.int64)
+    rep[ids] = np.arange(n)  # rows of one id are identical: any of them represents it
+    return ids, rep
+
 
 def _group_ids(blocks: list[np.ndarray]) -> list[np.ndarray]:
     """Common integer ids for the rows of several integer matrices with equal columns."""
-    if blocks[0].shape[1] == 0:
-        return [np.zeros(len(b), dtype=np.int64) for b in blocks]
     stacked = np.concatenate(blocks, axis=0)
-    _, inverse = np.unique(stacked, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    ids, _ = row_ids(stacked)
     bounds = np.cumsum([0] + [len(b) for b in blocks])
-    return [inverse[bounds[i]:bounds[i + 1]] for i in range(len(blocks))]
+    return [ids[bounds[i]:bounds[i + 1]] for i in range(len(blocks))]
 
 
 def _match_sum(target: np.ndarray, source: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -54,8 +89,9 @@ def frequencies(
         return np.zeros(0), np.zeros(0)
     if codes.shape[1] == 0:
         return np.full(n, float(n)), np.full(n, w.sum())
-    combos, inverse, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
-    inverse = inverse.reshape(-1)
+    inverse, first = row_ids(codes)
+    combos = codes[first]
+    counts = np.bincount(inverse, minlength=len(combos))
     wsum = np.bincount(inverse, weights=w, minlength=len(combos))
     fk = counts.astype(float)
     Fk = wsum.copy()

@@ -4,15 +4,17 @@ the original data."""
 
 from __future__ import annotations
 
-from ..suggest import did_you_mean
+from typing import ClassVar
+
 from ..registry import Measure, MeasureResult, register
+from ..suggest import did_you_mean
 
 
 @register
 class ConstraintViolations(Measure):
     name = "constraints"
     summary = "Violations of the recipe's edit constraints (counts and first records)."
-    params = {
+    params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
         "properties": {

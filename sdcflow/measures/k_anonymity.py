@@ -8,6 +8,8 @@ for the exact convention and sdcMicro's ``alpha``)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 
@@ -27,7 +29,7 @@ class KAnonymity(Measure):
     name = "k_anonymity"
     summary = "Records violating k-anonymity on the key variables, with fk per record."
     roles = ("key",)
-    params = {
+    params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
         "properties": {

@@ -4,6 +4,9 @@ the variable's declared hierarchy (seed 004_149321b221e875f3.txt, ``globalRecode
 
 from __future__ import annotations
 
+from itertools import pairwise
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 
@@ -16,7 +19,7 @@ class GlobalRecode(Method):
     name = "global_recode"
     summary = "Recode a variable into intervals, merged categories or a hierarchy level."
     roles = ("key", "numeric", "sensitive", "pram", "strata")
-    params = {
+    params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
         "required": ["variable"],
@@ -68,7 +71,7 @@ class GlobalRecode(Method):
             if not var.is_numeric:
                 yield ("breaks",), (f"breaks need a numeric variable; '{var.name}' is {var.type}"
                                     " (use 'groups' to merge categories)")
-            if any(hi <= lo for lo, hi in zip(breaks, breaks[1:])):
+            if any(hi <= lo for lo, hi in pairwise(breaks)):
                 yield ("breaks",), "breaks must be strictly increasing"
             labels = params.get("labels")
             if labels is not None:

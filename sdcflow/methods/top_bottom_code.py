@@ -3,6 +3,8 @@ as a value or a quantile (seed 004_149321b221e875f3.txt, "Top- and Bottom Coding
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 
@@ -35,7 +37,7 @@ class TopBottomCode(Method):
     summary = "Replace values beyond a threshold (value or quantile) by it, the tail mean or a number."
     roles = ("key", "numeric", "sensitive")
     types = ("integer", "continuous")
-    params = {
+    params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
         "required": ["variable"],

@@ -105,9 +105,10 @@ def _explain(doc: YamlDocument, error: jsonschema.ValidationError, base: tuple) 
         message = f"{label}: expected {' or '.join(expected)}, got {_describe(value)}"
         if "boolean" in expected and isinstance(value, str) and value.lower() in _BOOL_WORDS:
             message += " (write true or false: yes/no/on/off are text in sdcflow recipes)"
-        if "number" in expected or "integer" in expected:
-            if isinstance(value, str) and value.strip().lstrip("+-").replace(".", "", 1).isdigit():
-                message += " (remove the quotes to give a number)"
+        numeric = "number" in expected or "integer" in expected
+        if numeric and isinstance(value, str) and \
+                value.strip().lstrip("+-").replace(".", "", 1).isdigit():
+            message += " (remove the quotes to give a number)"
         return [doc.problem(path, message)]
     if kind == "enum":
         options = [str(v) for v in error.validator_value]

@@ -285,7 +285,7 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
         return out
     resolved = registry.with_defaults(plugin.params, params)
     meta = _meta(recipe)
-    named = dict((tuple(p), n) for p, n in plugin.named_variables(resolved))
+    named = {tuple(p): n for p, n in plugin.named_variables(resolved)}
     for name_var in plugin.variables(resolved, meta):
         ppath = next((p for p, n in named.items() if n == name_var), ())
         full = path + ("params",) + ppath
@@ -360,13 +360,11 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
     if data and recipe.data:
         dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables)
         data_file = source.get("file") or str(recipe.data.get("path") or recipe.data.get("builtin"))
-        for fpath, message in findings:
-            if fpath is None:
-                problems.append(Problem(data_file, None, None, message))
+        for f in findings:
+            if f.path is None:
+                problems.append(Problem(data_file, None, None, f.message))
             else:
-                path, key = fpath if isinstance(fpath[-1], str) and fpath[-1] in ("key", "value") \
-                    else (fpath, "value")
-                problems.append(doc.problem(path, message, key=(key == "key")))
+                problems.append(doc.problem(f.path, f.message, key=f.key))
         if dataset is not None:
             dataset.constraints = tuple(recipe.constraints)
             problems += _input_constraints(recipe, dataset, data_file)

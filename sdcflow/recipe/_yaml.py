@@ -89,7 +89,7 @@ def _resolve_plain(value: str) -> tuple[Any, str | None]:
     if _HEX.match(value):
         return int(value, 16), None
     if _OCT.match(value):
-        return int(value[2:], 8), None
+        return int(value, 8), None
     if _FLOAT.match(value):
         return float(value), None
     if _INF.match(value):

@@ -3,11 +3,11 @@
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from helpers import ROOT
 from sdcflow.kernels.frequencies import frequencies
 
 # sdcMicro's francdat (shared/data/francdat.csv): Key1..Key4 and weight w

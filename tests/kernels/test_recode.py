@@ -2,8 +2,12 @@
 
 import numpy as np
 
-from sdcflow.kernels.recode import (category_mapping, hierarchy_mapping, interval_codes,
-                                    interval_labels)
+from sdcflow.kernels.recode import (
+    category_mapping,
+    hierarchy_mapping,
+    interval_codes,
+    interval_labels,
+)
 
 BREAKS = [0, 9, 19, 130]
 

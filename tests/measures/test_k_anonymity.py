@@ -2,8 +2,8 @@
 
 import numpy as np
 import pandas as pd
-
 from helpers import small_dataset
+
 from sdcflow import registry
 from sdcflow.testing import check_method
 

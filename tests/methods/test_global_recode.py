@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
-
 from helpers import small_dataset
+
 from sdcflow import registry
 from sdcflow.data import Variable
-from sdcflow.measures.k_anonymity import key_codes
 from sdcflow.kernels.frequencies import frequencies
+from sdcflow.measures.k_anonymity import key_codes
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("global_recode")

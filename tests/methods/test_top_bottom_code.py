@@ -1,8 +1,8 @@
 """top_bottom_code plugin (seed 004, "Top- and Bottom Coding")."""
 
 import numpy as np
-
 from helpers import small_dataset
+
 from sdcflow import registry
 from sdcflow.testing import check_method
 

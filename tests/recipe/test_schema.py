@@ -4,10 +4,10 @@ import json
 
 import jsonschema
 import pytest
-
-from sdcflow.recipe import recipe_from_text, recipe_schema
-from sdcflow.errors import RecipeError
 from helpers import ROOT
+
+from sdcflow.errors import RecipeError
+from sdcflow.recipe import recipe_from_text, recipe_schema
 
 MINIMAL = """\
 sdcflow: 1
@@ -64,8 +64,8 @@ def test_misspelt_section_suggests_the_right_one():
     text = MINIMAL.replace("steps:", "stpes:")
     assert problems(text) == [
         "r.yaml:1:1: recipe: missing required key 'steps'",
-        "r.yaml:7:1: recipe: unknown key 'stpes' (did you mean 'steps'?) (allowed: checks, "
-        "constraints, data, description, name, release, sdcflow, seed, steps, variables)",
+        ("r.yaml:7:1: recipe: unknown key 'stpes' (did you mean 'steps'?) (allowed: checks, "
+         "constraints, data, description, name, release, sdcflow, seed, steps, variables)"),
     ]
 
 
@@ -78,8 +78,8 @@ def test_other_format_version():
 def test_step_needs_method_or_measure():
     text = MINIMAL.replace("{id: risk, measure: k_anonymity}", "{id: risk}")
     assert problems(text) == [
-        "r.yaml:8:5: steps[0]: a step needs exactly one of 'method' (a masking method) or "
-        "'measure'"
+        ("r.yaml:8:5: steps[0]: a step needs exactly one of 'method' (a masking method) or "
+         "'measure'")
     ]
 
 

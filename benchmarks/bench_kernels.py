@@ -1,0 +1,86 @@
+"""Timings of the kernels and of a whole run, printed as a table.
+
+    python benchmarks/bench_kernels.py [--records N]
+
+Data are synthetic (seeded): 5 categorical keys with 2..50 categories, 1% missing
+values, weights, and two numeric variables."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sdcflow import run
+from sdcflow.constraints import Constraint
+from sdcflow.kernels.frequencies import frequencies
+from sdcflow.kernels.recode import interval_codes
+from sdcflow.measures.k_anonymity import key_codes
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(fn, *args, repeat=3, **kwargs):
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn(*args, **kwargs)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def synthetic(n, rng):
+    cards = [2, 8, 2, 50, 9]
+    codes = np.column_stack([rng.integers(0, c, n) for c in cards])
+    codes[rng.random(codes.shape) < 0.01] = -1
+    weights = rng.uniform(50, 150, n)
+    net = rng.gamma(2.0, 1000.0, n)
+    tax = 0.2 * net
+    return codes, weights, pd.DataFrame({"net": net, "tax": tax, "gross": net + tax})
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--records", type=int, nargs="+", default=[100_000, 1_000_000])
+    args = parser.parse_args()
+    rng = np.random.default_rng(1)
+    rows = []
+    for n in args.records:
+        codes, weights, frame = synthetic(n, rng)
+        complete = np.where(codes < 0, 0, codes)
+        rows.append(("frequencies, 5 keys, weights, no missing", n,
+                     timed(frequencies, complete, weights)))
+        rows.append(("frequencies, 5 keys, weights, 1% missing", n,
+                     timed(frequencies, codes, weights, alpha=0.7)))
+        text = pd.DataFrame({f"k{j}": pd.Series(codes[:, j].astype(str), dtype="str")
+                             for j in range(codes.shape[1])})
+        rows.append(("key_codes (factorize 5 text columns)", n,
+                     timed(key_codes, text, list(text.columns))))
+        ages = rng.integers(0, 100, n).astype(float)
+        rows.append(("interval_codes (10 breaks)", n,
+                     timed(interval_codes, ages, [0, 9, 19, 29, 39, 49, 59, 69, 79, 130])))
+        c = Constraint.from_recipe({"id": "c", "expr": "net + tax == gross"})
+        rows.append(("constraint net + tax == gross", n, timed(c.violations, frame)))
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        shutil.copy(ROOT / "recipes" / "quickstart.yaml", tmp / "q.yaml")
+        rows.append(("quickstart run, no cache (testdata)", 4580,
+                     timed(lambda: run(tmp / "q.yaml", tmp / "out", use_cache=False))))
+        run(tmp / "q.yaml", tmp / "out")
+        rows.append(("quickstart run, all cached", 4580,
+                     timed(lambda: run(tmp / "q.yaml", tmp / "out"))))
+    finally:
+        shutil.rmtree(tmp)
+    width = max(len(r[0]) for r in rows)
+    print(f"{'benchmark':<{width}}  {'records':>10}  {'seconds':>8}")
+    for name, n, seconds in rows:
+        print(f"{name:<{width}}  {n:>10,}  {seconds:>8.3f}")
+
+
+if __name__ == "__main__":
+    main()
