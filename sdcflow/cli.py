@@ -45,7 +45,8 @@ def cmd_validate(args) -> int:
                 for p in exc.warnings + exc.problems:
                     print(p, file=sys.stderr)
                 n = len(exc.problems)
-                print(f"{path}: {n} problem{'s' if n != 1 else ''}", file=sys.stderr)
+                where = exc.problems[0].file if exc.problems else path
+                print(f"{where}: {n} problem{'s' if n != 1 else ''}", file=sys.stderr)
     if args.format == "json":
         print(json.dumps(report, indent=2, sort_keys=True))
     return status
@@ -84,10 +85,16 @@ def cmd_run(args) -> int:
         return 3
     summary = {"released": True, "out": str(result.out_dir), "measures": result.measures,
                "checks": result.checks}
-    text = [f"released into {result.out_dir}"]
+    if result.data is not None and any(not n.endswith(".json") for n in
+                                        result.manifest["outputs"]):
+        text = [f"released into {result.out_dir}"]
+    else:
+        text = [f"measures written into {result.out_dir} (no data released)"]
     for name, value in result.manifest["outputs"].items():
         text.append(f"  {name}  sha256 {value[:16]}...")
-    text += [f"  check passed: {c['check']}" for c in result.checks]
+    for c in result.checks:
+        variant = f" [variant {c['variant']}]" if "variant" in c else ""
+        text.append(f"  check passed: {c['check']}{variant}")
     _emit(args, "\n".join(text), summary)
     return 0
 

@@ -151,8 +151,12 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
         if cycle:
             names = [a for a, _ in cycle] + [cycle[0][0]]
             first = min((index[a] for a, _ in cycle), key=lambda st: st.index)
+            hint = ""
+            if any(index[a].after for a, _ in cycle):
+                hint = (" ('after' waits for a step, and each step reads the data left by the"
+                        " steps listed before it, so one of them cannot come first)")
             raise PlanError([recipe.doc.problem(
-                first.path, f"steps form a cycle: {' -> '.join(names)}")])
+                first.path, f"steps form a cycle: {' -> '.join(names)}{hint}")])
         node_of: dict[str, str] = {}
         for step in recipe.steps:
             grid_ancestors = {a for a in nx.ancestors(g, step.id) | {step.id} if index[a].grid}

@@ -74,8 +74,9 @@ class Expr:
         return _Evaluator(env, tolerance, rtol).visit(self.tree.body)
 
 
-def parse(text: str, *, subscripts: bool = False) -> Expr:
-    """Parse and whitelist-check ``text``. ``subscripts`` allows ``a.b[3]`` (checks)."""
+def parse(text: str, *, subscripts: bool = False, condition: bool = True) -> Expr:
+    """Parse and whitelist-check ``text``. ``subscripts`` allows ``a.b[3]`` (checks);
+    ``condition`` requires a comparison or a combination of comparisons (true/false)."""
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
     try:
@@ -85,7 +86,20 @@ def parse(text: str, *, subscripts: bool = False) -> Expr:
         raise ExprError(f"syntax error in expression {text!r}: {exc.msg}", offset) from None
     names: set[str] = set()
     _check(tree.body, names, subscripts)
+    if condition and not _is_condition(tree.body):
+        raise ExprError(f"{text!r} is not a condition: write a comparison such as "
+                        "'x == y', 'x <= 10' or 'x in [1, 2]'", 0)
     return Expr(text, tree, names)
+
+
+def _is_condition(node: ast.AST) -> bool:
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.BoolOp):
+        return all(_is_condition(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _is_condition(node.operand)
+    return False
 
 
 def _check(node: ast.AST, names: set[str], subscripts: bool) -> None:

@@ -74,6 +74,7 @@ class Metadata:
 
     variables: Mapping[str, Variable]
     constraints: tuple = ()
+    broken: frozenset = frozenset()  # declared names left out because of their own errors
 
 
 @dataclass

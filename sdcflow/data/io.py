@@ -7,8 +7,10 @@ naming the column and the first records (1-based, in file order).
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import os
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +62,8 @@ def resolve_source(spec: Mapping, base_dir: Path) -> tuple[Path | None, list[Fin
                 f" shipped: {shipped}"))]
         return builtin_path(name), []
     path = (base_dir / spec["path"]).resolve()
+    if path.is_dir():
+        return None, [Finding(("data", "path"), f"the data path is a directory, not a file: {path}")]
     if not path.is_file():
         return None, [Finding(("data", "path"), f"data file not found: {path}")]
     return path, []
@@ -106,7 +110,8 @@ def read_data(
     except Exception as exc:  # noqa: BLE001 - pyarrow raises its own error classes
         return None, source, [Finding(None, f"cannot read {fmt.upper()} data: {exc}")]
 
-    dup = raw.columns[raw.columns.duplicated()].tolist()
+    dup = _duplicate_header(path, spec) if fmt == "csv" else \
+        raw.columns[raw.columns.duplicated()].tolist()
     if dup:
         findings.append(Finding(None, f"the data have duplicate column names: {dup}"))
     for name in variables:
@@ -124,7 +129,7 @@ def read_data(
         col = raw[name]
         if fmt != "csv":
             col = _as_text(col)
-        col, problems = _convert(col, var, csv=(fmt == "csv"))
+        col, problems = _convert(col, var, is_csv=(fmt == "csv"))
         findings.extend(Finding(("variables", name), p) for p in problems)
         columns[name] = col
     if findings:
@@ -135,7 +140,15 @@ def read_data(
     return Dataset(frame, dict(variables)), source, []
 
 
-def _convert(col: pd.Series, var: Variable, csv: bool) -> tuple[pd.Series, list[str]]:
+def _duplicate_header(path: Path, spec: Mapping) -> list[str]:
+    """Column names given twice in a CSV header (pandas would rename them silently)."""
+    with open(path, encoding=spec.get("encoding", "utf-8"), newline="") as fh:
+        header = next(csv.reader(fh, delimiter=spec.get("delimiter", ",")), [])
+    counts = Counter(header)
+    return sorted(name for name, count in counts.items() if count > 1)
+
+
+def _convert(col: pd.Series, var: Variable, is_csv: bool) -> tuple[pd.Series, list[str]]:
     text = col.astype("str")
     text = text.str.strip()
     if var.missing:
@@ -148,7 +161,7 @@ def _convert(col: pd.Series, var: Variable, csv: bool) -> tuple[pd.Series, list[
                 values = sorted(set(text[bad]))[:_SHOW]
                 problems.append(
                     f"column '{var.name}': values {values} are not in the declared order"
-                    f" ({_records(bad.to_numpy(), csv)})"
+                    f" ({_records(bad.to_numpy(), is_csv)})"
                 )
         return text, problems
     number = pd.to_numeric(text, errors="coerce")
@@ -157,23 +170,32 @@ def _convert(col: pd.Series, var: Variable, csv: bool) -> tuple[pd.Series, list[
         example = text[bad].iloc[0]
         problems.append(
             f"column '{var.name}' is declared {var.type} but has non-numeric values such as"
-            f" {example!r} ({_records(bad, csv)})"
+            f" {example!r} ({_records(bad, is_csv)})"
         )
         return number, problems
     number = number.astype("float64")
+    if var.role == "weight":
+        missing = number.isna().to_numpy()
+        if missing.any():
+            problems.append(f"column '{var.name}' is the weight and has missing values"
+                            f" ({_records(missing, is_csv)})")
+        negative = (number < 0).fillna(False).to_numpy()
+        if negative.any():
+            problems.append(f"column '{var.name}' is the weight and has negative values"
+                            f" ({_records(negative, is_csv)})")
     if var.type == "integer":
         frac = (number.notna() & (number % 1 != 0)).to_numpy()
         if frac.any():
             example = text[frac].iloc[0]
             problems.append(
                 f"column '{var.name}' is declared integer but has non-integer values such as"
-                f" {example!r} ({_records(frac, csv)})"
+                f" {example!r} ({_records(frac, is_csv)})"
             )
             return number, problems
         return number.astype("Int64"), problems
     inf = np.isinf(number.to_numpy())
     if inf.any():
-        problems.append(f"column '{var.name}' has infinite values ({_records(inf, csv)})")
+        problems.append(f"column '{var.name}' has infinite values ({_records(inf, is_csv)})")
     return number, problems
 
 

@@ -34,10 +34,10 @@ class ConstraintViolations(Measure):
 
     def check(self, params, meta):
         known = [c.id for c in meta.constraints]
-        if not known:
+        if not known and not meta.broken:
             yield (), "the recipe declares no constraints"
         for i, cid in enumerate(params.get("constraints", [])):
-            if cid not in known:
+            if cid not in known and cid not in meta.broken:
                 yield ("constraints", i), f"unknown constraint '{cid}'{did_you_mean(cid, known)}"
 
     def evaluate(self, data, params, rng, *, original):

@@ -26,6 +26,7 @@ class StepSpec:
     after: list[str] = field(default_factory=list)
     grid: dict = field(default_factory=dict)
     plugin: Plugin | None = None
+    ok: bool = True  # False when the step has problems of its own (not run, not checked)
 
     @property
     def path(self) -> tuple:
@@ -59,6 +60,8 @@ class Recipe:
     release: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     unusable: set = field(default_factory=set)  # variables declared with schema errors
+    unusable_constraints: set = field(default_factory=set)  # constraint ids with errors
+    constraint_index: dict = field(default_factory=dict)  # constraint id -> position in recipe
 
     @property
     def base_dir(self) -> Path:

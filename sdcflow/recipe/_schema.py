@@ -97,7 +97,14 @@ def _explain(doc: YamlDocument, error: jsonschema.ValidationError, base: tuple) 
                         for p in _explain(doc, e, base)]
             if specific:
                 return specific
-        message = schema.get("x-error") or "does not match any allowed form"
+        message = schema.get("x-error")
+        if message is None:
+            types = [e.validator_value for e in error.context or [] if e.validator == "type"]
+            flat = [t for ts in types for t in (ts if isinstance(ts, list) else [ts])]
+            if flat:
+                message = f"expected {' or '.join(dict.fromkeys(flat))}, got {_describe(value)}"
+            else:
+                message = f"{_describe(value)} does not match any allowed form"
         return [doc.problem(path, f"{label}: {message}")]
     if kind == "type":
         expected = error.validator_value

@@ -7,6 +7,7 @@ Every problem is collected; :class:`RecipeError` reports them all at once."""
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,6 +154,8 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     for i, spec in enumerate(section("constraints", list) or []):
         path = ("constraints", i)
         if broken(path):
+            if isinstance(spec, dict) and isinstance(spec.get("id"), str):
+                recipe.unusable_constraints.add(spec["id"])
             continue
         if spec["id"] in seen_ids:
             out.append(doc.problem(path + ("id",), f"constraint id '{spec['id']}' is used twice"))
@@ -163,12 +166,18 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             field = next(k for k in ("expr", "if", "then") if k in spec and _fails(spec[k]))
             col = f" (column {exc.offset + 1})" if exc.offset is not None else ""
             out.append(doc.problem(path + (field,), f"constraints[{i}].{field}: {exc}{col}"))
+            recipe.unusable_constraints.add(spec["id"])
             continue
-        for name in sorted(constraint.variables - unusable):
-            if name not in recipe.variables:
+        undeclared = [n for n in sorted(constraint.variables) if n not in recipe.variables]
+        for name in undeclared:
+            if name not in unusable:
                 out.append(doc.problem(path, f"constraint '{constraint.id}' uses '{name}', which"
                                        f" is not a declared variable{did_you_mean(name, declared)}"))
-        recipe.constraints.append(constraint)
+        if undeclared:
+            recipe.unusable_constraints.add(constraint.id)
+        else:
+            recipe.constraints.append(constraint)
+            recipe.constraint_index[constraint.id] = i
 
     # steps
     steps = section("steps", list) or []
@@ -208,6 +217,20 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
         out.append(doc.problem(("release", "from"), f"release.from: no step "
                                f"'{release['from']}'{did_you_mean(release['from'], ids)}"))
     grid_steps = [s for s in recipe.steps if s.grid]
+    if "path" in release:
+        suffix = Path(release["path"]).suffix.lower()
+        by_suffix = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}.get(suffix)
+        if by_suffix is None and "format" not in release:
+            out.append(doc.problem(("release", "path"), f"release.path: '{release['path']}' "
+                                   "needs a .csv or .parquet extension, or release.format"))
+        elif by_suffix and release.get("format", by_suffix) != by_suffix:
+            out.append(doc.problem(("release", "format"), f"release.format: "
+                                   f"{release['format']} does not fit the file name "
+                                   f"'{release['path']}'"))
+        if grid_steps and "variant" not in release:
+            out.append(doc.problem(("release",), "release: the steps sweep a grid, so say "
+                                   "which variant to release with release.variant, e.g. "
+                                   f"{{{_example_variant(grid_steps)}}}"))
     if "variant" in release:
         if not grid_steps:
             out.append(doc.problem(("release", "variant"), "release.variant: no step has a grid"))
@@ -249,9 +272,11 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
         return out
     params = spec.get("params", {})
     after = spec.get("after", [])
-    step = StepSpec(id=sid, index=i, kind=kind, plugin_name=name, params=params,
+    step = StepSpec(id=sid, index=i, kind=kind, plugin_name=name,
+                    params=params if isinstance(params, dict) else {},
                     input=spec.get("input"), after=[after] if isinstance(after, str) else after,
                     grid=spec.get("grid", {}), plugin=plugin)
+    recipe.steps.append(step)
     for ref_path, ref in ([(path + ("input",), step.input)] if step.input else []) + [
             (path + ("after", j) if isinstance(spec.get("after"), list) else path + ("after",), a)
             for j, a in enumerate(step.after)]:
@@ -260,13 +285,21 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
             out.append(doc.problem(ref_path, f"{label}: a step cannot depend on itself"))
         elif ref not in ids and not (ref == ORIGINAL and ref_path[-1] == "input"):
             out.append(doc.problem(ref_path, f"{label}: no step '{ref}'"
-                                   f"{did_you_mean(ref, ids + [ORIGINAL])}"))
-    param_problems = registry_schema_problems(doc, params, plugin, path + ("params",))
-    out += param_problems
-    # grid: each swept parameter must exist and each value must be valid
+                                   f"{did_you_mean(ref, [*ids, ORIGINAL])}"))
+    if not isinstance(params, dict):  # the schema has said so
+        step.ok = False
+        return out
     props = plugin.params.get("properties", {})
+    swept = {k: v for k, v in step.grid.items() if k in props and k not in params}
+    # parameters swept by the grid count as given (with their first value)
+    first = {**params, **{k: v[0] for k, v in swept.items()}}
+    param_problems = registry_schema_problems(doc, first, plugin, path + ("params",))
+    # (problems with a swept value are reported below, at the grid)
+    swept_paths = [(*path, "params", k) for k in swept]
+    out += [p for p in param_problems
+            if not any(p.path[:len(sp)] == sp for sp in swept_paths)]
     for key, values in step.grid.items():
-        gpath = path + ("grid", key)
+        gpath = (*path, "grid", key)
         if key not in props:
             out.append(doc.problem(gpath, f"steps[{i}].grid: '{key}' is not a parameter of "
                                    f"{name}{did_you_mean(key, props)}", key=True))
@@ -276,37 +309,53 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
                                    "give it in one place", key=True))
             continue
         for j, value in enumerate(values):
-            trial = {**params, key: value}
-            for p in registry_schema_problems(doc, trial, plugin, path + ("params",)):
-                out.append(doc.problem(gpath + (j,), f"steps[{i}].grid.{key}[{j}]: "
+            for p in registry_schema_problems(doc, {**first, key: value}, plugin,
+                                              (*path, "params")):
+                out.append(doc.problem((*gpath, j), f"steps[{i}].grid.{key}[{j}]: "
                                        f"{p.message.split(': ', 1)[-1]}"))
-    recipe.steps.append(step)
-    if param_problems:
+    if any(p.severity == "error" for p in out):
+        step.ok = False
         return out
-    resolved = registry.with_defaults(plugin.params, params)
     meta = _meta(recipe)
-    named = {tuple(p): n for p, n in plugin.named_variables(resolved)}
-    for name_var in plugin.variables(resolved, meta):
-        ppath = next((p for p, n in named.items() if n == name_var), ())
-        full = path + ("params",) + ppath
-        var = recipe.variables.get(name_var)
-        if var is None and name_var in recipe.unusable:
-            continue
-        if var is None:
-            out.append(doc.problem(full, f"{where(full)}: '{name_var}' is not a declared variable"
-                                   f"{did_you_mean(name_var, recipe.variables)}"))
-            continue
-        if plugin.roles is not None and var.role not in plugin.roles:
-            out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
-                                   f"(role {var.role}); accepted roles: {', '.join(plugin.roles)}"))
-        if plugin.types is not None and var.type not in plugin.types:
-            out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
-                                   f"(type {var.type}); accepted types: {', '.join(plugin.types)}"))
-    # With variables left out for their own errors, a plugin's checks would mislead.
-    if not any(p.severity == "error" for p in out) and not recipe.unusable:
-        for ppath, message in plugin.check(resolved, meta):
-            full = path + ("params",) + tuple(ppath)
-            out.append(doc.problem(full, f"{where(full)}: {message}"))
+    variants = [first] + [{**first, k: v} for k, vs in swept.items() for v in vs[1:]]
+    named_any: set[str] = set()
+    for resolved in (registry.with_defaults(plugin.params, v) for v in variants):
+        named = {tuple(p): n for p, n in plugin.named_variables(resolved)}
+        named_any |= set(named.values())
+        for name_var in plugin.variables(resolved, meta):
+            ppath = next((p for p, n in named.items() if n == name_var), ())
+            if ppath and ppath[0] in swept:
+                full = (*path, "grid", *ppath)
+            else:
+                full = (*path, "params", *ppath)
+            out += _variable_fits(recipe, plugin, name_var, full)
+    # A plugin's own checks would mislead when what it acts on was left out for errors.
+    relevant = named_any & recipe.unusable if named_any else recipe.unusable
+    if not any(p.severity == "error" for p in out) and not relevant:
+        for resolved in (registry.with_defaults(plugin.params, v) for v in variants):
+            for ppath, message in plugin.check(resolved, meta):
+                full = (*path, "params", *ppath)
+                out.append(doc.problem(full, f"{where(full)}: {message}"))
+    step.ok = not any(p.severity == "error" for p in out)
+    return _dedupe(out)
+
+
+def _variable_fits(recipe: Recipe, plugin, name_var: str, full: tuple) -> list[Problem]:
+    """Problems with a variable a step acts on: not declared, wrong role or type."""
+    doc, name = recipe.doc, plugin.name
+    var = recipe.variables.get(name_var)
+    if var is None:
+        if name_var in recipe.unusable:
+            return []
+        return [doc.problem(full, f"{where(full)}: '{name_var}' is not a declared variable"
+                            f"{did_you_mean(name_var, recipe.variables)}")]
+    out = []
+    if plugin.roles is not None and var.role not in plugin.roles:
+        out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
+                               f"(role {var.role}); accepted roles: {', '.join(plugin.roles)}"))
+    if plugin.types is not None and var.type not in plugin.types:
+        out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
+                               f"(type {var.type}); accepted types: {', '.join(plugin.types)}"))
     return out
 
 
@@ -317,7 +366,14 @@ def registry_schema_problems(doc, params, plugin, base) -> list[Problem]:
 def _meta(recipe: Recipe):
     from ..data import Metadata
 
-    return Metadata(recipe.variables, tuple(recipe.constraints))
+    return Metadata(recipe.variables, tuple(recipe.constraints),
+                    frozenset(recipe.unusable) | frozenset(recipe.unusable_constraints))
+
+
+def _example_variant(grid_steps: list[StepSpec]) -> str:
+    step = grid_steps[0]
+    key, values = next(iter(step.grid.items()))
+    return f"{key}: {json.dumps(values[0])}"
 
 
 def _check_variant(recipe: Recipe, grid_steps: list[StepSpec]) -> list[Problem]:
@@ -359,21 +415,29 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
     dataset, source = None, {}
     if data and recipe.data:
         dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables)
-        data_file = source.get("file") or str(recipe.data.get("path") or recipe.data.get("builtin"))
+        data_file = _data_display(recipe)
         for f in findings:
             if f.path is None:
                 problems.append(Problem(data_file, None, None, f.message))
             else:
-                problems.append(doc.problem(f.path, f.message, key=f.key))
+                in_file = f.path[0] == "variables" and not f.key  # a problem with values
+                message = f"{f.message} in {data_file}" if in_file else f.message
+                problems.append(doc.problem(f.path, message, key=f.key))
         if dataset is not None:
             dataset.constraints = tuple(recipe.constraints)
             problems += _input_constraints(recipe, dataset, data_file)
             for step in recipe.steps:
+                if not step.ok:
+                    continue
                 params = registry.with_defaults(step.plugin.params, step.params)
-                variants = [params] + [{**params, k: v} for k, vs in step.grid.items() for v in vs]
+                first = {**params, **{k: v[0] for k, v in step.grid.items()}}
+                variants = [first] + [{**first, k: v} for k, vs in step.grid.items()
+                                      for v in vs[1:]]
                 for p in variants:
                     for ppath, message in step.plugin.check_data(p, dataset):
-                        full = step.path + ("params",) + tuple(ppath)
+                        full = (*step.path, "params", *ppath)
+                        if ppath and ppath[0] not in step.params and ppath[0] not in step.grid:
+                            message += f" (the default {ppath[0]} is {json.dumps(p[ppath[0]])})"
                         problems.append(doc.problem(full, f"{where(full)}: {message}"))
     plan = None
     if not any(p.severity == "error" for p in problems):
@@ -387,17 +451,30 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
     return Validated(recipe, dataset, source, plan, [p for p in problems if p.severity == "warning"])
 
 
+def _data_display(recipe: Recipe) -> str:
+    """How messages name the data file: relative to the working directory if possible."""
+    if "builtin" in recipe.data:
+        return f"shipped data set '{recipe.data['builtin']}'"
+    return _display(recipe.base_dir / recipe.data["path"])
+
+
 def _input_constraints(recipe: Recipe, dataset: Dataset, data_file: str) -> list[Problem]:
     out = []
-    for i, c in enumerate(recipe.constraints):
+    for c in recipe.constraints:
+        path = ("constraints", recipe.constraint_index[c.id])
+        field = {"domain": "domain", "conditional": "if"}.get(c.kind, "expr")
         result = c.violations(dataset.frame)
-        if result["violations"]:
+        if not result["applicable"]:
+            out.append(recipe.doc.problem((*path, field), f"constraint '{c.id}' cannot be "
+                                          f"checked on the data: {result['reason']}"))
+        elif result["violations"]:
             records = ", ".join(map(str, result["first_records"]))
             more = " ..." if result["violations"] > len(result["first_records"]) else ""
+            noun = "record" if result["violations"] == 1 else "records"
             out.append(recipe.doc.problem(
-                ("constraints", i),
-                f"the data violate constraint '{c.id}' in {result['violations']} records "
-                f"(records {records}{more}; {data_file})",
+                path,
+                f"the data violate constraint '{c.id}' in {result['violations']} {noun} "
+                f"({noun} {records}{more} of {data_file})",
                 severity="warning" if c.enforce == "warn" else "error"))
     return out
 

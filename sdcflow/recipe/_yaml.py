@@ -150,6 +150,9 @@ class _Walker:
         value, warning = _resolve_plain(node.value)
         if warning:
             self.problem(node, warning, severity="warning")
+        if isinstance(value, float) and not math.isfinite(value):
+            self.problem(node, f"{node.value} is not allowed in recipes: give a finite number")
+            return None
         return value
 
 
@@ -170,7 +173,9 @@ def load_yaml(text: str, file: str) -> YamlDocument:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         what = exc.problem or str(exc)
-        if exc.context:
+        if "'\\t'" in what or "\t" in what:
+            what = "found a tab character (YAML indents with spaces only)"
+        elif exc.context:
             what = f"{exc.context}: {what}"
         doc.problems.append(Problem(file, line, col, f"malformed YAML: {what}"))
         return doc

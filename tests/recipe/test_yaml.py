@@ -30,9 +30,19 @@ def test_leading_zero_codes_stay_text_with_a_warning():
 
 
 def test_numbers_nulls_and_dates():
-    doc = load_yaml("a: 1.5\nb: 1e3\nc: ~\nd: 2026-01-01\ne: 0x10\nf: -3\ng: .inf\n", "r")
+    doc = load_yaml("a: 1.5\nb: 1e3\nc: ~\nd: 2026-01-01\ne: 0x10\nf: -3\ng: 0o17\n", "r")
     assert doc.data == {"a": 1.5, "b": 1000.0, "c": None, "d": "2026-01-01", "e": 16, "f": -3,
-                        "g": float("inf")}
+                        "g": 15}
+    assert doc.problems == []
+
+
+def test_nan_and_infinity_are_refused():
+    # NaN passes every minimum/maximum check of a JSON Schema: refuse it outright.
+    doc = load_yaml("alpha: .nan\ntop: -.inf\n", "r")
+    assert [str(p) for p in doc.problems] == [
+        "r:1:8: .nan is not allowed in recipes: give a finite number",
+        "r:2:6: -.inf is not allowed in recipes: give a finite number",
+    ]
 
 
 def test_syntax_error_has_position():
