@@ -63,9 +63,10 @@ class KAnonymity(Measure):
 
     def check_data(self, params, data):
         ks = params["k"] if isinstance(params["k"], list) else [params["k"]]
-        for k in ks:
+        for i, k in enumerate(ks):
             if k > len(data):
-                yield ("k",), f"k = {k} is larger than the number of records ({len(data)})"
+                where = ("k", i) if isinstance(params["k"], list) else ("k",)
+                yield where, f"k = {k} is larger than the number of records ({len(data)})"
 
     def evaluate(self, data, params, rng, *, original):
         keys = self.variables(params, data.meta)

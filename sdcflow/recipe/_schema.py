@@ -16,6 +16,10 @@ from ..suggest import did_you_mean
 from ._yaml import YamlDocument
 
 _BOOL_WORDS = {"yes", "no", "on", "off", "y", "n"}
+_TYPE_WORDS = {
+    "object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
+    "number": "a number", "boolean": "true or false", "null": "nothing",
+}
 _JSON_TYPES = {
     dict: "a mapping", list: "a list", str: "text", bool: "a boolean", int: "an integer",
     float: "a number", type(None): "nothing (null)",
@@ -102,16 +106,18 @@ def _explain(doc: YamlDocument, error: jsonschema.ValidationError, base: tuple) 
             types = [e.validator_value for e in error.context or [] if e.validator == "type"]
             flat = [t for ts in types for t in (ts if isinstance(ts, list) else [ts])]
             if flat:
-                message = f"expected {' or '.join(dict.fromkeys(flat))}, got {_describe(value)}"
+                words = " or ".join(_TYPE_WORDS.get(t, t) for t in dict.fromkeys(flat))
+                message = f"expected {words}, got {_describe(value)}"
             else:
                 message = f"{_describe(value)} does not match any allowed form"
         return [doc.problem(path, f"{label}: {message}")]
     if kind == "type":
         expected = error.validator_value
         expected = expected if isinstance(expected, list) else [expected]
-        message = f"{label}: expected {' or '.join(expected)}, got {_describe(value)}"
+        words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
+        message = f"{label}: expected {words}, got {_describe(value)}"
         if "boolean" in expected and isinstance(value, str) and value.lower() in _BOOL_WORDS:
-            message += " (write true or false: yes/no/on/off are text in sdcflow recipes)"
+            message += " (yes/no/on/off are text in sdcflow recipes)"
         numeric = "number" in expected or "integer" in expected
         if numeric and isinstance(value, str) and \
                 value.strip().lstrip("+-").replace(".", "", 1).isdigit():
@@ -128,6 +134,10 @@ def _explain(doc: YamlDocument, error: jsonschema.ValidationError, base: tuple) 
         return [doc.problem(path, f"{label}: {_describe(value)} is not {schema['x-error']}")]
     if kind == "if":
         return []  # the 'then' error that follows says what is wrong
+    if kind in ("minItems", "minProperties"):
+        n = error.validator_value
+        what = "item" if kind == "minItems" else "entry"
+        return [doc.problem(path, f"{label}: needs at least {n} {what}{'s' if n != 1 else ''}")]
     if "x-error" in schema and kind in ("not", "then"):
         return [doc.problem(path, f"{label}: {schema['x-error']}")]
     return [doc.problem(path, f"{label}: {error.message}")]

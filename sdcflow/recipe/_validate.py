@@ -66,8 +66,10 @@ def _check_file(path: Path) -> tuple[Recipe | None, list[Problem]]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, [Problem(display, None, None,
-                              f"the recipe is not UTF-8 text (byte {exc.start})")]
+        line = raw[:exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return None, [Problem(display, line, col, "the recipe is not UTF-8 text "
+                              f"(byte 0x{raw[exc.start]:02x})")]
     return _check_text(text, display, path)
 
 
@@ -436,7 +438,8 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
                 for p in variants:
                     for ppath, message in step.plugin.check_data(p, dataset):
                         full = (*step.path, "params", *ppath)
-                        if ppath and ppath[0] not in step.params and ppath[0] not in step.grid:
+                        if ppath and ppath[0] not in step.params and ppath[0] not in step.grid \
+                                and ppath[0] in p:
                             message += f" (the default {ppath[0]} is {json.dumps(p[ppath[0]])})"
                         problems.append(doc.problem(full, f"{where(full)}: {message}"))
     plan = None

@@ -36,7 +36,7 @@ def test_fk_per_record_and_weights():
 def test_k_larger_than_the_data_is_refused():
     data = small_dataset(a=("key", "categorical", ["x", "y"]))
     found = list(PLUGIN.check_data({"k": [2, 3]}, data))
-    assert found == [(("k",), "k = 3 is larger than the number of records (2)")]
+    assert found == [(("k", 1), "k = 3 is larger than the number of records (2)")]
 
 
 def test_explicit_variables_subset(testdata):

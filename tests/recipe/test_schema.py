@@ -94,5 +94,5 @@ def test_boolean_trap_is_explained():
         "  - {id: rec, method: global_recode, params: {variable: age, breaks: [0, 5],"
         " include_lowest: yes}}")
     [message] = problems(text)
-    assert message.startswith("r.yaml:8:94: steps[0].params.include_lowest: expected boolean,"
-                              " got 'yes' (write true or false")
+    assert message == ("r.yaml:8:94: steps[0].params.include_lowest: expected true or false,"
+                       " got 'yes' (yes/no/on/off are text in sdcflow recipes)")
