@@ -155,7 +155,7 @@ def _fingerprint(recipe: Recipe, ps: PlannedStep, store: _Store) -> str:
         "params": ps.params,
         "seed": recipe.seed,
         "node": ps.node,
-        "records": len(next(iter(store.columns[next(iter(ps.view.values()))].values()))),
+        "records": len(store.columns[ps.view[next(iter(ps.view))]][next(iter(ps.view))]),
         "inputs": inputs,
     }
     if ps.kind == "measure":
@@ -241,7 +241,10 @@ def execute(validated: Validated, *, cache_dir: Path | None = None,
     per_record: dict = {}
     records: list[StepRecord] = []
     if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            cache_dir = None  # e.g. a read-only recipe directory: run without a cache
     total = len(plan.steps)
     for i, ps in enumerate(plan.steps, 1):
         start = time.perf_counter()
