@@ -18,9 +18,9 @@ import pandas as pd
 
 from sdcflow import run
 from sdcflow.constraints import Constraint
+from sdcflow.data.codes import key_codes
 from sdcflow.kernels.frequencies import frequencies
 from sdcflow.kernels.recode import interval_codes
-from sdcflow.measures.k_anonymity import key_codes
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,15 +13,9 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..data.codes import key_codes
 from ..kernels.frequencies import frequencies
 from ..registry import Measure, MeasureResult, register
-
-
-def key_codes(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
-    """Integer codes of the key columns (n x m), -1 for missing values."""
-    if not keys:
-        return np.empty((len(frame), 0), dtype=np.int64)
-    return np.column_stack([pd.factorize(frame[k], sort=True)[0] for k in keys]).astype(np.int64)
 
 
 @register

@@ -6,8 +6,8 @@ from helpers import small_dataset
 
 from sdcflow import registry
 from sdcflow.data import Variable
+from sdcflow.data.codes import key_codes
 from sdcflow.kernels.frequencies import frequencies
-from sdcflow.measures.k_anonymity import key_codes
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("global_recode")
