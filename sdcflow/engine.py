@@ -159,7 +159,8 @@ def _fingerprint(recipe: Recipe, ps: PlannedStep, store: _Store) -> str:
         "inputs": inputs,
     }
     if ps.kind == "measure":
-        payload["original"] = {c: store.hash(ORIGINAL, c) for c in store.order}
+        reference = ps.reference or dict.fromkeys(store.order, ORIGINAL)
+        payload["original"] = {c: store.hash(p, c) for c, p in sorted(reference.items())}
         payload["constraints"] = [(c.id, c.kind, sorted(c.variables)) for c in store.constraints]
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
 
@@ -271,7 +272,8 @@ def execute(validated: Validated, *, cache_dir: Path | None = None,
                 result = cached
             else:
                 data = store.dataset(ps.view)
-                result = _run_step(ps, data, step_rng(recipe.seed, ps.node), original)
+                reference = store.dataset(ps.reference) if ps.reference else original
+                result = _run_step(ps, data, step_rng(recipe.seed, ps.node), reference)
                 result = MeasureResult(_jsonable(result.summary), result.per_record)
                 frames = {}
                 if isinstance(result.per_record, pd.DataFrame):

@@ -42,6 +42,7 @@ class PlannedStep:
     reads: set | None
     writes: set | None
     deps: list[str] = field(default_factory=list)
+    reference: dict | None = None  # a measure's reference data (column -> node), if not original
 
     @property
     def kind(self) -> str:
@@ -132,10 +133,21 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
             base = bases[step.id]
             p = params[step.id]
             reads = step.plugin.reads(p, meta)
+            gone = sorted(set(reads or ()) - set(base))
+            if gone:
+                raise PlanError([recipe.doc.problem(
+                    step.path, f"steps[{step.index}]: {', '.join(map(repr, gone))} no longer "
+                    "exist at this step (removed by an earlier step)")])
             writes = step.plugin.writes(p, meta) if step.kind == "method" else set()
             deps = {base[c] for c in (base if reads is None or writes is None else reads) if c in base}
             if step.input and step.input != ORIGINAL:
                 deps.add(step.input)
+            ref = _reference(step, p)
+            if ref:
+                deps.add(ref)
+                ref_view = views[ref]
+                deps |= {ref_view[c] for c in (ref_view if reads is None else reads)
+                         if c in ref_view}
             deps.update(step.after)
             deps.discard(ORIGINAL)
             step_deps[step.id] = deps
@@ -167,11 +179,13 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
             reads = step.plugin.reads(params[step.id], meta)
             writes = step.plugin.writes(params[step.id], meta) if step.kind == "method" else set()
             base = bases[step.id]
+            ref = _reference(step, params[step.id])
             planned[node_of[step.id]] = PlannedStep(
                 node=node_of[step.id], step=step, params=params[step.id], variant=sub,
                 view={c: node_of.get(p, p) for c, p in base.items()},
                 reads=reads, writes=writes,
                 deps=sorted(node_of[d] for d in step_deps[step.id]),
+                reference={c: node_of.get(p, p) for c, p in views[ref].items()} if ref else None,
             )
         named = {sid: {c: node_of.get(p, p) for c, p in v.items()} for sid, v in views.items()}
         named[ORIGINAL] = {c: ORIGINAL for c in columns}
@@ -185,6 +199,13 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     order = list(nx.lexicographical_topological_sort(
         graph, key=lambda n: (planned[n].step.index, n)))
     return Plan([planned[n] for n in order], graph, variants, all_views, nodes_by_variant)
+
+
+def _reference(step: StepSpec, params: dict) -> str | None:
+    """The step whose data a measure compares with (its ``reference`` parameter), if any
+    other than the original data."""
+    ref = params.get("reference") if step.kind == "measure" else None
+    return ref if isinstance(ref, str) and ref != ORIGINAL else None
 
 
 def _views(recipe: Recipe, params: dict, meta, columns: list[str]) -> tuple[dict, dict]:
@@ -217,6 +238,8 @@ def _views(recipe: Recipe, params: dict, meta, columns: list[str]) -> tuple[dict
             writes = step.plugin.writes(params[step.id], meta)
             for col in (view if writes is None else writes):
                 view[col] = step.id
+            for col in step.plugin.removes(params[step.id], meta):
+                view.pop(col, None)
         views[step.id] = view
         return view
 

@@ -93,6 +93,10 @@ class Plugin(ABC):
         """Columns the step changes; ``None`` means it changes the records themselves."""
         return set()
 
+    def removes(self, params: Mapping, meta: Metadata) -> set[str]:
+        """Columns the step drops from the data (they reach no later step, nor the release)."""
+        return set()
+
     def check(self, params: Mapping, meta: Metadata) -> Iterable[Finding]:
         """Semantic checks that need the declarations (variables, constraints), not data."""
         return ()

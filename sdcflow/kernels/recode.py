@@ -4,6 +4,7 @@ variables" / "Recoding continuous variables"; seed 000, non-perturbative methods
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -69,3 +70,27 @@ def hierarchy_mapping(levels: Mapping[str, Mapping[str, str]], level: str) -> di
         else:
             mapping = {k: parent.get(v, v) for k, v in mapping.items()}
     return mapping
+
+
+def width_breaks(values: np.ndarray, width: float, origin: float = 0.0, *,
+                 integer: bool = False) -> tuple[list[float], list[str]]:
+    """Breaks of the equal-width intervals [a, a + width) that cover ``values`` (starting
+    at a multiple of ``width`` from ``origin``), and their labels: ``0-9``, ``10-19`` for
+    integers and a whole width, else ``[0,2.5)``."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if len(x) == 0:
+        return [origin, origin + width], _width_labels([origin, origin + width], width, integer)
+    lo = origin + width * np.floor((x.min() - origin) / width)
+    count = int(np.floor((x.max() - lo) / width)) + 1
+    breaks = [float(lo + i * width) for i in range(count + 1)]
+    return breaks, _width_labels(breaks, width, integer)
+
+
+def _width_labels(breaks: list[float], width: float, integer: bool) -> list[str]:
+    def fmt(v: float) -> str:
+        return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+    if integer and float(width).is_integer() and all(float(b).is_integer() for b in breaks):
+        return [f"{fmt(a)}-{fmt(b - 1)}" for a, b in pairwise(breaks)]
+    return [f"[{fmt(a)},{fmt(b)})" for a, b in pairwise(breaks)]

@@ -43,6 +43,11 @@ class KAnonymity(Measure):
                 "type": "number", "minimum": 0, "maximum": 1, "default": 1,
                 "description": "Weight of matches through missing values (sdcMicro's alpha).",
             },
+            "strata": {
+                "type": "array", "items": {"type": "string"},
+                "description": "Count within each stratum (default: the variables with role "
+                               "strata) and report violations per stratum.",
+            },
         },
     }
 
@@ -51,9 +56,21 @@ class KAnonymity(Measure):
             return list(params["variables"])
         return [n for n, v in meta.variables.items() if v.role == "key"]
 
+    def strata(self, params, meta) -> list[str]:
+        if "strata" in params:
+            return list(params["strata"])
+        return [n for n, v in meta.variables.items() if v.role == "strata"]
+
+    def reads(self, params, meta):
+        return (set(self.variables(params, meta)) | set(self.strata(params, meta))
+                | {n for n, v in meta.variables.items() if v.role == "weight"})
+
     def check(self, params, meta):
         if not self.variables(params, meta):
             yield ("variables",), "no key variables: declare variables with role 'key'"
+        for i, name in enumerate(params.get("strata", [])):
+            if name not in meta.variables:
+                yield ("strata", i), f"'{name}' is not a declared variable"
 
     def check_data(self, params, data):
         ks = params["k"] if isinstance(params["k"], list) else [params["k"]]
@@ -67,7 +84,14 @@ class KAnonymity(Measure):
         ks = sorted(set(params["k"] if isinstance(params["k"], list) else [params["k"]]))
         weights = data.names("weight")
         w = data.frame[weights[0]].to_numpy(dtype=float, na_value=np.nan) if weights else None
-        fk, Fk = frequencies(key_codes(data.frame, keys), w, alpha=float(params["alpha"]))
+        codes = key_codes(data.frame, keys)
+        strata = self.strata(params, data.meta)
+        if strata:
+            # the stratum is part of every record's key: counts never cross strata
+            labels = data.frame[strata].astype(str).agg(" / ".join, axis=1)
+            stratum, names = pd.factorize(labels, sort=True)
+            codes = np.column_stack([codes, stratum])
+        fk, Fk = frequencies(codes, w, alpha=float(params["alpha"]))
         n = len(data)
         violations = {str(k): int((fk < k).sum()) for k in ks}
         summary = {
@@ -77,5 +101,11 @@ class KAnonymity(Measure):
             "violations": violations,
             "percent": {k: round(100.0 * v / n, 3) if n else 0.0 for k, v in violations.items()},
         }
+        if strata:
+            summary["strata"] = strata
+            summary["by_stratum"] = {
+                str(name): {str(k): int((fk[stratum == i] < k).sum()) for k in ks}
+                for i, name in enumerate(names)
+            }
         per_record = pd.DataFrame({"fk": fk, "Fk": Fk}, index=data.frame.index)
         return MeasureResult(summary, per_record)

@@ -10,7 +10,8 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..kernels.recode import category_mapping, hierarchy_mapping, interval_codes, interval_labels
+from ..kernels.recode import (category_mapping, hierarchy_mapping, interval_codes,
+                              interval_labels, width_breaks)
 from ..registry import Method, MethodResult, register
 
 
@@ -48,24 +49,32 @@ class GlobalRecode(Method):
                 "description": "New category -> the old categories it merges.",
             },
             "level": {"type": "string", "description": "A level of the variable's hierarchy."},
+            "width": {"type": "number", "exclusiveMinimum": 0,
+                      "description": "Intervals of equal width [a, a+width) (numeric "
+                                     "variables), e.g. 5-, 10- or 20-year age groups."},
+            "origin": {"type": "number", "default": 0,
+                       "description": "With width: where the intervals start (a multiple)."},
         },
         "oneOf": [
-            {"required": ["breaks"], "not": {"anyOf": [{"required": ["groups"]},
-                                                       {"required": ["level"]}]}},
-            {"required": ["groups"], "not": {"anyOf": [{"required": ["breaks"]},
-                                                       {"required": ["level"]},
-                                                       {"required": ["labels"]}]}},
-            {"required": ["level"], "not": {"anyOf": [{"required": ["breaks"]},
-                                                      {"required": ["groups"]},
-                                                      {"required": ["labels"]}]}},
+            {"required": ["breaks"], "not": {"anyOf": [{"required": [k]} for k in
+                                                       ("groups", "level", "width")]}},
+            {"required": ["groups"], "not": {"anyOf": [{"required": [k]} for k in
+                                                       ("breaks", "level", "width", "labels")]}},
+            {"required": ["level"], "not": {"anyOf": [{"required": [k]} for k in
+                                                      ("breaks", "groups", "width", "labels")]}},
+            {"required": ["width"], "not": {"anyOf": [{"required": [k]} for k in
+                                                      ("breaks", "groups", "level", "labels")]}},
         ],
-        "x-error": "give exactly one of 'breaks' (with optional 'labels'), 'groups' or 'level'",
+        "x-error": "give exactly one of 'breaks' (with optional 'labels'), 'width', 'groups' "
+                   "or 'level'",
     }
 
     def check(self, params, meta):
         var = meta.variables.get(params["variable"])
         if var is None:
             return
+        if "width" in params and not var.is_numeric:
+            yield ("width",), f"width needs a numeric variable; '{var.name}' is {var.type}"
         if "breaks" in params:
             breaks = params["breaks"]
             if not var.is_numeric:
@@ -113,6 +122,12 @@ class GlobalRecode(Method):
         name = params["variable"]
         var = data.variables[name]
         col = data.frame[name]
+        if "width" in params:
+            breaks, labels = width_breaks(col.to_numpy(dtype=float, na_value=np.nan),
+                                          params["width"], params["origin"],
+                                          integer=(var.type == "integer"))
+            params = {**params, "breaks": breaks, "labels": labels, "right": False,
+                      "include_lowest": False}
         if "breaks" in params:
             right, lowest = params["right"], params["include_lowest"]
             labels = params.get("labels") or interval_labels(

@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..kernels.top_bottom import code_tail
+from ..kernels.top_bottom import code_tail, tail_mask
 from ..registry import Method, MethodResult, register
 
 _TAIL = {
@@ -22,12 +22,19 @@ _TAIL = {
             "description": "'threshold' (default), 'mean' of the coded values, or a number.",
             "anyOf": [{"enum": ["threshold", "mean"]}, {"type": "number"}],
         },
+        "label": {
+            "type": "string", "minLength": 1,
+            "description": "Replace by this label instead (e.g. '85+'): the variable becomes "
+                           "ordinal text.",
+        },
     },
     "oneOf": [
         {"required": ["value"], "not": {"required": ["quantile"]}},
         {"required": ["quantile"], "not": {"required": ["value"]}},
     ],
-    "x-error": "give the threshold as exactly one of 'value' or 'quantile'",
+    "not": {"required": ["replace", "label"]},
+    "x-error": "give the threshold as exactly one of 'value' or 'quantile', and at most one of "
+               "'replace' or 'label'",
 }
 
 
@@ -61,6 +68,7 @@ class TopBottomCode(Method):
         col = data.frame[name]
         x = col.to_numpy(dtype=float, na_value=np.nan)
         info = {}
+        labelled = {}  # side -> (mask of coded values, label)
         for side in ("bottom", "top"):
             spec = params.get(side)
             if spec is None:
@@ -69,8 +77,18 @@ class TopBottomCode(Method):
                 threshold = float(spec["value"])
             else:
                 threshold = float(np.nanquantile(x, spec["quantile"]))
+            if "label" in spec:
+                mask = tail_mask(x, threshold, side == "top")
+                labelled[side] = (mask, spec["label"])
+                info[side] = {"threshold": threshold, "coded": int(mask.sum()),
+                              "replaced_by": spec["label"]}
+                continue
             x, count, value = code_tail(x, threshold, side == "top", spec.get("replace", "threshold"))
             info[side] = {"threshold": threshold, "coded": count, "replaced_by": value}
+        if labelled:
+            out, new_var = _with_labels(x, var, labelled)
+            return MethodResult(data.with_columns({name: out.set_axis(col.index)}, [new_var]),
+                                info)
         new_var = var
         if var.type == "integer" and np.all(np.isnan(x) | (x == np.round(x))):
             out = pd.Series(x, index=col.index).round().astype("Int64")
@@ -78,3 +96,23 @@ class TopBottomCode(Method):
             out = pd.Series(x, index=col.index)
             new_var = var.evolve(type="continuous")
         return MethodResult(data.with_columns({name: out}, [new_var]), info)
+
+
+def _number_text(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def _with_labels(x: np.ndarray, var, labelled: dict):
+    """The variable as ordinal text: coded tails become their labels, other values their
+    number; the order is bottom label, the values in numeric order, top label."""
+    coded = np.zeros(len(x), dtype=bool)
+    for mask, _ in labelled.values():
+        coded |= mask
+    middle = np.unique(x[~coded & ~np.isnan(x)])
+    text = np.array([None if np.isnan(v) else _number_text(v) for v in x], dtype=object)
+    for mask, label in labelled.values():
+        text[mask] = label
+    order = ([labelled["bottom"][1]] if "bottom" in labelled else []) + \
+        [_number_text(v) for v in middle] + ([labelled["top"][1]] if "top" in labelled else [])
+    return pd.Series(text, dtype="str"), var.evolve(type="ordinal",
+                                                     order=tuple(dict.fromkeys(order)))

@@ -331,6 +331,14 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
             else:
                 full = (*path, "params", *ppath)
             out += _variable_fits(recipe, plugin, name_var, full)
+    ref = first.get("reference")
+    if kind == "measure" and isinstance(ref, str) and ref != ORIGINAL:
+        rpath = (*path, "params", "reference")
+        if ref == sid:
+            out.append(doc.problem(rpath, f"{where(rpath)}: a step cannot compare with itself"))
+        elif ref not in ids:
+            out.append(doc.problem(rpath, f"{where(rpath)}: no step '{ref}'"
+                                   f"{did_you_mean(ref, [*ids, ORIGINAL])}"))
     # A plugin's own checks would mislead when what it acts on was left out for errors.
     relevant = named_any & recipe.unusable if named_any else recipe.unusable
     if not any(p.severity == "error" for p in out) and not relevant:

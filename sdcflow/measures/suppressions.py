@@ -1,0 +1,50 @@
+"""``suppressions``: how many values are missing now that were present in the reference
+data (the original, or the data after the step named in ``reference``), per variable:
+the count sdcMicro prints after ``kAnon`` (seed 004, "Local suppression"). Records are
+compared by position, so both must hold the same records (not after sampling)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..registry import Measure, MeasureResult, register
+
+
+@register
+class Suppressions(Measure):
+    name = "suppressions"
+    summary = "Values suppressed (missing now, present originally), per variable."
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
+                          "description": "Variables to count (default: every key variable)."},
+            "reference": {"type": "string", "default": "original",
+                          "description": "Compare with the data after this step (default: "
+                                         "the original data)."},
+        },
+    }
+
+    def variables(self, params, meta):
+        if params.get("variables"):
+            return list(params["variables"])
+        return [n for n, v in meta.variables.items() if v.role == "key"]
+
+    def evaluate(self, data, params, rng, *, original):
+        names = self.variables(params, data.meta)
+        if len(data) != len(original):
+            raise ValueError("the records differ from the reference (sampled?): suppressions "
+                             "are counted record by record")
+        n = len(data)
+        counts = {}
+        for name in names:
+            now = data.frame[name].isna().to_numpy()
+            before = original.frame[name].isna().to_numpy()
+            counts[name] = int((now & ~before).sum())
+        return MeasureResult({
+            "reference": params["reference"],
+            "suppressions": counts,
+            "percent": {k: round(100.0 * v / n, 3) if n else 0.0 for k, v in counts.items()},
+            "total": sum(counts.values()),
+        })

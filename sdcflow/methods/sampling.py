@@ -1,0 +1,89 @@
+"""``sampling``: release a simple or stratified random subsample, with the sampling
+weight multiplied by the inverse sampling fraction of each stratum (seed 000 and 002,
+"Sampling")."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ..kernels.sampling import allocate, stratified_sample
+from ..registry import Method, MethodResult, register
+
+
+@register
+class Sampling(Method):
+    name = "sampling"
+    summary = "Draw a simple or stratified random subsample and adjust the weights."
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "fraction": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                         "description": "Share of the records of each stratum to keep."},
+            "size": {"type": "integer", "minimum": 1,
+                     "description": "Number of records to keep (allocated to strata "
+                                    "proportionally)."},
+            "strata": {"type": "array", "items": {"type": "string"},
+                       "description": "Stratify by these variables (default: the variables "
+                                      "with role strata)."},
+            "adjust_weights": {"type": "boolean", "default": True,
+                               "description": "Multiply the weight variable by N_h / n_h."},
+        },
+        "oneOf": [{"required": ["fraction"], "not": {"required": ["size"]}},
+                  {"required": ["size"], "not": {"required": ["fraction"]}}],
+        "x-error": "give exactly one of 'fraction' or 'size'",
+    }
+
+    def strata(self, params, meta) -> list[str]:
+        if "strata" in params:
+            return list(params["strata"])
+        return [n for n, v in meta.variables.items() if v.role == "strata"]
+
+    def variables(self, params, meta):
+        return self.strata(params, meta)
+
+    def reads(self, params, meta):
+        return None  # every column is carried into the sample
+
+    def writes(self, params, meta):
+        return None  # the records change
+
+    def check(self, params, meta):
+        for i, name in enumerate(params.get("strata", [])):
+            if name not in meta.variables:
+                yield ("strata", i), f"'{name}' is not a declared variable"
+
+    def check_data(self, params, data):
+        if params.get("size", 0) > len(data):
+            yield ("size",), (f"size = {params['size']} is larger than the number of records"
+                              f" ({len(data)})")
+
+    def apply(self, data, params, rng):
+        strata = self.strata(params, data.meta)
+        if strata:
+            labels = data.frame[strata].astype(str).agg(" / ".join, axis=1)
+            groups, names = pd.factorize(labels, sort=True)
+        else:
+            groups, names = np.zeros(len(data), dtype=np.int64), pd.Index(["all"])
+        sizes = np.bincount(groups, minlength=len(names))
+        n_h = allocate(sizes, fraction=params.get("fraction"), total=params.get("size"))
+        chosen = stratified_sample(groups, n_h, rng)
+        frame = data.frame.iloc[chosen].reset_index(drop=True)
+        weights = data.names("weight")
+        if weights and params["adjust_weights"]:
+            factor = np.divide(sizes, n_h, out=np.zeros(len(sizes)), where=n_h > 0)
+            name = weights[0]
+            adjusted = frame[name].to_numpy(dtype=float) * factor[groups[chosen]]
+            frame[name] = adjusted
+            var = data.variables[name]
+            if var.type == "integer" and not np.all(adjusted == np.round(adjusted)):
+                data = data.with_columns({}, [var.evolve(type="continuous")])
+            elif var.type == "integer":
+                frame[name] = pd.Series(adjusted, dtype="float64").round().astype("Int64")
+        info = {"records": int(len(chosen)), "of": int(len(data)),
+                "by_stratum": {str(s): {"sampled": int(k), "of": int(N)}
+                               for s, k, N in zip(names, n_h, sizes)}}
+        return MethodResult(type(data)(frame, dict(data.variables), data.constraints), info)
