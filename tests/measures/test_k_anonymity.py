@@ -52,3 +52,19 @@ def test_per_record_index_matches_the_data(testdata):
     result = evaluate(testdata, k=3)
     assert isinstance(result.per_record, pd.DataFrame)
     assert (result.per_record.index == testdata.frame.index).all()
+
+
+def test_per_stratum_counts():
+    data = small_dataset(region=("strata", "categorical", ["a", "a", "a", "b", "b"]),
+                         sex=("key", "categorical", ["m", "m", "f", "m", "f"]))
+    result = evaluate(data, k=2)
+    # within strata: a has one 'f', b has one 'm' and one 'f'
+    assert result.summary["violations"] == {"2": 3}
+    assert result.summary["by_stratum"] == {"a": {"2": 1}, "b": {"2": 2}}
+    overall = evaluate(data, k=2, strata=[])
+    assert overall.summary["violations"] == {"2": 0} and "by_stratum" not in overall.summary
+
+
+def test_reads_the_weight_and_strata_too(testdata):
+    reads = PLUGIN.reads({"k": 2}, testdata.meta)
+    assert reads == {"urbrur", "water", "sex", "age", "relat", "sampling_weight"}

@@ -94,3 +94,17 @@ def test_semantic_checks(testdata, params, message):
 def test_conformance(testdata):
     check_method(PLUGIN, testdata, {"variable": "age", "breaks": AGE_BREAKS})
     check_method(PLUGIN, testdata, {"variable": "water", "groups": {"6-9": ["6", "7", "9"]}})
+
+
+def test_equal_width_intervals_for_integers():
+    data = small_dataset(age=("key", "integer", [0, 9, 10, 95, None]))
+    out = recode(data, variable="age", width=10)
+    assert out.data.frame["age"].tolist()[:4] == ["0-9", "0-9", "10-19", "90-99"]
+    assert out.data.variables["age"].order[:2] == ("0-9", "10-19")
+    assert out.data.variables["age"].order[-1] == "90-99"
+
+
+def test_equal_width_with_origin_for_continuous():
+    data = small_dataset(x=("numeric", "continuous", [1.0, 2.4, 2.6, 7.4]))
+    out = recode(data, variable="x", width=2.5, origin=0.5)
+    assert out.data.frame["x"].tolist() == ["[0.5,3)", "[0.5,3)", "[0.5,3)", "[5.5,8)"]

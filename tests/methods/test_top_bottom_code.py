@@ -51,3 +51,13 @@ def test_inverted_thresholds_are_refused():
 
 def test_conformance(testdata):
     check_method(PLUGIN, testdata, {"variable": "income", "top": {"quantile": 0.99}})
+
+
+def test_top_coding_with_a_label_makes_ordinal_text():
+    data = small_dataset(age=("key", "integer", [1, 50, 86, 99, None]))
+    out = code(data, variable="age", top={"value": 85, "label": "85+"},
+               bottom={"value": 2, "label": "<2"})
+    assert out.data.frame["age"].tolist()[:4] == ["<2", "50", "85+", "85+"]
+    assert out.data.variables["age"].type == "ordinal"
+    assert out.data.variables["age"].order == ("<2", "50", "85+")
+    assert out.info["top"] == {"threshold": 85.0, "coded": 2, "replaced_by": "85+"}
