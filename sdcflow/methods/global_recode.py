@@ -10,8 +10,13 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..kernels.recode import (category_mapping, hierarchy_mapping, interval_codes,
-                              interval_labels, width_breaks)
+from ..kernels.recode import (
+    category_mapping,
+    hierarchy_mapping,
+    interval_codes,
+    interval_labels,
+    width_breaks,
+)
 from ..registry import Method, MethodResult, register
 
 

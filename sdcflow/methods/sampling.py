@@ -83,7 +83,7 @@ class Sampling(Method):
                 data = data.with_columns({}, [var.evolve(type="continuous")])
             elif var.type == "integer":
                 frame[name] = pd.Series(adjusted, dtype="float64").round().astype("Int64")
-        info = {"records": int(len(chosen)), "of": int(len(data)),
+        info = {"records": len(chosen), "of": len(data),
                 "by_stratum": {str(s): {"sampled": int(k), "of": int(N)}
                                for s, k, N in zip(names, n_h, sizes)}}
         return MethodResult(type(data)(frame, dict(data.variables), data.constraints), info)
