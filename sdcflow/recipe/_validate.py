@@ -7,6 +7,7 @@ Every problem is collected; :class:`RecipeError` reports them all at once."""
 from __future__ import annotations
 
 import hashlib
+import keyword
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -257,6 +258,9 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
     if sid == ORIGINAL:
         out.append(doc.problem(path + ("id",), f"steps[{i}].id: '{ORIGINAL}' is reserved for the"
                                " data as loaded"))
+    if keyword.iskeyword(sid):
+        out.append(doc.problem(path + ("id",), f"steps[{i}].id: '{sid}' is a reserved word, "
+                               "which checks could not refer to; choose another id"))
     if ids.index(sid) != i:
         out.append(doc.problem(path + ("id",), f"steps[{i}].id: '{sid}' is already the id of "
                                f"steps[{ids.index(sid)}]"))
