@@ -24,6 +24,8 @@ from .dataset import Dataset, Variable
 DATASETS_DIR = Path(__file__).parent / "datasets"
 BUILTIN_DATASETS = {
     "testdata": "testdata.csv",
+    "casc_census": "CASCrefmicrodata.csv",
+    "francdat": "francdat.csv",
 }
 _SHOW = 5  # how many offending records a message names
 

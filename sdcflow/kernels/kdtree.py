@@ -52,10 +52,8 @@ def build(X, rows, leaf_size):
             p = perm[t]
             for j in range(d):
                 v = X[p, j]
-                if v < lo[node, j]:
-                    lo[node, j] = v
-                if v > hi[node, j]:
-                    hi[node, j] = v
+                lo[node, j] = min(lo[node, j], v)
+                hi[node, j] = max(hi[node, j], v)
         if e - s <= leaf_size:
             for t in range(s, e):
                 leaf_of[perm[t]] = node
@@ -102,7 +100,7 @@ def _max_box(q, lo, hi, node):
     for j in range(q.shape[0]):
         a = abs(q[j] - lo[node, j])
         b = abs(q[j] - hi[node, j])
-        t = a if a > b else b
+        t = max(b, a)
         s += t * t
     return s
 
@@ -213,10 +211,8 @@ def remove(p, alive, leaf_of, parent, count, X, perm, start, end, left, right, l
         if alive[q]:
             for j in range(d):
                 v = X[q, j]
-                if v < lo[node, j]:
-                    lo[node, j] = v
-                if v > hi[node, j]:
-                    hi[node, j] = v
+                lo[node, j] = min(lo[node, j], v)
+                hi[node, j] = max(hi[node, j], v)
     node = parent[node]
     while node >= 0:
         count[node] -= 1
@@ -228,10 +224,8 @@ def remove(p, alive, leaf_of, parent, count, X, perm, start, end, left, right, l
                 lo_j = lo[a, j]
                 hi_j = hi[a, j]
             if count[b] > 0:
-                if lo[b, j] < lo_j:
-                    lo_j = lo[b, j]
-                if hi[b, j] > hi_j:
-                    hi_j = hi[b, j]
+                lo_j = min(lo_j, lo[b, j])
+                hi_j = max(hi_j, hi[b, j])
             lo[node, j] = lo_j
             hi[node, j] = hi_j
         node = parent[node]

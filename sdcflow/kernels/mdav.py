@@ -50,8 +50,7 @@ def _refresh(X, alive, c, top_size, top_idx, top_key):
                 dot += X[p, j] * c[j]
             keys[m] = norm - 2.0 * dot
             rows[m] = p
-            if norm > r2:
-                r2 = norm
+            r2 = max(r2, norm)
             m += 1
     keys = keys[:m]
     rows = rows[:m]

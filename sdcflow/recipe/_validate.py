@@ -7,8 +7,8 @@ Every problem is collected; :class:`RecipeError` reports them all at once."""
 from __future__ import annotations
 
 import hashlib
-import keyword
 import json
+import keyword
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -1,0 +1,62 @@
+"""Cluster representatives (seed 001_84b47752373bceeb.txt, "Microaggregation and the edit
+constraints"): which aggregation keeps which edit constraint.
+
+* arithmetic mean (Proposition 3): keeps linear constraints (``net + tax == gross``),
+  inequalities between variables aggregated together and ranges (internality);
+* weighted mean with weights kappa >= 0 summing to one (Propositions 1 and 7), e.g. from
+  fuzzy memberships: the same guarantees;
+* geometric mean (Propositions 4-6 and 8): keeps multiplicative constraints
+  (``price * (1 + vat) == retail``), applied to each factor (here ``1 + vat``);
+* an order statistic such as the (lower) median: keeps "values exist in the original
+  domain" (the representative is one of the group's values);
+* plurality (most frequent category) for categorical variables.
+
+Every function takes the values and the group label of each record and returns the
+representative of each record's group, record by record.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def group_mean(x: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None
+               ) -> np.ndarray:
+    """(Weighted) arithmetic mean of each group."""
+    w = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=float)
+    g = int(labels.max()) + 1 if len(labels) else 0
+    num = np.bincount(labels, weights=w * x, minlength=g)
+    den = np.bincount(labels, weights=w, minlength=g)
+    return (num / den)[labels]
+
+
+def group_geometric_mean(x: np.ndarray, labels: np.ndarray, offset: float = 0.0,
+                         weights: np.ndarray | None = None) -> np.ndarray:
+    """(Weighted) geometric mean of ``x + offset`` per group, minus ``offset``; the values
+    ``x + offset`` must be positive."""
+    shifted = np.asarray(x, dtype=float) + offset
+    if np.any(shifted <= 0):
+        raise ValueError("the geometric mean needs positive values")
+    return np.exp(group_mean(np.log(shifted), labels, weights)) - offset
+
+
+def group_lower_median(x: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The lower median of each group: an order statistic, always one of its values."""
+    order = np.lexsort((x, labels))
+    sorted_labels = labels[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_labels)) + 1]
+    sizes = np.diff(np.r_[starts, len(x)])
+    pick = order[starts + (sizes - 1) // 2]
+    out = np.empty(int(labels.max()) + 1 if len(labels) else 0)
+    out[sorted_labels[starts]] = np.asarray(x, dtype=float)[pick]
+    return out[labels]
+
+
+def group_plurality(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The most frequent code of each group (ties: the smallest code); codes are
+    non-negative integers, -1 (missing) never wins unless the group has nothing else."""
+    g = int(labels.max()) + 1 if len(labels) else 0
+    c = int(codes.max()) + 2 if len(codes) else 1
+    counts = np.bincount(labels * c + (codes + 1), minlength=g * c).reshape(g, c)
+    counts[:, 0] = np.where(counts[:, 1:].sum(axis=1) > 0, -1, counts[:, 0])
+    return (counts.argmax(axis=1) - 1)[labels]
