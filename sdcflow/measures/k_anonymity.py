@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import key_codes
+from ..data.strata import declared_strata, stratum_codes
 from ..kernels.frequencies import frequencies
 from ..registry import Measure, MeasureResult, register
 
@@ -57,9 +58,7 @@ class KAnonymity(Measure):
         return [n for n, v in meta.variables.items() if v.role == "key"]
 
     def strata(self, params, meta) -> list[str]:
-        if "strata" in params:
-            return list(params["strata"])
-        return [n for n, v in meta.variables.items() if v.role == "strata"]
+        return declared_strata(params, meta)
 
     def reads(self, params, meta):
         return (set(self.variables(params, meta)) | set(self.strata(params, meta))
@@ -88,8 +87,7 @@ class KAnonymity(Measure):
         strata = self.strata(params, data.meta)
         if strata:
             # the stratum is part of every record's key: counts never cross strata
-            labels = data.frame[strata].astype(str).agg(" / ".join, axis=1)
-            stratum, names = pd.factorize(labels, sort=True)
+            stratum, names = stratum_codes(data.frame, strata)
             codes = np.column_stack([codes, stratum])
         fk, Fk = frequencies(codes, w, alpha=float(params["alpha"]))
         n = len(data)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import key_codes
+from ..data.strata import declared_strata, stratum_codes
 from ..kernels.frequencies import frequencies
 from ..kernels.local_suppression import suppress_to_k
 from ..registry import Method, MethodResult, register
@@ -67,9 +68,7 @@ class LocalSuppression(Method):
         return [n for n, v in meta.variables.items() if v.role == "key"]
 
     def strata(self, params, meta) -> list[str]:
-        if "strata" in params:
-            return list(params["strata"])
-        return [n for n, v in meta.variables.items() if v.role == "strata"]
+        return declared_strata(params, meta)
 
     def reads(self, params, meta):
         return set(self.variables(params, meta)) | set(self.strata(params, meta))
@@ -116,8 +115,7 @@ class LocalSuppression(Method):
         codes = key_codes(data.frame, keys)
         costs = self.costs(params, keys)
         strata = self.strata(params, data.meta)
-        groups = (pd.factorize(pd.MultiIndex.from_frame(data.frame[strata].astype(str)))[0]
-                  if strata else np.zeros(len(data), dtype=np.int64))
+        groups, _ = stratum_codes(data.frame, strata)
         alpha = float(params["alpha"])
         passes = ([(s["size"], s["k"]) for s in params["all_m"]] if params.get("all_m")
                   else [(len(keys), params["k"])])

@@ -19,6 +19,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..data.strata import declared_strata, stratum_codes
 from ..kernels.aggregate import (
     group_geometric_mean,
     group_lower_median,
@@ -227,9 +228,7 @@ class Microaggregation(Method):
         return groups, conditions, notes
 
     def strata(self, params, meta) -> list[str]:
-        if "strata" in params:
-            return list(params["strata"])
-        return [n for n, v in meta.variables.items() if v.role == "strata"]
+        return declared_strata(params, meta)
 
     def variables(self, params, meta):
         groups, _, _ = self.plan_groups(params, meta)
@@ -344,7 +343,7 @@ class Microaggregation(Method):
         keys = []
         strata = self.strata(params, data.meta)
         if strata:
-            keys.append(data.frame[strata].astype(str).agg(" / ".join, axis=1).to_numpy())
+            keys.append(stratum_codes(data.frame, strata)[0])
         for c in conditions:
             env = {v: column_values(data.frame[v]) for v in c.condition.names}
             holds = np.broadcast_to(np.asarray(c.condition.evaluate(env), dtype=bool),

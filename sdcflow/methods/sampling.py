@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..data.strata import declared_strata, stratum_codes
 from ..kernels.sampling import allocate, stratified_sample
 from ..registry import Method, MethodResult, register
 
@@ -38,9 +39,7 @@ class Sampling(Method):
     }
 
     def strata(self, params, meta) -> list[str]:
-        if "strata" in params:
-            return list(params["strata"])
-        return [n for n, v in meta.variables.items() if v.role == "strata"]
+        return declared_strata(params, meta)
 
     def variables(self, params, meta):
         return self.strata(params, meta)
@@ -63,11 +62,7 @@ class Sampling(Method):
 
     def apply(self, data, params, rng):
         strata = self.strata(params, data.meta)
-        if strata:
-            labels = data.frame[strata].astype(str).agg(" / ".join, axis=1)
-            groups, names = pd.factorize(labels, sort=True)
-        else:
-            groups, names = np.zeros(len(data), dtype=np.int64), pd.Index(["all"])
+        groups, names = stratum_codes(data.frame, strata)
         sizes = np.bincount(groups, minlength=len(names))
         n_h = allocate(sizes, fraction=params.get("fraction"), total=params.get("size"))
         chosen = stratified_sample(groups, n_h, rng)
