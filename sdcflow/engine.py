@@ -137,6 +137,11 @@ class _Store:
             self.hashes[key] = column_hash(self.columns[node][col])
         return self.hashes[key]
 
+    def records(self, view: dict) -> int:
+        """The number of records in a view (every column of a view has the same length)."""
+        col = next(iter(view), None)
+        return len(self.columns[view[col]][col]) if col is not None else 0
+
     def dataset(self, view: dict) -> Dataset:
         cols = [c for c in self.order if c in view]
         frame = pd.DataFrame({c: self.columns[view[c]][c] for c in cols})
@@ -155,7 +160,7 @@ def _fingerprint(recipe: Recipe, ps: PlannedStep, store: _Store) -> str:
         "params": ps.params,
         "seed": recipe.seed,
         "node": ps.node,
-        "records": len(store.columns[ps.view[next(iter(ps.view))]][next(iter(ps.view))]),
+        "records": store.records(ps.view),
         "inputs": inputs,
     }
     if ps.kind == "measure":
