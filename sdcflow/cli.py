@@ -99,6 +99,24 @@ def cmd_run(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from .engine import default_out_dir, run
+    from .errors import CheckFailed
+    from .recipe import load_recipe
+
+    recipe = load_recipe(args.recipe)
+    try:
+        result = run(recipe, write=False, use_cache=not args.no_cache)
+    except CheckFailed as exc:
+        result = exc.result
+    target = args.output or (default_out_dir(recipe).parent / f"{recipe.name}.report.html")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(result.report(), "utf-8")
+    failed = sum(1 for c in result.checks if not c["passed"])
+    print(f"report written to {target}" + (f" ({failed} check(s) failed)" if failed else ""))
+    return 0
+
+
 def cmd_methods(args) -> int:
     from . import registry
 
@@ -166,6 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="show progress per step (default: on a terminal)")
     fmt(p)
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("report", help="run a recipe (cached) and write its HTML report, "
+                                      "also when a check fails")
+    p.add_argument("recipe", metavar="RECIPE")
+    p.add_argument("-o", "--output", type=Path, default=None,
+                   help="the HTML file (default: output/NAME.report.html next to the recipe)")
+    p.add_argument("--no-cache", action="store_true", help="recompute every step")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("methods", help="list methods and measures with their parameters")
     fmt(p)

@@ -115,6 +115,7 @@ class RunResult:
     manifest: dict
     out_dir: Path | None
     steps: list[StepRecord]
+    report: Callable[[], str] | None = None  # the HTML report of the run
 
 
 class _Store:
@@ -124,6 +125,7 @@ class _Store:
         self.columns: dict[str, dict[str, pd.Series]] = {ORIGINAL: dict(original.frame.items())}
         self.meta: dict[str, dict[str, Variable]] = {ORIGINAL: dict(original.variables)}
         self.hashes: dict[tuple[str, str], str] = {}
+        self.result_hashes: dict[str, str] = {}  # measure node -> sha256 of its summary
         self.order = list(original.frame.columns)
         self.constraints = original.constraints
 
@@ -163,6 +165,9 @@ def _fingerprint(recipe: Recipe, ps: PlannedStep, store: _Store) -> str:
         "records": store.records(ps.view),
         "inputs": inputs,
     }
+    if ps.result_nodes:
+        payload["results"] = {sid: store.result_hashes[node]
+                              for sid, node in sorted(ps.result_nodes.items())}
     if ps.kind == "measure":
         reference = ps.reference or dict.fromkeys(store.order, ORIGINAL)
         payload["original"] = {c: store.hash(p, c) for c, p in sorted(reference.items())}
@@ -217,7 +222,7 @@ def _cache_save(cache: Path | None, fp: str, payload: dict, frames: dict) -> Non
         shutil.rmtree(tmp, ignore_errors=True)  # caching is an optimisation, never fatal
 
 
-def _run_step(ps: PlannedStep, data: Dataset, rng, original: Dataset):
+def _run_step(ps: PlannedStep, data: Dataset, rng, original: Dataset, results: dict):
     plugin = ps.step.plugin
     try:
         if ps.kind == "method":
@@ -225,7 +230,8 @@ def _run_step(ps: PlannedStep, data: Dataset, rng, original: Dataset):
             if not isinstance(result, MethodResult):
                 raise TypeError(f"apply() returned {type(result).__name__}, not MethodResult")
             return result
-        result = plugin.evaluate(data, ps.params, rng, original=original)
+        extra = {"results": results} if ps.result_nodes else {}
+        result = plugin.evaluate(data, ps.params, rng, original=original, **extra)
         if not isinstance(result, MeasureResult):
             raise TypeError(f"evaluate() returned {type(result).__name__}, not MeasureResult")
         return result
@@ -263,7 +269,7 @@ def execute(validated: Validated, *, cache_dir: Path | None = None,
                 frame, meta, info = cached
             else:
                 data = store.dataset(ps.view)
-                result = _run_step(ps, data, step_rng(recipe.seed, ps.node), original)
+                result = _run_step(ps, data, step_rng(recipe.seed, ps.node), original, {})
                 frame, meta, info = _method_output(ps, data, result)
                 _cache_save(cache_dir, fp, {"variables": {k: _var_spec(v) for k, v in meta.items()},
                                             "info": _jsonable(info)},
@@ -278,7 +284,8 @@ def execute(validated: Validated, *, cache_dir: Path | None = None,
             else:
                 data = store.dataset(ps.view)
                 reference = store.dataset(ps.reference) if ps.reference else original
-                result = _run_step(ps, data, step_rng(recipe.seed, ps.node), reference)
+                results = {sid: measures[node] for sid, node in ps.result_nodes.items()}
+                result = _run_step(ps, data, step_rng(recipe.seed, ps.node), reference, results)
                 result = MeasureResult(_jsonable(result.summary), result.per_record)
                 frames = {}
                 if isinstance(result.per_record, pd.DataFrame):
@@ -288,6 +295,7 @@ def execute(validated: Validated, *, cache_dir: Path | None = None,
             if result.per_record is not None:
                 per_record[ps.node] = result.per_record
             out_hash = hashlib.sha256(canonical_json(result.summary).encode()).hexdigest()
+            store.result_hashes[ps.node] = out_hash
         seconds = time.perf_counter() - start
         records.append(StepRecord(ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version,
                                   _jsonable(ps.params), ps.variant, fp, out_hash, seconds,
@@ -339,6 +347,14 @@ def evaluate_checks(recipe: Recipe, plan: Plan, measures: dict, variants: list[i
                 entry["message"] = check.message
             out.append(entry)
     return out
+
+
+def expression_value(text: str, results: dict):
+    """The value of an expression over measure results (``link.percent / 2``)."""
+    from .constraints import parse
+
+    expr = parse(text, subscripts=True, condition=False)
+    return _check_value(expr.tree.body, results)
 
 
 def _check_value(node, env):
@@ -421,13 +437,27 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     manifest = _manifest(validated, records, plan, chosen)
     failures = [c for c in checks if not c["passed"]]
     result = RunResult(measures, released, per_record, checks, manifest, None, records)
+    result.report = lambda: report_html(validated, result, released_ok=not failures)
     if failures:
         raise CheckFailed([_failure_text(c) for c in failures], result)
     if write:
         target = Path(out_dir) if out_dir is not None else default_out_dir(recipe)
-        _write_release(target, released, release, measures, checks, manifest)
+        _write_release(target, released, release, measures, checks, manifest,
+                       result.report())
         result.out_dir = target
     return result
+
+
+def report_html(validated: Validated, result: RunResult, *, released_ok: bool) -> str:
+    """The HTML report of a run (see :mod:`sdcflow.report`)."""
+    from .report import render_report
+
+    recipe = validated.recipe
+    keys = [n for n, v in recipe.variables.items() if v.role == "key"]
+    return render_report(recipe_name=recipe.name, recipe_text=recipe.text,
+                         manifest=result.manifest, measures=_jsonable(result.measures),
+                         checks=result.checks, original=validated.data.frame,
+                         released=result.data, keys=keys, released_ok=released_ok)
 
 
 def _failure_text(check: dict) -> str:
@@ -481,7 +511,7 @@ def _manifest(validated: Validated, records: list[StepRecord], plan: Plan,
 
 
 def _write_release(target: Path, released: pd.DataFrame | None, release: dict, measures: dict,
-                   checks: list[dict], manifest: dict) -> None:
+                   checks: list[dict], manifest: dict, report: str) -> None:
     """Write everything into a temporary sibling directory, then swap it in, so that a
     reader never sees a partial release and a failure leaves the old one untouched."""
     target = target.resolve()
@@ -499,10 +529,12 @@ def _write_release(target: Path, released: pd.DataFrame | None, release: dict, m
         (tmp / "measures.json").write_text(json.dumps(measures_doc, indent=2, sort_keys=True,
                                                       allow_nan=False) + "\n", "utf-8")
         outputs["measures.json"] = _sha256(tmp / "measures.json")
+        (tmp / "report.html").write_text(report, "utf-8")
+        outputs["report.html"] = _sha256(tmp / "report.html")
         manifest["outputs"] = outputs
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n",
                                            "utf-8")
-        for path in (tmp / "measures.json", tmp / "manifest.json"):
+        for path in (tmp / "measures.json", tmp / "manifest.json", tmp / "report.html"):
             os.chmod(path, 0o644)
         os.chmod(tmp, 0o755)
         old = None

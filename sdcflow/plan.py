@@ -43,6 +43,7 @@ class PlannedStep:
     writes: set | None
     deps: list[str] = field(default_factory=list)
     reference: dict | None = None  # a measure's reference data (column -> node), if not original
+    result_nodes: dict = field(default_factory=dict)  # measure step id -> node it reads
 
     @property
     def kind(self) -> str:
@@ -149,6 +150,8 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
                 deps |= {ref_view[c] for c in (ref_view if reads is None else reads)
                          if c in ref_view}
             deps.update(step.after)
+            if step.kind == "measure":
+                deps.update(step.plugin.results_from(p))
             deps.discard(ORIGINAL)
             step_deps[step.id] = deps
 
@@ -186,6 +189,8 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
                 reads=reads, writes=writes,
                 deps=sorted(node_of[d] for d in step_deps[step.id]),
                 reference={c: node_of.get(p, p) for c, p in views[ref].items()} if ref else None,
+                result_nodes={sid: node_of[sid] for sid in step.plugin.results_from(
+                    params[step.id])} if step.kind == "measure" else {},
             )
         named = {sid: {c: node_of.get(p, p) for c, p in v.items()} for sid, v in views.items()}
         named[ORIGINAL] = {c: ORIGINAL for c in columns}

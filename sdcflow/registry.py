@@ -126,6 +126,11 @@ class Measure(Plugin):
 
     kind = "measure"
 
+    def results_from(self, params: Mapping) -> list[str]:
+        """Ids of measure steps whose results this measure combines (e.g. a score); they
+        are passed to :meth:`evaluate` as ``results={step id: summary}``."""
+        return []
+
     @abstractmethod
     def evaluate(
         self, data: Dataset, params: dict, rng: np.random.Generator, *, original: Dataset

@@ -41,7 +41,7 @@ def test_quickstart_measures_match_seed_004(quickstart):
 def test_two_runs_are_byte_identical(quickstart):
     a = run(quickstart, quickstart.parent / "a", use_cache=False)
     b = run(quickstart, quickstart.parent / "b", use_cache=False)
-    for name in ("testdata-protected.csv", "measures.json"):
+    for name in ("testdata-protected.csv", "measures.json", "report.html"):
         assert (a.out_dir / name).read_bytes() == (b.out_dir / name).read_bytes()
     ma = json.loads((a.out_dir / "manifest.json").read_text())
     mb = json.loads((b.out_dir / "manifest.json").read_text())
@@ -60,7 +60,7 @@ def test_manifest_contents(quickstart):
     step = next(s for s in manifest["steps"] if s["id"] == "age10")
     assert step["method"] == "global_recode" and step["info"]["outside_breaks"] == 98
     assert step["params"]["include_lowest"] is False
-    assert set(manifest["outputs"]) == {"testdata-protected.csv", "measures.json"}
+    assert set(manifest["outputs"]) == {"testdata-protected.csv", "measures.json", "report.html"}
 
 
 def test_cached_rerun_and_partial_invalidation(quickstart):

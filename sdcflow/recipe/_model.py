@@ -50,6 +50,7 @@ class Recipe:
     path: Path
     doc: YamlDocument
     sha256: str
+    text: str = ""
     name: str = ""
     seed: int = 0
     data: dict = field(default_factory=dict)

@@ -83,7 +83,8 @@ def _check_text(text: str, file: str, path: Path) -> tuple[Recipe | None, list[P
     if not isinstance(doc.data, dict):
         return None, problems + [doc.problem((), "a recipe is a mapping of sections "
                                                  "(sdcflow, name, seed, data, ...)")]
-    recipe = Recipe(path=path, doc=doc, sha256=hashlib.sha256(text.encode()).hexdigest())
+    recipe = Recipe(path=path, doc=doc, sha256=hashlib.sha256(text.encode()).hexdigest(),
+                    text=text)
     schema = schema_problems(doc, doc.data, recipe_schema())
     problems += schema
     if any(p.path[:1] == ("sdcflow",) for p in schema):
@@ -191,6 +192,21 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
         out += _step(recipe, i, spec, ids)
     by_id = {s.id: s for s in recipe.steps}
     measures = [s.id for s in recipe.steps if s.kind == "measure"]
+    for step in recipe.steps:
+        if step.kind != "measure" or not step.ok:
+            continue
+        resolved = registry.with_defaults(step.plugin.params, step.params)
+        for used in step.plugin.results_from(resolved):
+            rpath = (*step.path, "params")
+            if used == step.id:
+                out.append(doc.problem(rpath, f"{where(rpath)}: a measure cannot use its own "
+                                       "result"))
+            elif used not in by_id:
+                out.append(doc.problem(rpath, f"{where(rpath)}: '{used}' is not a step"
+                                       f"{did_you_mean(used, measures)}"))
+            elif by_id[used].kind != "measure":
+                out.append(doc.problem(rpath, f"{where(rpath)}: '{used}' is a method; only the "
+                                       "results of measure steps can be used"))
 
     # checks
     for i, check in enumerate(section("checks", list) or []):

@@ -1,0 +1,68 @@
+"""``score``: the SDC score of a protected data set, the average of an information loss
+and a disclosure risk figure (seed 002_62bc99a65528e1b7.txt, "SDC scores"; seed 001:
+Score = (IL + DR) / 2; Domingo-Ferrer & Torra 2001). IL and DR are expressions over the
+results of other measure steps (the language of checks), e.g. ``il: "loss.pil"`` and
+``dr: "(link.percent + attack.percent) / 2"``, both on a 0..100 scale; the weight of IL
+is configurable. With a grid, every variant gets its own score: one point of the R-U map
+(seed 002, "R-U maps")."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..constraints import ExprError, parse
+from ..registry import Measure, MeasureResult, register
+
+
+def _heads(text: str) -> list[str]:
+    try:
+        expr = parse(text, subscripts=True, condition=False)
+    except ExprError:
+        return []
+    return sorted({name.split(".")[0] for name in expr.names})
+
+
+@register
+class Score(Measure):
+    name = "score"
+    summary = "SDC score: weighted average of an information loss and a disclosure risk."
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["il", "dr"],
+        "properties": {
+            "il": {"type": "string", "minLength": 1,
+                   "description": "Information loss (0..100): an expression over measure "
+                                  "results, e.g. 'loss.pil'."},
+            "dr": {"type": "string", "minLength": 1,
+                   "description": "Disclosure risk (0..100), e.g. 'link.percent'."},
+            "il_weight": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5,
+                          "description": "Weight of IL; DR gets 1 - il_weight."},
+        },
+    }
+
+    def variables(self, params, meta):
+        return []
+
+    def reads(self, params, meta):
+        return set()
+
+    def results_from(self, params):
+        return sorted(set(_heads(params.get("il", ""))) | set(_heads(params.get("dr", ""))))
+
+    def check(self, params, meta):
+        for key in ("il", "dr"):
+            try:
+                parse(params[key], subscripts=True, condition=False)
+            except ExprError as exc:
+                yield (key,), str(exc)
+
+    def evaluate(self, data, params, rng, *, original, results=None):
+        from ..engine import expression_value
+
+        il = float(expression_value(params["il"], results or {}))
+        dr = float(expression_value(params["dr"], results or {}))
+        w = float(params["il_weight"])
+        return MeasureResult({"il": il, "dr": dr, "il_weight": w,
+                              "score": w * il + (1 - w) * dr,
+                              "il_expr": params["il"], "dr_expr": params["dr"]})

@@ -1,0 +1,128 @@
+"""The HTML report: one self-contained page (no scripts, no external files), written
+with the standard library's escaping so that recipe text cannot inject markup."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+import pandas as pd
+
+from .rumap import ru_map_svg, ru_points
+
+_STYLE = """
+body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em;color:#222;max-width:70em}
+h1{font-size:1.6em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.5em 0;font-size:.9em}
+td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left;vertical-align:top}
+th{background:#f0f0f0}.pass{color:#176b2c;font-weight:bold}.fail{color:#a11;font-weight:bold}
+pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}
+.num{text-align:right}
+"""
+
+
+def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:
+    if isinstance(value, dict):
+        out = []
+        for key, sub in sorted(value.items(), key=lambda kv: str(kv[0])):
+            out += _flatten(sub, f"{prefix}.{key}" if prefix else str(key))
+        return out
+    if isinstance(value, list) and len(value) > 12:
+        value = value[:12] + ["..."]
+    if isinstance(value, float):
+        return [(prefix, f"{value:.6g}")]
+    return [(prefix, json.dumps(value) if isinstance(value, (list, bool)) or value is None
+             else str(value))]
+
+
+def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="num">{escape(c)}</td>' if i in numeric
+                         else f"<td>{escape(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _natural(value: str):
+    """Sort numbers as numbers and text as text, missing last."""
+    try:
+        return (value == "(missing)", 0, float(value), "")
+    except ValueError:
+        return (value == "(missing)", 1, 0.0, value)
+
+
+def _frequencies(original: pd.DataFrame, released: pd.DataFrame | None, name: str,
+                 limit: int = 25) -> str:
+    def counts(frame: pd.DataFrame) -> pd.Series:
+        return frame[name].astype("str").fillna("(missing)").value_counts(dropna=False)
+
+    before = counts(original)
+    after = counts(released) if released is not None and name in released else None
+    values = sorted(set(before.index) | set(after.index if after is not None else ()),
+                    key=_natural)
+    header = [name, "original"] + (["released"] if after is not None else [])
+    rows = [[v, str(int(before.get(v, 0)))] + ([str(int(after.get(v, 0)))]
+                                              if after is not None else [])
+            for v in values[:limit]]
+    if len(values) > limit:
+        rows.append([f"... {len(values) - limit} more"] + [""] * (len(header) - 1))
+    return _table(header, rows, {1, 2})
+
+
+def render_report(*, recipe_name: str, recipe_text: str, manifest: dict, measures: dict,
+                  checks: list[dict], original: pd.DataFrame, released: pd.DataFrame | None,
+                  keys: list[str], released_ok: bool) -> str:
+    """The report page as a string (deterministic: same inputs, same bytes)."""
+    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+             f"<title>sdcflow report: {escape(recipe_name)}</title><style>{_STYLE}</style>"
+             f"</head><body><h1>sdcflow report: {escape(recipe_name)}</h1>"]
+    if not released_ok:
+        status = "not released: a check failed"
+    elif released is None:
+        status = "measures only (no data released)"
+    else:
+        status = "released"
+    parts.append(f"<p>Status: <b>{escape(status)}</b>. sdcflow {escape(manifest['sdcflow'])}, "
+                 f"seed {manifest['seed']}, recipe sha256 "
+                 f"<code>{escape(manifest['recipe']['sha256'][:16])}</code>, input "
+                 f"<code>{escape(str(manifest['input'].get('file', '')))}</code>.</p>")
+    parts.append("<h2>Checks</h2>")
+    if checks:
+        rows = [[c["check"] + (f" [{c['variant']}]" if "variant" in c else ""),
+                 "pass" if c["passed"] else "FAIL", c.get("message", c.get("error", ""))]
+                for c in checks]
+        table = _table(["check", "result", "note"], rows)
+        table = table.replace("<td>pass</td>", '<td class="pass">pass</td>').replace(
+            "<td>FAIL</td>", '<td class="fail">FAIL</td>')
+        parts.append(table)
+    else:
+        parts.append("<p>No checks.</p>")
+    parts.append("<h2>Steps</h2>")
+    rows = []
+    for step in manifest["steps"]:
+        kind = "method" if "method" in step else "measure"
+        params = json.dumps(step["params"], sort_keys=True)
+        info = json.dumps(step.get("info", {}), sort_keys=True) if step.get("info") else ""
+        rows.append([step["id"], f"{kind} {step[kind]}", params, info])
+    parts.append(_table(["step", "plugin", "parameters", "result"], rows))
+    points = ru_points(measures)
+    if points:
+        parts.append("<h2>R-U map</h2>")
+        parts.append(ru_map_svg(points))
+        parts.append(_table(["variant", "DR", "IL"],
+                            [[label, f"{dr:.6g}", f"{il:.6g}"] for label, dr, il in points],
+                            {1, 2}))
+    parts.append("<h2>Measures</h2>")
+    for node, summary in measures.items():
+        parts.append(f"<h3>{escape(node)}</h3>")
+        parts.append(_table(["measure", "value"], [list(r) for r in _flatten(summary)], {1}))
+    if keys:
+        parts.append("<h2>Key variables before and after</h2>")
+        for name in keys:
+            if name in original:
+                parts.append(_frequencies(original, released, name))
+    parts.append("<h2>Recipe</h2>")
+    parts.append(f"<pre>{escape(recipe_text)}</pre>")
+    parts.append("</body></html>\n")
+    return "".join(parts)

@@ -1,0 +1,109 @@
+"""The HTML report (sdcflow.report): content, escaping, byte stability, R-U map, and a real
+headless browser rendering it."""
+
+import shutil
+import subprocess
+
+import pytest
+from helpers import QUICKSTART
+
+from sdcflow import run
+from sdcflow.cli import main
+from sdcflow.report import ru_map_svg, ru_points
+
+SWEEP = """
+sdcflow: 1
+name: sweep
+description: "<script>alert('x')</script>"
+seed: 1
+data: {builtin: testdata}
+variables:
+  urbrur: {role: key}
+  water: {role: key}
+  sex: {role: key}
+  age: {role: key, type: integer}
+  relat: {role: key}
+steps:
+  - {id: age10, method: global_recode,
+     params: {variable: age, breaks: [0, 9, 19, 29, 39, 49, 59, 69, 79, 130]}}
+  - {id: kanon, method: local_suppression, grid: {k: [2, 3, 5]}}
+  - {id: risk, measure: k_anonymity, params: {k: 5}}
+  - {id: supp, measure: suppressions, params: {reference: age10}}
+  - {id: sc, measure: score, params: {il: "supp.total / 10", dr: "risk.percent[5]"}}
+"""
+
+
+def test_run_writes_a_byte_stable_report(tmp_path):
+    recipe = tmp_path / "q.yaml"
+    shutil.copy(QUICKSTART, recipe)
+    first = run(recipe, tmp_path / "a", use_cache=True)  # computed
+    second = run(recipe, tmp_path / "b", use_cache=True)  # read back from the cache
+    a = (tmp_path / "a" / "report.html").read_bytes()
+    assert a == (tmp_path / "b" / "report.html").read_bytes()
+    assert first.manifest["outputs"]["report.html"] == second.manifest["outputs"]["report.html"]
+    html = a.decode()
+    assert "<h1>sdcflow report: quickstart</h1>" in html
+    assert "Status: <b>released</b>" in html
+    # before/after frequencies of a key variable: water 6, 7, 9 merged into 6-9
+    assert "<tr><td>6-9</td><td class=\"num\">0</td><td class=\"num\">97</td></tr>" in html
+
+
+def test_recipe_text_is_escaped(write_recipe, tmp_path):
+    path = write_recipe(SWEEP)
+    assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_sweep_report_has_an_ru_map(write_recipe, tmp_path):
+    path = write_recipe(SWEEP)
+    assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "<h2>R-U map</h2><svg" in html
+    assert "<td>k=2</td>" in html and "<td>k=5</td>" in html
+
+
+def test_report_is_written_when_a_check_fails(tmp_path, capsys):
+    recipe = tmp_path / "q.yaml"
+    recipe.write_text(QUICKSTART.read_text().replace("edits.total == 0", "edits.total > 0"))
+    assert main(["report", str(recipe), "-o", str(tmp_path / "r.html")]) == 0
+    assert "1 check(s) failed" in capsys.readouterr().out
+    html = (tmp_path / "r.html").read_text()
+    assert "not released: a check failed" in html and 'class="fail">FAIL' in html
+
+
+def test_ru_map_svg_is_deterministic():
+    points = [("k=2", 0.5, 3.0), ("k=3", 0.2, 5.0)]
+    a, b = ru_map_svg(points), ru_map_svg(points)
+    assert a == b and a.startswith("<svg") and "R-U map" in a
+    assert ru_map_svg([]) == ""
+    assert ru_points({"sc[k=2]": {"il": 1, "dr": 2, "score": 1.5, "il_expr": "x"},
+                      "risk": {"violations": {}}}) == [("k=2", 2.0, 1.0)]
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run "
+                                             "installs it)")
+def test_report_renders_in_a_headless_browser(write_recipe, tmp_path):
+    path = write_recipe(SWEEP)
+    html = tmp_path / "r.html"
+    assert main(["report", str(path), "-o", str(html)]) == 0
+    shot = tmp_path / "shot.png"
+    out = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
+         "--window-size=1200,1600", f"--screenshot={shot}", html.as_uri()],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert shot.exists(), out.stderr
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    # a blank page compresses to a few kilobytes; the rendered tables and map do not
+    assert len(data) > 30_000
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile2'}",
+         "--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120, check=False)
+    assert "R-U map" in dom.stdout and "<svg" in dom.stdout
