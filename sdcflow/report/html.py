@@ -74,9 +74,9 @@ def render_report(*, recipe_name: str, recipe_text: str, manifest: dict, measure
                   checks: list[dict], original: pd.DataFrame, released: pd.DataFrame | None,
                   keys: list[str], released_ok: bool) -> str:
     """The report page as a string (deterministic: same inputs, same bytes)."""
-    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+    parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<title>sdcflow report: {escape(recipe_name)}</title><style>{_STYLE}</style>"
-             f"</head><body><h1>sdcflow report: {escape(recipe_name)}</h1>"]
+             f"</head><body><h1>sdcflow report: {escape(recipe_name)}</h1>")]
     if not released_ok:
         status = "not released: a check failed"
     elif released is None:
