@@ -44,6 +44,8 @@ class PlannedStep:
     deps: list[str] = field(default_factory=list)
     reference: dict | None = None  # a measure's reference data (column -> node), if not original
     result_nodes: dict = field(default_factory=dict)  # measure step id -> node it reads
+    table: str | None = None  # the table of a table step
+    table_input: str | None = None  # node of the previous step on that table (None: build it)
 
     @property
     def kind(self) -> str:
@@ -129,11 +131,12 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
                   for s in recipe.steps}
         views, bases = _views(recipe, params, meta, columns)
 
+        previous_table = _previous_table_steps(recipe)
         step_deps: dict[str, set] = {}
         for step in recipe.steps:
             base = bases[step.id]
             p = params[step.id]
-            reads = step.plugin.reads(p, meta)
+            reads = _reads(recipe, step, p, meta)
             gone = sorted(set(reads or ()) - set(base))
             if gone:
                 raise PlanError([recipe.doc.problem(
@@ -152,6 +155,8 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
             deps.update(step.after)
             if step.kind == "measure":
                 deps.update(step.plugin.results_from(p))
+            if step.table is not None and previous_table.get(step.id):
+                deps.add(previous_table[step.id])
             deps.discard(ORIGINAL)
             step_deps[step.id] = deps
 
@@ -179,10 +184,11 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
             node_of[step.id] = f"{step.id}[{variant_label(sub)}]" if sub else step.id
             if node_of[step.id] in planned:
                 continue
-            reads = step.plugin.reads(params[step.id], meta)
+            reads = _reads(recipe, step, params[step.id], meta)
             writes = step.plugin.writes(params[step.id], meta) if step.kind == "method" else set()
             base = bases[step.id]
             ref = _reference(step, params[step.id])
+            prev = previous_table.get(step.id)
             planned[node_of[step.id]] = PlannedStep(
                 node=node_of[step.id], step=step, params=params[step.id], variant=sub,
                 view={c: node_of.get(p, p) for c, p in base.items()},
@@ -191,6 +197,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
                 reference={c: node_of.get(p, p) for c, p in views[ref].items()} if ref else None,
                 result_nodes={sid: node_of[sid] for sid in step.plugin.results_from(
                     params[step.id])} if step.kind == "measure" else {},
+                table=step.table, table_input=node_of[prev] if prev else None,
             )
         named = {sid: {c: node_of.get(p, p) for c, p in v.items()} for sid, v in views.items()}
         named[ORIGINAL] = {c: ORIGINAL for c in columns}
@@ -204,6 +211,25 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     order = list(nx.lexicographical_topological_sort(
         graph, key=lambda n: (planned[n].step.index, n)))
     return Plan([planned[n] for n in order], graph, variants, all_views, nodes_by_variant)
+
+
+def _reads(recipe: Recipe, step: StepSpec, params: dict, meta) -> set | None:
+    """What a step reads: a table step reads the variables its table is built from."""
+    if step.table is not None:
+        return set(recipe.tables[step.table].columns)
+    return step.plugin.reads(params, meta)
+
+
+def _previous_table_steps(recipe: Recipe) -> dict[str, str | None]:
+    """For each table step, the table step listed before it on the same table (whose
+    table it continues), or None for the first (which builds the table)."""
+    last: dict[str, str] = {}
+    out: dict[str, str | None] = {}
+    for step in recipe.steps:
+        if step.table is not None:
+            out[step.id] = last.get(step.table)
+            last[step.table] = step.id
+    return out
 
 
 def _reference(step: StepSpec, params: dict) -> str | None:

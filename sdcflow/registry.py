@@ -66,6 +66,7 @@ class Plugin(ABC):
     params: ClassVar[dict] = {"type": "object", "additionalProperties": False, "properties": {}}
     roles: ClassVar[tuple[str, ...] | None] = None
     types: ClassVar[tuple[str, ...] | None] = None
+    on_table: ClassVar[bool] = False  # works on a table (step with `table:`), not on records
 
     def named_variables(self, params: Mapping) -> list[tuple[tuple, str]]:
         """The variables named in ``params`` as ``(params path, name)`` pairs.
@@ -136,6 +137,28 @@ class Measure(Plugin):
         self, data: Dataset, params: dict, rng: np.random.Generator, *, original: Dataset
     ) -> MeasureResult:
         """Return the measure's summary (and per-record values if any)."""
+
+
+class TableMethod(Method):
+    """A method on a table (a step with ``table:``): ``apply`` gets and returns the table
+    (:class:`sdcflow.tabular.Table`) in ``MethodResult.data``."""
+
+    on_table = True
+
+    def variables(self, params, meta):
+        return []
+
+    def writes(self, params, meta):
+        return set()
+
+
+class TableMeasure(Measure):
+    """A measure on a table: ``evaluate`` gets the table as ``data``."""
+
+    on_table = True
+
+    def variables(self, params, meta):
+        return []
 
 
 class RegistryError(Exception):

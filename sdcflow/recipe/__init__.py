@@ -1,6 +1,6 @@
 """Recipes: YAML with positions, the JSON Schema, and the semantic checks."""
 
-from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec
+from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._schema import recipe_schema
 from ._validate import Validated, load_recipe, recipe_from_text, validate
 from ._yaml import YamlDocument, load_yaml
@@ -10,6 +10,7 @@ __all__ = [
     "CheckSpec",
     "Recipe",
     "StepSpec",
+    "TableSpec",
     "Validated",
     "YamlDocument",
     "load_recipe",

@@ -26,11 +26,34 @@ class StepSpec:
     after: list[str] = field(default_factory=list)
     grid: dict = field(default_factory=dict)
     plugin: Plugin | None = None
+    table: str | None = None  # the table a table step works on
     ok: bool = True  # False when the step has problems of its own (not run, not checked)
 
     @property
     def path(self) -> tuple:
         return ("steps", self.index)
+
+
+@dataclass
+class TableSpec:
+    """A table of the recipe: built from the data, or read already aggregated."""
+
+    id: str
+    index: int
+    dims: list[str]
+    response: str | None = None
+    weight: str | None = None
+    total: str = "Total"
+    source: dict | None = None  # `from`: an aggregated table file
+
+    @property
+    def path(self) -> tuple:
+        return ("tables", self.index)
+
+    @property
+    def columns(self) -> list[str]:
+        """The variables the table is built from."""
+        return [*self.dims] + [c for c in (self.response, self.weight) if c]
 
 
 @dataclass
@@ -56,6 +79,7 @@ class Recipe:
     data: dict = field(default_factory=dict)
     variables: dict[str, Variable] = field(default_factory=dict)
     constraints: list[Constraint] = field(default_factory=list)
+    tables: dict[str, TableSpec] = field(default_factory=dict)
     steps: list[StepSpec] = field(default_factory=list)
     checks: list[CheckSpec] = field(default_factory=list)
     release: dict = field(default_factory=dict)

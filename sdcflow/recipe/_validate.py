@@ -17,7 +17,7 @@ from ..constraints import Constraint, ExprError, parse
 from ..data import Dataset, Variable, read_data
 from ..errors import Problem, RecipeError
 from ..suggest import did_you_mean
-from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec
+from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._schema import recipe_schema, schema_problems, where
 from ._yaml import YamlDocument, load_yaml
 
@@ -183,6 +183,49 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             recipe.constraints.append(constraint)
             recipe.constraint_index[constraint.id] = i
 
+    # tables
+    for i, spec in enumerate(section("tables", list) or []):
+        path = ("tables", i)
+        if broken(path):
+            continue
+        if spec["id"] in recipe.tables:
+            out.append(doc.problem(path + ("id",), f"tables[{i}].id: '{spec['id']}' is used "
+                                   "twice"))
+            continue
+        table = TableSpec(id=spec["id"], index=i, dims=list(spec["dims"]),
+                          response=spec.get("response"), weight=spec.get("weight"),
+                          total=spec.get("total", "Total"), source=spec.get("from"))
+        for j, name in enumerate(table.dims):
+            var = recipe.variables.get(name)
+            if var is None and name not in unusable:
+                out.append(doc.problem(path + ("dims", j), f"tables[{i}].dims: '{name}' is not "
+                                       f"a declared variable{did_you_mean(name, declared)}"))
+        if len(set(table.dims)) != len(table.dims):
+            out.append(doc.problem(path + ("dims",), f"tables[{i}].dims: a variable is given "
+                                   "twice"))
+        for field, roles in (("response", None), ("weight", ("weight",))):
+            name = spec.get(field)
+            if name is None:
+                continue
+            var = recipe.variables.get(name)
+            if var is None:
+                if name not in unusable:
+                    out.append(doc.problem(path + (field,), f"tables[{i}].{field}: '{name}' is "
+                                           f"not a declared variable"
+                                           f"{did_you_mean(name, declared)}"))
+            elif not var.is_numeric:
+                out.append(doc.problem(path + (field,), f"tables[{i}].{field}: '{name}' must "
+                                       f"be integer or continuous, not {var.type}"))
+            elif roles and var.role not in roles:
+                out.append(doc.problem(path + (field,), f"tables[{i}].{field}: '{name}' has "
+                                       f"role {var.role}, not weight"))
+        recipe.tables[table.id] = table
+    release_tables = recipe.release.get("tables", {})
+    for tid in release_tables:
+        if tid not in recipe.tables:
+            out.append(doc.problem(("release", "tables", tid), f"release.tables: no table "
+                                   f"'{tid}'{did_you_mean(tid, recipe.tables)}", key=True))
+
     # steps
     steps = section("steps", list) or []
     ids = [s.get("id") if isinstance(s, dict) else None for s in steps]
@@ -297,8 +340,23 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
     step = StepSpec(id=sid, index=i, kind=kind, plugin_name=name,
                     params=params if isinstance(params, dict) else {},
                     input=spec.get("input"), after=[after] if isinstance(after, str) else after,
-                    grid=spec.get("grid", {}), plugin=plugin)
+                    grid=spec.get("grid", {}), plugin=plugin, table=spec.get("table"))
     recipe.steps.append(step)
+    if plugin.on_table and step.table is None:
+        out.append(doc.problem(path, f"steps[{i}]: {name} works on a table: add "
+                               f"'table: <id>' (tables: {', '.join(recipe.tables) or 'none'})"))
+        step.ok = False
+    elif step.table is not None and not plugin.on_table:
+        out.append(doc.problem(path + ("table",), f"steps[{i}].table: {name} works on "
+                               "records, not on a table"))
+        step.ok = False
+    elif step.table is not None and step.table not in recipe.tables:
+        out.append(doc.problem(path + ("table",), f"steps[{i}].table: no table "
+                               f"'{step.table}'{did_you_mean(step.table, recipe.tables)}"))
+        step.ok = False
+    if step.table is not None and step.input is not None:
+        out.append(doc.problem(path + ("input",), f"steps[{i}].input: a table step reads its "
+                               "table, not a data step"))
     for ref_path, ref in ([(path + ("input",), step.input)] if step.input else []) + [
             (path + ("after", j) if isinstance(spec.get("after"), list) else path + ("after",), a)
             for j, a in enumerate(step.after)]:
