@@ -1,4 +1,5 @@
-"""Integer codes of categorical columns, the input of the NumPy kernels."""
+"""Columns as the arrays the NumPy kernels take: integer codes of categorical columns,
+float matrices of numeric ones."""
 
 from __future__ import annotations
 
@@ -12,3 +13,12 @@ def key_codes(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
     if not keys:
         return np.empty((len(frame), 0), dtype=np.int64)
     return np.column_stack([pd.factorize(frame[k], sort=True)[0] for k in keys]).astype(np.int64)
+
+
+def numeric_matrix(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """The columns as an ``n x p`` float array (column-major: each column contiguous),
+    missing values as NaN."""
+    out = np.empty((len(frame), len(names)), order="F")
+    for j, name in enumerate(names):
+        out[:, j] = frame[name].to_numpy(dtype=float, na_value=np.nan)
+    return out

@@ -1,0 +1,133 @@
+"""``rounding``: replace each value by the nearest point of a rounding set (seed
+000_1eece6b9d3791e64.txt, "Rounding"): the multiples of a base ``b`` (every ``b i``, ``i``
+an integer, zero and negatives included) or an explicit sorted set of points. A value
+exactly half-way between two points goes to the upper one (the seed's attraction sets
+``[p - b/2, p + b/2)``). The seed's own example, points ``b, 2b, ..., rb`` only (so that
+values in ``[0, b/2)`` go to ``b``), is ``points: [b, 2b, ..., rb]``.
+
+Missing values stay missing. An integer variable stays integer when every rounding point
+is an integer (an integer base); otherwise it becomes continuous. No randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import pairwise
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ..kernels.rounding import round_to_base, round_to_points
+from ..registry import Method, MethodResult, register
+
+_POINTS = {"type": "array", "minItems": 1, "items": {"type": "number"}}
+_BASE = {"type": "number", "exclusiveMinimum": 0}
+
+
+@register
+class Rounding(Method):
+    name = "rounding"
+    summary = "Replace each value by the nearest multiple of a base or point of a rounding set."
+    roles = ("numeric", "key", "sensitive")
+    types = ("integer", "continuous")
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
+                          "description": "Variables rounded (default: the variables of a "
+                                         "base or points mapping, else every variable with "
+                                         "role numeric and a numeric type)."},
+            "base": {"anyOf": [_BASE, {"type": "object", "minProperties": 1,
+                                       "additionalProperties": _BASE}],
+                     "description": "Rounding base b > 0 (values go to the nearest multiple "
+                                    "of b), or a mapping variable -> base."},
+            "points": {"anyOf": [_POINTS, {"type": "object", "minProperties": 1,
+                                           "additionalProperties": _POINTS}],
+                       "description": "Explicit rounding set, strictly increasing, or a "
+                                      "mapping variable -> set."},
+        },
+        "oneOf": [{"required": ["base"], "not": {"required": ["points"]}},
+                  {"required": ["points"], "not": {"required": ["base"]}}],
+        "x-error": "give the rounding set as exactly one of 'base' or 'points'",
+    }
+
+    @staticmethod
+    def _mapping(params) -> tuple[str, Mapping | None]:
+        key = "base" if "base" in params else "points"
+        value = params.get(key)
+        return key, value if isinstance(value, Mapping) else None
+
+    def named_variables(self, params):
+        out = super().named_variables(params)
+        key, mapping = self._mapping(params)
+        if mapping is not None and not params.get("variables"):
+            out.extend(((key, name), name) for name in mapping)
+        return out
+
+    def variables(self, params, meta):
+        if params.get("variables"):
+            return list(params["variables"])
+        _, mapping = self._mapping(params)
+        if mapping is not None:
+            return list(mapping)
+        return [n for n, v in meta.variables.items() if v.role == "numeric" and v.is_numeric]
+
+    def rule(self, params, name: str) -> tuple[str, float | list[float]]:
+        """``("base", b)`` or ``("points", [...])`` for a variable."""
+        key, mapping = self._mapping(params)
+        value = params[key] if mapping is None else mapping[name]
+        return key, (float(value) if key == "base" else [float(v) for v in value])
+
+    def check(self, params, meta):
+        names = self.variables(params, meta)
+        if not names:
+            yield ("variables",), ("no variables: name them or declare variables with role "
+                                   "numeric")
+        if len(names) != len(set(names)):
+            yield ("variables",), "a variable is named twice"
+        key, mapping = self._mapping(params)
+        if mapping is not None:
+            for name in names:
+                if name not in mapping:
+                    yield (key,), f"no {key} is given for '{name}'"
+            for name in mapping:
+                if name not in names:
+                    yield (key, name), f"'{name}' is not among the variables rounded"
+        if key == "points":
+            sets = mapping.items() if mapping is not None else [(None, params.get("points"))]
+            for name, points in sets:
+                if isinstance(points, list) and any(
+                        not b > a for a, b in pairwise(points)):
+                    path = ("points",) if name is None else ("points", name)
+                    yield path, "the rounding points must be strictly increasing"
+
+    def apply(self, data, params, rng):
+        columns, new_vars, details = {}, [], {}
+        changed_total = 0
+        for name in self.variables(params, data.meta):
+            col = data.frame[name]
+            var = data.variables[name]
+            x = col.to_numpy(dtype=float, na_value=np.nan)
+            key, value = self.rule(params, name)
+            if key == "base":
+                out = round_to_base(x, value)
+                integral = float(value).is_integer()
+            else:
+                out = round_to_points(x, np.asarray(value))
+                integral = all(float(v).is_integer() for v in value)
+            observed = ~np.isnan(x)
+            diff = np.abs(out[observed] - x[observed])
+            changed = int((diff > 0).sum())
+            changed_total += changed
+            details[name] = {key: value, "changed": changed,
+                             "max_change": float(diff.max()) if len(diff) else 0.0}
+            if var.type == "integer" and integral:
+                columns[name] = pd.Series(out, index=col.index).round().astype("Int64")
+                new_vars.append(var)
+            else:
+                columns[name] = pd.Series(out, index=col.index, copy=False)
+                new_vars.append(var.evolve(type="continuous"))
+        info = {"changed": changed_total, "variables": details}
+        return MethodResult(data.with_columns(columns, new_vars), info)
