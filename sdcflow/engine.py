@@ -126,6 +126,7 @@ class _Store:
         self.meta: dict[str, dict[str, Variable]] = {ORIGINAL: dict(original.variables)}
         self.hashes: dict[tuple[str, str], str] = {}
         self.result_hashes: dict[str, str] = {}  # measure node -> sha256 of its summary
+        self.tables: dict[str, object] = {}  # table step node -> the table it left
         self.order = list(original.frame.columns)
         self.constraints = original.constraints
 
@@ -259,6 +260,12 @@ def execute(validated: Validated, *, cache_dir: Path | None = None,
             cache_dir = None  # e.g. a read-only recipe directory: run without a cache
     total = len(plan.steps)
     for i, ps in enumerate(plan.steps, 1):
+        if ps.table is not None:
+            records.append(_run_table_step(validated, ps, store, measures))
+            if progress:
+                progress(f"[{i}/{total}] {ps.node} ({ps.step.plugin_name}) "
+                         f"{records[-1].seconds:.2f}s")
+            continue
         start = time.perf_counter()
         fp = _fingerprint(recipe, ps, store)
         data = None
@@ -304,6 +311,40 @@ def execute(validated: Validated, *, cache_dir: Path | None = None,
             how = "cached" if cached is not None else f"{seconds:.2f}s"
             progress(f"[{i}/{total}] {ps.node} ({ps.step.plugin_name}) {how}")
     return store, measures, records, per_record
+
+
+def _run_table_step(validated: Validated, ps: PlannedStep, store: _Store,
+                    measures: dict) -> StepRecord:
+    """A step on a table: its input is the table left by the previous step on the same
+    table, or the table built from the data it sees. Table steps are not cached (a table
+    is rebuilt in well under a second)."""
+    from .tables import build, table_hash
+
+    recipe = validated.recipe
+    start = time.perf_counter()
+    if ps.table_input is not None:
+        table = store.tables[ps.table_input]
+    else:
+        table = build(recipe.tables[ps.table], store.dataset(ps.view), recipe.base_dir)
+    rng = step_rng(recipe.seed, ps.node)
+    result = _run_step(ps, table, rng, None, {})
+    info: dict = {}
+    if ps.kind == "method":
+        store.tables[ps.node] = result.data
+        info = _jsonable(result.info or {})
+        out_hash = table_hash(result.data)
+    else:
+        store.tables[ps.node] = table
+        summary = _jsonable(result.summary)
+        measures[ps.node] = summary
+        out_hash = hashlib.sha256(canonical_json(summary).encode()).hexdigest()
+        store.result_hashes[ps.node] = out_hash
+    fingerprint = hashlib.sha256(canonical_json(
+        {"plugin": ps.step.plugin_name, "params": ps.params, "node": ps.node,
+         "table": table_hash(table)}).encode()).hexdigest()
+    return StepRecord(ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version,
+                      _jsonable(ps.params), ps.variant, fingerprint, out_hash,
+                      time.perf_counter() - start, False, info)
 
 
 def _method_output(ps: PlannedStep, data: Dataset, result: MethodResult):
@@ -431,9 +472,11 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     check_variants = [chosen] if chosen is not None else list(range(len(plan.variants)))
     checks = evaluate_checks(recipe, plan, measures, check_variants)
     released = None
+    tables = {}
     if chosen is not None:
         view = plan.release_view(chosen, release.get("from"))
         released = store.dataset(view).for_release()
+        tables = _released_tables(validated, store, chosen)
     manifest = _manifest(validated, records, plan, chosen)
     failures = [c for c in checks if not c["passed"]]
     result = RunResult(measures, released, per_record, checks, manifest, None, records)
@@ -443,7 +486,7 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     if write:
         target = Path(out_dir) if out_dir is not None else default_out_dir(recipe)
         _write_release(target, released, release, measures, checks, manifest,
-                       result.report())
+                       result.report(), tables)
         result.out_dir = target
     return result
 
@@ -510,8 +553,26 @@ def _manifest(validated: Validated, records: list[StepRecord], plan: Plan,
     }
 
 
+def _released_tables(validated: Validated, store: _Store, variant: int) -> dict:
+    """Table id -> the table to release: as left by the last step on it (of the released
+    variant), or built from the released data when no step works on it."""
+    from .tables import build
+
+    recipe, plan = validated.recipe, validated.plan
+    out = {}
+    for tid in recipe.release.get("tables", {}):
+        last = [s.id for s in recipe.steps if s.table == tid]
+        if last:
+            out[tid] = store.tables[plan.nodes_by_variant[variant][last[-1]]]
+        else:
+            view = plan.release_view(variant, recipe.release.get("from"))
+            out[tid] = build(recipe.tables[tid], store.dataset(view), recipe.base_dir)
+    return out
+
+
 def _write_release(target: Path, released: pd.DataFrame | None, release: dict, measures: dict,
-                   checks: list[dict], manifest: dict, report: str) -> None:
+                   checks: list[dict], manifest: dict, report: str,
+                   tables: dict | None = None) -> None:
     """Write everything into a temporary sibling directory, then swap it in, so that a
     reader never sees a partial release and a failure leaves the old one untouched."""
     target = target.resolve()
@@ -524,6 +585,12 @@ def _write_release(target: Path, released: pd.DataFrame | None, release: dict, m
             fmt = release.get("format") or ("parquet" if rel.suffix.lower() in (".parquet", ".pq")
                                             else "csv")
             write_table(released, tmp / rel, fmt)
+            outputs[rel.as_posix()] = _sha256(tmp / rel)
+        for tid, table in (tables or {}).items():
+            from .tables import release_frame
+
+            rel = Path(release["tables"][tid])
+            write_table(release_frame(table), tmp / rel, "csv")
             outputs[rel.as_posix()] = _sha256(tmp / rel)
         measures_doc = {"measures": _jsonable(measures), "checks": checks}
         (tmp / "measures.json").write_text(json.dumps(measures_doc, indent=2, sort_keys=True,
