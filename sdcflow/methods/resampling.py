@@ -1,0 +1,95 @@
+"""``resampling``: replace each numeric variable by the position-wise average of t sorted
+bootstrap samples of its values (seed 000_1eece6b9d3791e64.txt, "Resampling"). The kernel
+is :func:`sdcflow.kernels.resampling.resample`."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ..data.strata import declared_strata, stratum_codes
+from ..kernels.resampling import resample
+from ..registry import Method, MethodResult, register
+from .ipso import stratum_rows
+
+
+@register
+class Resampling(Method):
+    """Resampling (seed 000, "Resampling"), variable by variable and per stratum: t
+    samples of size n are drawn with replacement from the n values, each is sorted, the
+    sorted samples are averaged position by position, and the record whose value has
+    rank r gets the r-th average (tied records get the mean of the averages at their
+    ranks). The released values keep the rank order of the records. Missing values stay
+    missing and are left out (n counts the present values of the stratum). An integer
+    variable stays integer only if every released value is whole."""
+
+    name = "resampling"
+    summary = "Replace values by the rank-wise average of t sorted bootstrap samples."
+    version = "1"
+    roles = ("numeric", "key", "sensitive")
+    types = ("integer", "continuous")
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "variables": {"type": "array", "minItems": 1, "uniqueItems": True,
+                          "items": {"type": "string"},
+                          "description": "Variables resampled, each on its own (default: "
+                                         "every integer or continuous variable with role "
+                                         "numeric)."},
+            "t": {"type": "integer", "minimum": 1, "default": 5,
+                  "description": "Number of bootstrap samples averaged."},
+            "strata": {"type": "array", "items": {"type": "string"},
+                       "description": "Resample within each stratum (default: the "
+                                      "variables with role strata)."},
+        },
+    }
+
+    def variables(self, params, meta):
+        if params.get("variables"):
+            return list(params["variables"])
+        return [n for n, v in meta.variables.items() if v.role == "numeric" and v.is_numeric]
+
+    def strata(self, params, meta) -> list[str]:
+        return declared_strata(params, meta)
+
+    def reads(self, params, meta):
+        return set(self.variables(params, meta)) | set(self.strata(params, meta))
+
+    def check(self, params, meta):
+        chosen = self.variables(params, meta)
+        if not chosen:
+            yield ("variables",), ("no variables: name them or declare integer or continuous "
+                                   "variables with role numeric")
+        for i, name in enumerate(params.get("strata", [])):
+            if name not in meta.variables:
+                yield ("strata", i), f"'{name}' is not a declared variable"
+            elif name in chosen:
+                yield ("strata", i), f"'{name}' cannot both be resampled and define strata"
+
+    def apply(self, data, params, rng):
+        frame = data.frame
+        t = int(params["t"])
+        groups, _ = stratum_codes(frame, self.strata(params, data.meta))
+        strata = stratum_rows(groups)
+        columns, new_vars, changed = {}, [], {}
+        for name in self.variables(params, data.meta):
+            x = frame[name].to_numpy(dtype=float, na_value=np.nan)
+            out = x.copy()
+            present = ~np.isnan(x)
+            for _, rows in strata:
+                rows = rows[present[rows]]
+                out[rows] = resample(x[rows], t, rng)
+            changed[name] = int(np.sum(present & (out != x)))
+            var = data.variables[name]
+            if var.type == "integer" and np.all(out[present] == np.round(out[present])):
+                columns[name] = pd.Series(out, index=frame.index).round().astype("Int64")
+            else:
+                columns[name] = pd.Series(out, index=frame.index)
+                var = var.evolve(type="continuous")
+            new_vars.append(var)
+        info = {"t": t, "strata": len(strata), "changed": changed,
+                "missing_kept": {name: int(frame[name].isna().sum()) for name in changed}}
+        return MethodResult(data.with_columns(columns, new_vars), info)
