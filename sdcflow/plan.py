@@ -46,6 +46,7 @@ class PlannedStep:
     result_nodes: dict = field(default_factory=dict)  # measure step id -> node it reads
     table: str | None = None  # the table of a table step
     table_input: str | None = None  # node of the previous step on that table (None: build it)
+    first_variant: int = 0  # the first grid variant the instance belongs to (for ordering)
 
     @property
     def kind(self) -> str:
@@ -126,7 +127,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     planned: dict[str, PlannedStep] = {}
     graph = nx.DiGraph()
     all_views, nodes_by_variant = [], []
-    for variant in variants:
+    for variant_index, variant in enumerate(variants):
         params = {s.id: {**with_defaults(s.plugin.params, s.params), **variant.get(s.id, {})}
                   for s in recipe.steps}
         views, bases = _views(recipe, params, meta, columns)
@@ -198,6 +199,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
                 result_nodes={sid: node_of[sid] for sid in step.plugin.results_from(
                     params[step.id])} if step.kind == "measure" else {},
                 table=step.table, table_input=node_of[prev] if prev else None,
+                first_variant=variant_index,
             )
         named = {sid: {c: node_of.get(p, p) for c, p in v.items()} for sid, v in views.items()}
         named[ORIGINAL] = {c: ORIGINAL for c in columns}
@@ -208,8 +210,9 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     for ps in planned.values():
         graph.add_node(ps.node)
         graph.add_edges_from((d, ps.node) for d in ps.deps)
+    # list order first, then the grid's own order of values (not the text of the ids)
     order = list(nx.lexicographical_topological_sort(
-        graph, key=lambda n: (planned[n].step.index, n)))
+        graph, key=lambda n: (planned[n].step.index, planned[n].first_variant, n)))
     return Plan([planned[n] for n in order], graph, variants, all_views, nodes_by_variant)
 
 

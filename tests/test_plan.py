@@ -80,9 +80,10 @@ steps:
     grid: {include_lowest: [true, false]}
   - {id: risk, measure: k_anonymity, params: {k: 2}}
 """)
+    # in the grid's order of values
     assert [ps.node for ps in plan.steps] == [
-        "base", "rec[include_lowest=false]", "rec[include_lowest=true]",
-        "risk[include_lowest=false]", "risk[include_lowest=true]"]
+        "base", "rec[include_lowest=true]", "rec[include_lowest=false]",
+        "risk[include_lowest=true]", "risk[include_lowest=false]"]
     assert plan.node("risk[include_lowest=true]").deps == ["rec[include_lowest=true]"]
     assert plan.node("rec[include_lowest=false]").params["include_lowest"] is False
     assert len(plan.variants) == 2

@@ -9,9 +9,10 @@ import io
 
 
 def ru_points(measures: dict) -> list[tuple[str, float, float]]:
-    """(label, DR, IL) of every ``score`` result in ``measures`` (keyed by node id)."""
+    """(label, DR, IL) of every ``score`` result in ``measures`` (keyed by node id, in
+    execution order: the order of the grid's values)."""
     points = []
-    for node, summary in sorted(measures.items()):
+    for node, summary in measures.items():
         if isinstance(summary, dict) and {"il", "dr", "score", "il_expr"} <= set(summary):
             label = node[node.index("[") + 1:-1] if "[" in node else node
             points.append((label, float(summary["dr"]), float(summary["il"])))
