@@ -1,0 +1,65 @@
+"""The engine's side of tables: build a recipe's table from the data (or read it already
+aggregated), fingerprint it, and turn it into the released CSV (suppressed cells kept
+as rows with their status, their value and frequency left empty)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+
+from .data import Dataset
+from .recipe import TableSpec
+
+
+def hierarchy_of(data: Dataset, name: str, total: str) -> dict[str, str] | None:
+    """A variable's declared hierarchy (levels finest first, each mapping a value of the
+    level below to its parent) as one child -> parent mapping ending in ``total``."""
+    var = data.variables.get(name)
+    if var is None or not var.hierarchy:
+        return None
+    parents: dict[str, str] = {}
+    levels = list(var.hierarchy.values())
+    for level in levels:
+        for child, parent in level.items():
+            parents[str(child)] = str(parent)
+    for parent in {str(p) for p in levels[-1].values()}:
+        parents[parent] = total
+    return parents
+
+
+def build(spec: TableSpec, data: Dataset, base_dir: Path):
+    """The table ``spec`` from ``data`` (or from its ``from`` file)."""
+    from .tabular import build_table, table_from_cells
+
+    hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
+    if spec.source:
+        src = spec.source
+        frame = pd.read_csv(base_dir / src["path"], dtype={d: str for d in spec.dims},
+                            keep_default_na=False, na_values=[""])
+        return table_from_cells(frame, spec.dims, hierarchies or None,
+                                freq=src.get("freq", "freq"), value=src.get("value", "value"),
+                                contributions=src.get("top", ["top1", "top2"]),
+                                total=spec.total)
+    return build_table(data.frame, spec.dims, hierarchies or None, response=spec.response,
+                       weight=spec.weight, total=spec.total)
+
+
+def table_hash(table) -> str:
+    """sha256 of a table's cells (values, frequencies, contributions, status)."""
+    h = hashlib.sha256()
+    h.update(pd.util.hash_pandas_object(table.cells, index=False).to_numpy().tobytes())
+    return h.hexdigest()
+
+
+def release_frame(table) -> pd.DataFrame:
+    """The published table: every cell with its dimensions, frequency, value and status;
+    suppressed cells (primary or secondary) have no frequency or value."""
+    cells = table.cells
+    out = cells[list(table.dims)].copy()
+    hidden = cells["status"].isin(["primary", "secondary"])
+    out["freq"] = cells["freq"].astype("Int64").mask(hidden)
+    out["value"] = cells["value"].astype("float64").mask(hidden)
+    out["status"] = cells["status"].astype("str")
+    return out

@@ -1,0 +1,92 @@
+"""Tables in recipes: built or read, protected by table steps, audited and released."""
+
+import pandas as pd
+import pytest
+from helpers import ROOT
+
+from sdcflow import run, validate
+from sdcflow.errors import RecipeError
+
+RECIPE = ROOT / "recipes" / "tables_profession_town.yaml"
+
+
+def test_seed_example_primary_secondary_and_audit(tmp_path):
+    # seed 000: (P3, M2) has frequency 1; (P5, M3) fails the (1, 50)-dominance rule with
+    # contributions 350, 4, 3, 3, 3 (350/363 > 50%); (P1, M1) has 2 contributors
+    result = run(RECIPE, tmp_path / "out", use_cache=False)
+    table = pd.read_csv(tmp_path / "out" / "salaries-protected.csv", dtype=str)
+    status = {(r.profession, r.town): r.status for r in table.itertuples()}
+    assert status[("P3", "M2")] == status[("P5", "M3")] == status[("P1", "M1")] == "primary"
+    assert list(table.columns) == ["profession", "town", "freq", "value", "status"]
+    hidden = table[table["status"] != "safe"]
+    assert hidden["value"].isna().all() and hidden["freq"].isna().all()
+    info = next(s.info for s in result.steps if s.node == "primary")
+    # (P1, M1): 200 of 360 is also dominant; (P3, M2): one contributor holds everything
+    assert info["primary"] == 3 and info["by_rule"] == {"dominance(1,50)": 3, "freq(3)": 2}
+    secondary = next(s.info for s in result.steps if s.node == "secondary")
+    assert secondary["optimal"] is True and secondary["cost"] == 4.0
+    assert not any("seconds" in key for key in secondary)
+    audit = result.measures["audit"]
+    assert audit["passed"] is True and audit["unprotected"] == 0
+    assert audit["suppressed"] == len(hidden)
+    # the totals are published and consistent with the seed's table
+    assert status[("Total", "Total")] == "safe"
+    total = table[(table.profession == "Total") & (table.town == "Total")]["value"].iloc[0]
+    assert float(total) == 8620
+
+
+def test_same_pattern_on_every_run(tmp_path):
+    a = run(RECIPE, tmp_path / "a", use_cache=False)
+    b = run(RECIPE, tmp_path / "b", use_cache=False)
+    assert (tmp_path / "a" / "salaries-protected.csv").read_bytes() == \
+        (tmp_path / "b" / "salaries-protected.csv").read_bytes()
+    assert a.manifest["outputs"] == b.manifest["outputs"]
+
+
+def test_table_from_microdata(write_recipe, tmp_path):
+    path = write_recipe("""
+        sdcflow: 1
+        name: t
+        seed: 1
+        data: {builtin: testdata}
+        variables:
+          urbrur: {role: key}
+          water: {role: key}
+          income: {role: numeric}
+        tables:
+          - {id: inc, dims: [urbrur, water], response: income}
+        steps:
+          - {id: primary, method: sensitivity_rules, table: inc, params: {rules: [{freq: 30}]}}
+          - {id: secondary, method: secondary_suppression, table: inc,
+             params: {algorithm: heuristic}}
+          - {id: audit, measure: table_audit, table: inc}
+        checks: ["audit.unprotected == 0"]
+        release: {tables: {inc: inc.csv}}
+    """)
+    result = run(path, tmp_path / "out", use_cache=False)
+    table = pd.read_csv(tmp_path / "out" / "inc.csv", dtype=str)
+    # 2 x 8 inner cells, totals included: (2 + 1) x (8 + 1)
+    assert len(table) == 27
+    assert result.measures["audit"]["passed"] is True
+    assert (table["status"] == "primary").sum() >= 1
+
+
+@pytest.mark.parametrize("step, message", [
+    ("{id: p, method: sensitivity_rules, params: {rules: [{freq: 3}]}}",
+     "sensitivity_rules works on a table: add 'table: <id>'"),
+    ("{id: p, method: sensitivity_rules, table: salary, params: {rules: [{freq: 3}]}}",
+     "no table 'salary' (did you mean 'salaries'?)"),
+    ("{id: p, method: top_bottom_code, table: salaries, params: {variable: x, top: {value: 1}}}",
+     "top_bottom_code works on records, not on a table"),
+])
+def test_table_steps_are_checked(write_recipe, step, message):
+    text = RECIPE.read_text()
+    start = text.index("steps:")
+    text = text[:start] + f"steps:\n  - {step}\n"
+    path = write_recipe(text)
+    (path.parent / "data").mkdir(exist_ok=True)
+    (path.parent / "data" / "profession_town.csv").write_text(
+        (ROOT / "recipes" / "data" / "profession_town.csv").read_text())
+    with pytest.raises(RecipeError) as info:
+        validate(path)
+    assert any(message in p.message for p in info.value.problems), info.value.problems
