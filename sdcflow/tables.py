@@ -54,12 +54,15 @@ def table_hash(table) -> str:
 
 
 def release_frame(table) -> pd.DataFrame:
-    """The published table: every cell with its dimensions, frequency, value and status;
-    suppressed cells (primary or secondary) have no frequency or value."""
+    """The published table: every cell with its dimensions, frequency, value, status and
+    (for primary cells) the rules that fired; suppressed cells (primary or secondary) have
+    no frequency or value."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
     hidden = cells["status"].isin(["primary", "secondary"])
     out["freq"] = cells["freq"].astype("Int64").mask(hidden)
     out["value"] = cells["value"].astype("float64").mask(hidden)
     out["status"] = cells["status"].astype("str")
+    if "rule" in cells:
+        out["rule"] = cells["rule"].astype("str").where(cells["status"] == "primary", "")
     return out

@@ -17,7 +17,10 @@ def test_seed_example_primary_secondary_and_audit(tmp_path):
     table = pd.read_csv(tmp_path / "out" / "salaries-protected.csv", dtype=str)
     status = {(r.profession, r.town): r.status for r in table.itertuples()}
     assert status[("P3", "M2")] == status[("P5", "M3")] == status[("P1", "M1")] == "primary"
-    assert list(table.columns) == ["profession", "town", "freq", "value", "status"]
+    assert list(table.columns) == ["profession", "town", "freq", "value", "status", "rule"]
+    rules = {(r.profession, r.town): r.rule for r in table.itertuples()}
+    assert rules[("P5", "M3")] == "dominance(1,50)"
+    assert rules[("P3", "M2")] == "freq(3),dominance(1,50)"
     hidden = table[table["status"] != "safe"]
     assert hidden["value"].isna().all() and hidden["freq"].isna().all()
     info = next(s.info for s in result.steps if s.node == "primary")
