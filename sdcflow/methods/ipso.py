@@ -9,6 +9,7 @@ Also the common adapter of the regression-based synthesisers (``ipso``, ``shuffl
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import ClassVar
 
 import numpy as np
@@ -157,12 +158,12 @@ class RegressionSynthesis(Method):
                                     f"variables included), more than {MAX_DESIGN_COLUMNS}: "
                                     "recode the categorical predictors with many categories")
 
+    @abstractmethod
     def synthesise(self, X: np.ndarray, numeric: np.ndarray, Y: np.ndarray, params: dict,
                    rng: np.random.Generator) -> np.ndarray:
         """The replacement of ``Y`` (complete records of one stratum) given the design
         ``X`` of :func:`predictor_design` (with its intercept; ``numeric``: which of its
         columns are numeric predictors). X is scratch: it may be overwritten."""
-        raise NotImplementedError
 
     def apply(self, data, params, rng):
         meta = data.meta
