@@ -76,6 +76,12 @@ class Metadata:
     constraints: tuple = ()
     broken: frozenset = frozenset()  # declared names left out because of their own errors
 
+    def names(self, *roles: str, numeric: bool = False) -> list[str]:
+        """Declared variables with one of ``roles`` (integer/continuous only with
+        ``numeric``), in declaration order: the default variables of most steps."""
+        return [n for n, v in self.variables.items()
+                if v.role in roles and (v.is_numeric or not numeric)]
+
 
 @dataclass
 class Dataset:

@@ -27,4 +27,4 @@ def declared_strata(params: dict, meta) -> list[str]:
     """The ``strata`` parameter of a step, or else every variable with role strata."""
     if "strata" in params:
         return list(params["strata"])
-    return [n for n, v in meta.variables.items() if v.role == "strata"]
+    return meta.names("strata")

@@ -55,7 +55,7 @@ class ClusteringAgreement(Measure):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "numeric"]
+        return meta.names("numeric")
 
     def check(self, params, meta):
         if not self.variables(params, meta):

@@ -33,13 +33,13 @@ def key_variables(params: Mapping, meta: Metadata) -> list[str]:
     """The key variables: ``params["variables"]``, else every variable with role key."""
     if params.get("variables"):
         return list(params["variables"])
-    return [n for n, v in meta.variables.items() if v.role == "key"]
+    return meta.names("key")
 
 
 def single_role(meta: Metadata, role: str) -> str | None:
     """The variable with ``role`` (the first if several, which a measure's ``check``
     reports; recipe validation allows one weight variable only)."""
-    names = [n for n, v in meta.variables.items() if v.role == role]
+    names = meta.names(role)
     return names[0] if names else None
 
 

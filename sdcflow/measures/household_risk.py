@@ -39,7 +39,7 @@ class HouseholdRisk(RiskMeasure):
 
     def check(self, params: Mapping, meta: Metadata) -> Iterator[Finding]:
         yield from super().check(params, meta)
-        households = [n for n, v in meta.variables.items() if v.role == "household"]
+        households = meta.names("household")
         if not households:
             yield (), ("no household variable: declare the household id with role "
                        "'household' (e.g. ori_hid: {role: household})")

@@ -55,14 +55,14 @@ class KAnonymity(Measure):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "key"]
+        return meta.names("key")
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)
 
     def reads(self, params, meta):
         return (set(self.variables(params, meta)) | set(self.strata(params, meta))
-                | {n for n, v in meta.variables.items() if v.role == "weight"})
+                | set(meta.names("weight")))
 
     def check(self, params, meta):
         if not self.variables(params, meta):

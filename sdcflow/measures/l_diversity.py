@@ -63,7 +63,7 @@ class LDiversity(Measure):
         """The sensitive variables: ``params["sensitive"]``, else those with role sensitive."""
         if params.get("sensitive"):
             return list(params["sensitive"])
-        return [n for n, v in meta.variables.items() if v.role == "sensitive"]
+        return meta.names("sensitive")
 
     def reads(self, params: Mapping, meta: Metadata) -> set[str]:
         return set(self.variables(params, meta)) | set(self.sensitive(params, meta))

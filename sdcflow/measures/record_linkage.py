@@ -54,7 +54,7 @@ def default_variables(params: Mapping, meta) -> list[str]:
     """The named ``variables``, or every numeric variable with role numeric."""
     if params.get("variables"):
         return list(params["variables"])
-    return [n for n, v in meta.variables.items() if v.role == "numeric" and v.is_numeric]
+    return meta.names("numeric", numeric=True)
 
 
 def values(data: Dataset, names: list[str]) -> np.ndarray:

@@ -52,7 +52,7 @@ class Suda(Measure):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "key"]
+        return meta.names("key")
 
     def check(self, params, meta):
         keys = self.variables(params, meta)

@@ -29,7 +29,7 @@ class Suppressions(Measure):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "key"]
+        return meta.names("key")
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

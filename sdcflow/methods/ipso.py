@@ -112,13 +112,13 @@ class RegressionSynthesis(Method):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "numeric" and v.is_numeric]
+        return meta.names("numeric", numeric=True)
 
     def predictors(self, params, meta) -> list[str]:
         if "predictors" in params:
             return list(params["predictors"])
         chosen = set(self.variables(params, meta))
-        return [n for n, v in meta.variables.items() if v.role == "key" and n not in chosen]
+        return [n for n in meta.names("key") if n not in chosen]
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)

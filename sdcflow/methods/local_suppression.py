@@ -65,7 +65,7 @@ class LocalSuppression(Method):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "key"]
+        return meta.names("key")
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)

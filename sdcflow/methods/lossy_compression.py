@@ -51,7 +51,7 @@ class LossyCompression(Method):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "numeric" and v.is_numeric]
+        return meta.names("numeric", numeric=True)
 
     def reads(self, params, meta):
         extra = {params["sort_by"]} if params.get("sort_by") else set()

@@ -147,7 +147,7 @@ class Microaggregation(Method):
             return [list(g) for g in params["groups"]]
         if params.get("variables"):
             return [list(params["variables"])]
-        return [[n for n, v in meta.variables.items() if v.role == "numeric"]]
+        return [meta.names("numeric")]
 
     def plan_groups(self, params, meta) -> tuple[list[Group], list, list[str]]:
         """The groups, the if/then constraints that partition the records, and notes."""

@@ -86,7 +86,7 @@ class Pram(Method):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "pram"]
+        return meta.names("pram")
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)

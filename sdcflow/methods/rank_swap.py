@@ -57,7 +57,7 @@ class RankSwap(Method):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "numeric"]
+        return meta.names("numeric")
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)

@@ -50,7 +50,7 @@ class Resampling(Method):
     def variables(self, params, meta):
         if params.get("variables"):
             return list(params["variables"])
-        return [n for n, v in meta.variables.items() if v.role == "numeric" and v.is_numeric]
+        return meta.names("numeric", numeric=True)
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)

@@ -72,7 +72,7 @@ class Rounding(Method):
         _, mapping = self._mapping(params)
         if mapping is not None:
             return list(mapping)
-        return [n for n, v in meta.variables.items() if v.role == "numeric" and v.is_numeric]
+        return meta.names("numeric", numeric=True)
 
     def rule(self, params, name: str) -> tuple[str, float | list[float]]:
         """``("base", b)`` or ``("points", [...])`` for a variable."""
