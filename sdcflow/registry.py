@@ -81,9 +81,17 @@ class Plugin(ABC):
             )
         return out
 
+    # variables acted on when the step names none: those with these roles (and numeric)
+    default_roles: ClassVar[tuple[str, ...]] = ()
+    default_numeric: ClassVar[bool] = False
+
     def variables(self, params: Mapping, meta: Metadata) -> list[str]:
-        """The variables the step acts on (named ones; subclasses add defaults by role)."""
-        return [name for _, name in self.named_variables(params)]
+        """The variables the step acts on: those named in ``params``, else every declared
+        variable with one of ``default_roles``."""
+        named = [name for _, name in self.named_variables(params)]
+        if named or not self.default_roles:
+            return named
+        return meta.names(*self.default_roles, numeric=self.default_numeric)
 
     def reads(self, params: Mapping, meta: Metadata) -> set[str] | None:
         """Columns whose values the step uses (they define its data dependencies);

@@ -52,10 +52,7 @@ class ClusteringAgreement(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("numeric")
+    default_roles = ("numeric",)
 
     def check(self, params, meta):
         if not self.variables(params, meta):

@@ -72,10 +72,7 @@ class InformationLoss(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("numeric")
+    default_roles = ("numeric",)
 
     def check(self, params, meta):
         if not self.variables(params, meta):

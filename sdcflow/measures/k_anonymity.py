@@ -52,10 +52,7 @@ class KAnonymity(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("key")
+    default_roles = ("key",)
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)

@@ -52,10 +52,7 @@ class Propensity(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("key", "numeric", "pram")
+    default_roles = ("key", "numeric", "pram")
 
     def check(self, params, meta):
         if not self.variables(params, meta):

@@ -81,10 +81,7 @@ class RankSwapAttack(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("numeric")
+    default_roles = ("numeric",)
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)

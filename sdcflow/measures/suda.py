@@ -49,10 +49,7 @@ class Suda(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("key")
+    default_roles = ("key",)
 
     def check(self, params, meta):
         keys = self.variables(params, meta)

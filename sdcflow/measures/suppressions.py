@@ -26,10 +26,7 @@ class Suppressions(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("key")
+    default_roles = ("key",)
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

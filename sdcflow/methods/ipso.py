@@ -109,10 +109,8 @@ class RegressionSynthesis(Method):
     types = ("integer", "continuous")
     keeps_values = False  # True when the output is a permutation of the input
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("numeric", numeric=True)
+    default_roles = ("numeric",)
+    default_numeric = True
 
     def predictors(self, params, meta) -> list[str]:
         if "predictors" in params:

@@ -62,10 +62,7 @@ class LocalSuppression(Method):
         "x-error": "give either 'importance' or 'costs', not both",
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("key")
+    default_roles = ("key",)
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)

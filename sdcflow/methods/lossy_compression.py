@@ -48,10 +48,8 @@ class LossyCompression(Method):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("numeric", numeric=True)
+    default_roles = ("numeric",)
+    default_numeric = True
 
     def reads(self, params, meta):
         extra = {params["sort_by"]} if params.get("sort_by") else set()

@@ -103,10 +103,8 @@ class Noise(Method):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("numeric", numeric=True)
+    default_roles = ("numeric",)
+    default_numeric = True
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)

@@ -83,10 +83,7 @@ class Pram(Method):
         },
     }
 
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        return meta.names("pram")
+    default_roles = ("pram",)
 
     def strata(self, params, meta) -> list[str]:
         return declared_strata(params, meta)
