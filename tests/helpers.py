@@ -26,3 +26,24 @@ def small_dataset(**columns) -> Dataset:
             frame[name] = pd.Series(values, dtype="float64")
         variables[name] = Variable(name, role, typ)
     return Dataset(pd.DataFrame(frame), variables)
+
+# A sweep of local suppression (k = 2, 3, 5) with a score per variant: an R-U map.
+SWEEP_RECIPE = """
+sdcflow: 1
+name: sweep
+seed: 1
+data: {builtin: testdata}
+variables:
+  urbrur: {role: key}
+  water: {role: key}
+  sex: {role: key}
+  age: {role: key, type: integer}
+  relat: {role: key}
+steps:
+  - {id: age10, method: global_recode,
+     params: {variable: age, breaks: [0, 9, 19, 29, 39, 49, 59, 69, 79, 130]}}
+  - {id: kanon, method: local_suppression, grid: {k: [2, 3, 5]}}
+  - {id: risk, measure: k_anonymity, params: {k: 5}}
+  - {id: supp, measure: suppressions, params: {reference: age10}}
+  - {id: sc, measure: score, params: {il: "supp.total / 10", dr: "risk.percent[5]"}}
+"""

@@ -1,29 +1,10 @@
 """score measure: (IL + DR) / 2 over other measures' results (seed 002, SDC scores)."""
 
 import pytest
+from helpers import SWEEP_RECIPE as RECIPE
 
 from sdcflow import run, validate
 from sdcflow.errors import RecipeError
-
-RECIPE = """
-sdcflow: 1
-name: sweep
-seed: 1
-data: {builtin: testdata}
-variables:
-  urbrur: {role: key}
-  water: {role: key}
-  sex: {role: key}
-  age: {role: key, type: integer}
-  relat: {role: key}
-steps:
-  - {id: age10, method: global_recode,
-     params: {variable: age, breaks: [0, 9, 19, 29, 39, 49, 59, 69, 79, 130]}}
-  - {id: kanon, method: local_suppression, grid: {k: [2, 3, 5]}}
-  - {id: risk, measure: k_anonymity, params: {k: 5}}
-  - {id: supp, measure: suppressions, params: {reference: age10}}
-  - {id: sc, measure: score, params: {il: "supp.total / 10", dr: "risk.percent[5]"}}
-"""
 
 
 def test_one_score_per_variant(write_recipe, tmp_path):

@@ -5,32 +5,15 @@ import shutil
 import subprocess
 
 import pytest
-from helpers import QUICKSTART
+from helpers import QUICKSTART, SWEEP_RECIPE
 
 from sdcflow import run
 from sdcflow.cli import main
 from sdcflow.report import ru_map_svg, ru_points
 
-SWEEP = """
-sdcflow: 1
-name: sweep
-description: "<script>alert('x')</script>"
-seed: 1
-data: {builtin: testdata}
-variables:
-  urbrur: {role: key}
-  water: {role: key}
-  sex: {role: key}
-  age: {role: key, type: integer}
-  relat: {role: key}
-steps:
-  - {id: age10, method: global_recode,
-     params: {variable: age, breaks: [0, 9, 19, 29, 39, 49, 59, 69, 79, 130]}}
-  - {id: kanon, method: local_suppression, grid: {k: [2, 3, 5]}}
-  - {id: risk, measure: k_anonymity, params: {k: 5}}
-  - {id: supp, measure: suppressions, params: {reference: age10}}
-  - {id: sc, measure: score, params: {il: "supp.total / 10", dr: "risk.percent[5]"}}
-"""
+# the sweep, with a description that tries to inject markup into the report
+SWEEP = SWEEP_RECIPE.replace("name: sweep\n",
+                             "name: sweep\ndescription: \"<script>alert('x')</script>\"\n")
 
 
 def test_run_writes_a_byte_stable_report(tmp_path):
