@@ -51,28 +51,35 @@ def kmeans_plus_plus(x: np.ndarray, c: int, rng: np.random.Generator,
 
 
 @njit(cache=True)
+def _two_nearest(x, i, centres):
+    """Index of the centre nearest to record ``i`` (first on ties) and the squared
+    distances to the nearest and the second nearest."""
+    best = np.inf
+    second = np.inf
+    arg = 0
+    for k in range(centres.shape[0]):
+        d = 0.0
+        for j in range(x.shape[1]):
+            t = x[i, j] - centres[k, j]
+            d += t * t
+        if d < best:
+            second = best
+            best = d
+            arg = k
+        elif d < second:
+            second = d
+    return arg, best, second
+
+
+@njit(cache=True)
 def _assign_all(x, centres, labels, upper, lower, sums, counts):
     """Every record to its nearest centre (first on ties): labels, the distance to it
     (``upper``) and to the second nearest (``lower``), and the clusters' sums and sizes."""
     n, p = x.shape
-    c = centres.shape[0]
     sums[:] = 0.0
     counts[:] = 0
     for i in range(n):
-        best = np.inf
-        second = np.inf
-        arg = 0
-        for k in range(c):
-            d = 0.0
-            for j in range(p):
-                t = x[i, j] - centres[k, j]
-                d += t * t
-            if d < best:
-                second = best
-                best = d
-                arg = k
-            elif d < second:
-                second = d
+        arg, best, second = _two_nearest(x, i, centres)
         labels[i] = arg
         upper[i] = np.sqrt(best)
         lower[i] = np.sqrt(second)
@@ -186,20 +193,7 @@ def _hamerly(x, centres, max_iter, threshold):
             upper[i] = np.sqrt(d)
             if upper[i] <= bound:
                 continue
-            best = np.inf
-            second = np.inf
-            arg = 0
-            for k in range(c):
-                d = 0.0
-                for j in range(p):
-                    t = x[i, j] - centres[k, j]
-                    d += t * t
-                if d < best:
-                    second = best
-                    best = d
-                    arg = k
-                elif d < second:
-                    second = d
+            arg, best, second = _two_nearest(x, i, centres)
             upper[i] = np.sqrt(best)
             lower[i] = np.sqrt(second)
             if arg != a:
