@@ -22,54 +22,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ipso import LeastSquares, TooFewRecords, centred, product, triangular_factor
+from .design import Columns, Design
+from .least_squares import LeastSquares, TooFewRecords, product, triangular_factor
 
 
-def sequential_regression(X: np.ndarray, Y: np.ndarray, rng: np.random.Generator, *,
-                          intercept: bool = True) -> np.ndarray:
+def sequential_regression(X: np.ndarray | Design, Y: np.ndarray, rng: np.random.Generator,
+                          *, intercept: bool = True) -> np.ndarray:
     """Synthetic ``Y`` (n x m, no missing values), column by column in order, from the
-    predictors ``X`` (n x q numbers; categories as dummy columns) as described in the
-    module docstring. ``intercept``: add a column of ones to the design. Raises
-    :class:`~sdcflow.kernels.ipso.TooFewRecords` when a regression has no residual
-    degree of freedom (n <= rank of its design)."""
+    predictors ``X`` (n x q numbers; categories as dummy columns; or a
+    :class:`~sdcflow.kernels.design.Design`) as described in the module docstring.
+    ``intercept``: add a column of ones to the design. Raises
+    :class:`~sdcflow.kernels.least_squares.TooFewRecords` when a regression has no
+    residual degree of freedom (n <= rank of its design)."""
     Y = np.asarray(Y, dtype=float)
     squeeze = Y.ndim == 1
     Y = Y.reshape(len(Y), -1)
     n, m = Y.shape
-    X = np.asarray(X, dtype=float).reshape(n, -1)
-    p = X.shape[1] + int(intercept)
-    # the fitting design [X, y_1 .. y_{m-1}] (with the intercept first if asked),
-    # column-major: its first p + j columns are a contiguous view; the synthetic design
-    # [X, y*_1 .. y*_{j-1}] is never built
-    design = np.empty((n, p + m - 1), order="F")
-    if intercept:
-        design[:, 0] = 1.0
-        design[:, 1:p] = centred(X) if n else X
-    else:
-        design[:, :p] = X
-    X = design[:, :p]
-    # earlier variables enter centred by their original means (the same shift in both
-    # designs): a reparametrisation when the design has a constant column, which keeps
-    # the design well conditioned
-    constant = n > 0 and bool(np.any((np.ptp(X, axis=0) == 0) & (X[0] != 0)))
-    centre = Y.mean(axis=0) if constant else np.zeros(m)
-    for j in range(m - 1):
-        design[:, p + j] = centred(Y[:, j], centre[j])
+    X = Design.of(X, intercept)
+    p = X.p
+    # earlier variables enter centred by their original means (the same shift in the
+    # fitting and the synthetic design): a reparametrisation when the design has a
+    # constant column, which keeps it well conditioned
+    centre = Y.mean(axis=0) if n and X.constant_columns().any() else np.zeros(m)
+
+    def fitting_design(j: int) -> Design:  # [X, y_1 .. y_j] of the original data
+        return X.with_terms(Columns.centred(Y[:, :j], centre[:j])) if j else X
+
     # the factor of the nested designs [X, y_1 .. y_{j-1}]: leading columns of one factor
-    R = triangular_factor(design)
+    R = triangular_factor(fitting_design(m - 1))
     out = np.empty_like(Y)
     for j in range(m):
-        fit_design = design[:, :p + j]
-        fit = LeastSquares(fit_design, R[:, :p + j])
+        design = fitting_design(j)
+        fit = LeastSquares(design, R[:, :p + j])
         df = n - fit.rank
         if df < 1:
             raise TooFewRecords(f"{n} records cannot support a regression on {fit.rank} "
                                 "parameters")
-        beta = fit.solve(Y[:, j])[:, 0]
-        resid = Y[:, j] - product(fit_design, beta)
-        sigma = np.sqrt(float(np.einsum("i,i->", resid, resid)) / rng.chisquare(df))
+        beta = fit.solve(Y[:, j])
+        ssr = float(fit.residual_products(Y[:, j], beta)[0, 0])
+        sigma = np.sqrt(ssr / rng.chisquare(df))
         root = fit.coefficient_root()
-        beta = beta + sigma * (root @ rng.standard_normal(root.shape[1]))
+        beta = beta[:, 0] + sigma * (root @ rng.standard_normal(root.shape[1]))
+        # the synthetic design [X, y*_1 .. y*_{j-1}] is never built either
         value = product(X, beta[:p])
         if j:
             value += product(out[:, :j], beta[p:]) - centre[:j] @ beta[p:]

@@ -20,80 +20,92 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from .ipso import (
-    LeastSquares,
-    TooFewRecords,
-    cross,
-    normal_errors,
-    product,
-    with_intercept,
-)
+from .design import Design, as_columns
+from .ipso import normal_errors
+from .least_squares import LeastSquares, TooFewRecords, product
+
+
+def _sorted_average_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, ranks)``: the sorting permutation of the 1-d ``x`` and the average ranks
+    of ``x[order]`` (tied values share their mean rank)."""
+    n = len(x)
+    order = np.argsort(x)
+    xs = x[order]
+    first = np.ones(n, dtype=bool)  # the first of a run of equal sorted values
+    np.not_equal(xs[1:], xs[:-1], out=first[1:])
+    del xs
+    if first.all():  # no ties: the ranks are 1..n
+        return order, np.arange(1.0, n + 1.0)
+    starts = np.flatnonzero(first)
+    sizes = np.diff(np.r_[starts, n])
+    return order, np.repeat(starts + (sizes + 1) / 2.0, sizes)
 
 
 def average_ranks(x: np.ndarray) -> np.ndarray:
     """Ranks 1..n of the values of the 1-d ``x``, tied values sharing their mean rank
     (``scipy.stats.rankdata(x, "average")``, without its stable sort)."""
     x = np.asarray(x, dtype=float)
-    n = len(x)
-    order = np.argsort(x)
-    xs = x[order]
-    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]]) if n else np.zeros(0, int)
-    sizes = np.diff(np.r_[starts, n])
-    ranks = np.empty(n)
-    ranks[order] = np.repeat(starts + (sizes + 1) / 2.0, sizes)
-    return ranks
+    order, ranks = _sorted_average_ranks(x)
+    out = np.empty(len(x))
+    out[order] = ranks
+    return out
 
 
 def normal_scores(x: np.ndarray) -> np.ndarray:
     """Phi^-1((r - 1/2) / n) with r the ranks of ``x`` (ties: average rank), column by
     column for a 2-d array (Muralidhar & Sarathy 2006, Section 3)."""
     x = np.asarray(x, dtype=float)
-    if len(x) == 0:
-        return x.copy()
-    if x.ndim == 1:
-        return ndtri((average_ranks(x) - 0.5) / len(x))
-    return np.column_stack([ndtri((average_ranks(col) - 0.5) / len(x)) for col in x.T])
-
-
-def reverse_map(original: np.ndarray, perturbed: np.ndarray) -> np.ndarray:
-    """The values of ``original`` reordered to the ranks of ``perturbed`` (column by
-    column): the record with the r-th smallest perturbed value gets the r-th smallest
-    original value (ties in ``perturbed``, which has continuous values, are broken by
-    the sort: deterministically, in no particular order)."""
-    original = np.asarray(original, dtype=float)
-    out = np.empty_like(original)
-    if original.ndim == 1:
-        out[np.argsort(perturbed)] = np.sort(original)
-        return out
-    for j in range(original.shape[1]):
-        out[np.argsort(perturbed[:, j]), j] = np.sort(original[:, j])
+    out = np.empty(x.shape)
+    n = len(x)
+    columns, o = as_columns(x), as_columns(out)  # 2-d views: writes fill ``out``
+    for j in range(columns.shape[1]):
+        order, scores = _sorted_average_ranks(columns[:, j])
+        scores -= 0.5  # in place: one n-vector per column beside the sort order
+        scores /= n
+        o[order, j] = ndtri(scores, out=scores)
     return out
 
 
-def shuffle(X: np.ndarray, Y: np.ndarray, rng: np.random.Generator, *,
+def reverse_map(original: np.ndarray, perturbed: np.ndarray,
+                overwrite: bool = False) -> np.ndarray:
+    """The values of ``original`` reordered to the ranks of ``perturbed`` (column by
+    column): the record with the r-th smallest perturbed value gets the r-th smallest
+    original value (ties in ``perturbed``, which has continuous values, are broken by
+    the sort: deterministically, in no particular order). ``overwrite``: the result
+    replaces ``perturbed`` (a float array of the same shape), which saves a copy."""
+    original = np.asarray(original, dtype=float)
+    out = perturbed if overwrite else np.empty_like(original)
+    # 2-d views of 1-d arrays: writes to the view fill ``out``
+    x, p, o = as_columns(original), as_columns(perturbed), as_columns(out)
+    for j in range(x.shape[1]):
+        o[np.argsort(p[:, j]), j] = np.sort(x[:, j])
+    return out
+
+
+def shuffle(X: np.ndarray | Design, Y: np.ndarray, rng: np.random.Generator, *,
             scores: bool = True, intercept: bool = True) -> np.ndarray:
     """Data shuffling of the confidential ``Y`` (n x m, no missing values) given the
     predictors ``X`` (n x q numbers; categories as dummy columns, already transformed as
-    wanted, e.g. by :func:`normal_scores`).
+    wanted, e.g. by :func:`normal_scores`; or a :class:`~sdcflow.kernels.design.Design`).
 
     ``scores``: regress the normal scores of Y (True, the paper's method) or Y itself.
     The perturbed values are Y* = X B_hat + E, E ~ N(0, S / (n - rank X)) with S the
     residual sum of squares and products; returned is :func:`reverse_map` of Y to Y*.
-    Raises :class:`~sdcflow.kernels.ipso.TooFewRecords` when n <= rank of X."""
+    Raises :class:`~sdcflow.kernels.least_squares.TooFewRecords` when n <= rank of X."""
     Y = np.asarray(Y, dtype=float)
     squeeze = Y.ndim == 1
     Y = Y.reshape(len(Y), -1)
     n = len(Y)
-    design = with_intercept(X) if intercept else np.asarray(X, dtype=float).reshape(n, -1)
+    design = Design.of(X, intercept)
     fit = LeastSquares(design)
     if n <= fit.rank:
         raise TooFewRecords(f"{n} records cannot support a regression on {fit.rank} "
                             "parameters")
-    resid = normal_scores(Y) if scores else Y.copy()
-    perturbed = product(design, fit.solve(resid))  # the fitted values
-    resid -= perturbed
-    sigma = cross(resid, resid) / (n - fit.rank)
-    del resid
-    perturbed += normal_errors(n, sigma, rng)
-    out = reverse_map(Y, perturbed)
+    response = normal_scores(Y) if scores else Y
+    B = fit.solve(response)
+    sigma = fit.residual_products(response, B) / (n - fit.rank)
+    del response
+    perturbed = normal_errors(n, sigma, rng)
+    product(design, B, out=perturbed, add=True)
+    out = reverse_map(Y, perturbed, overwrite=True)
     return out[:, 0] if squeeze else out

@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.strata import declared_strata, stratum_codes
-from ..kernels.ipso import VARIANTS, TooFewRecords, centred, ipso
+from ..kernels.design import Columns, Constant, Design, Indicators
+from ..kernels.ipso import VARIANTS, ipso
+from ..kernels.least_squares import TooFewRecords
 from ..registry import Method, MethodResult, register
 
 # Dummy columns make the design n x q floats; beyond this a categorical predictor is
@@ -43,40 +45,31 @@ STRATA_PARAM = {
 
 
 def predictor_design(frame: pd.DataFrame, names: list[str], variables: dict
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The regression design of the predictors: ``(X, complete, numeric)`` with X the
-    n x p matrix (column-major) of a column of ones and then, predictor by predictor,
-    an integer or continuous one minus its mean (a reparametrisation given the
-    intercept, for the conditioning) or for a categorical or ordinal one a dummy column
-    for every category but the first in sorted order;
-    ``complete`` marks the records without a missing predictor (their rows hold 0 there)
-    and ``numeric`` the columns of X that are numeric predictors."""
+                     ) -> tuple[Design, np.ndarray]:
+    """The regression design of the predictors, ``(X, complete)``: X holds a column of
+    ones and then, predictor by predictor, an integer or continuous one minus its mean
+    (a reparametrisation given the intercept, for the conditioning) or for a categorical
+    or ordinal one a dummy column for every category but the first in sorted order (held
+    as category codes, see :class:`~sdcflow.kernels.design.Design`); ``complete`` marks
+    the records without a missing predictor (their rows hold the mean or the reference
+    category there)."""
     n = len(frame)
-    numeric_names = [name for name in names if variables[name].is_numeric]
-    levels = {name: pd.factorize(frame[name], sort=True) for name in names
-              if not variables[name].is_numeric}
-    width = 1 + len(numeric_names) + sum(max(len(u) - 1, 0) for _, u in levels.values())
-    X = np.zeros((n, width), order="F")
-    X[:, 0] = 1.0
+    terms: list = [Constant(n)]
     complete = np.ones(n, dtype=bool)
-    numeric = np.zeros(width, dtype=bool)
-    j = 1
     for name in names:
-        if name in levels:
-            codes, uniques = levels[name]
+        if not variables[name].is_numeric:
+            codes, uniques = pd.factorize(frame[name], sort=True)
             complete &= codes >= 0
-            rows = np.flatnonzero(codes > 0)
-            X[rows, j + codes[rows] - 1] = 1.0
-            j += max(len(uniques) - 1, 0)
+            # at most MAX_DESIGN_COLUMNS categories get here (check_data)
+            terms.append(Indicators(codes.astype(np.int32), max(len(uniques) - 1, 0)))
             continue
         x = frame[name].to_numpy(dtype=float, na_value=np.nan)
         present = ~np.isnan(x)
         complete &= present
-        if present.any():
-            X[present, j] = centred(x[present])
-        numeric[j] = True
-        j += 1
-    return X, complete, numeric
+        if not present.all():  # a copy: to_numpy may give a view of the frame
+            x = np.where(present, x, x[present].mean() if present.any() else 0.0)
+        terms.append(Columns.centred(x))
+    return Design(terms, n), complete
 
 
 def design_width(frame: pd.DataFrame, names: list[str], variables: dict) -> int:
@@ -157,11 +150,10 @@ class RegressionSynthesis(Method):
                                     "recode the categorical predictors with many categories")
 
     @abstractmethod
-    def synthesise(self, X: np.ndarray, numeric: np.ndarray, Y: np.ndarray, params: dict,
+    def synthesise(self, X: Design, Y: np.ndarray, params: dict,
                    rng: np.random.Generator) -> np.ndarray:
         """The replacement of ``Y`` (complete records of one stratum) given the design
-        ``X`` of :func:`predictor_design` (with its intercept; ``numeric``: which of its
-        columns are numeric predictors). X is scratch: it may be overwritten."""
+        ``X`` of :func:`predictor_design` (with its intercept)."""
 
     def apply(self, data, params, rng):
         meta = data.meta
@@ -170,30 +162,36 @@ class RegressionSynthesis(Method):
         frame = data.frame
         n = len(frame)
         Y = np.column_stack([frame[v].to_numpy(dtype=float, na_value=np.nan) for v in chosen])
-        X, complete, numeric = predictor_design(frame, predictors, data.variables)
+        X, complete = predictor_design(frame, predictors, data.variables)
         complete &= ~np.isnan(Y).any(axis=1)
-        groups, labels = stratum_codes(frame, self.strata(params, meta))
+        strata = self.strata(params, meta)
+        groups, labels = stratum_codes(frame, strata)
+        if not strata and complete.all():
+            parts = [(0, None)]  # every record: no index arrays, no copies of X and Y
+        else:
+            parts = [(code, rows[complete[rows]]) for code, rows in stratum_rows(groups)]
+        del groups
         out = Y
         done = np.zeros(n, dtype=bool)
         too_small: list[dict] = []
-        for code, rows in stratum_rows(groups):
-            rows = rows[complete[rows]]
-            if not len(rows):
+        for code, rows in parts:
+            if rows is not None and not len(rows):
                 continue
-            whole = len(rows) == n  # every record: no copies of X and Y
             try:
-                new = self.synthesise(X if whole else X[rows], numeric,
-                                      Y if whole else Y[rows], params, rng)
+                new = self.synthesise(X if rows is None else X.take(rows),
+                                      Y if rows is None else Y[rows], params, rng)
             except TooFewRecords as exc:
-                too_small.append({"stratum": labels[code], "records": len(rows),
+                too_small.append({"stratum": labels[code],
+                                  "records": n if rows is None else len(rows),
                                   "reason": str(exc)})
                 continue
-            if whole:
+            if rows is None:
                 out = new
-            else:
-                if out is Y:  # the first stratum changed: from now on a copy
-                    out = Y.copy()
-                out[rows] = new
+                done[:] = True
+                continue
+            if out is Y:  # the first stratum changed: from now on a copy
+                out = Y.copy()
+            out[rows] = new
             done[rows] = True
         # a value counts as kept when equal up to rounding: e.g. IPSO-B/C reproduce the
         # records the predictors fit exactly (a category of one record: leverage 1)
@@ -211,7 +209,7 @@ class RegressionSynthesis(Method):
         info = {
             "variables": chosen,
             "predictors": predictors,
-            "design_columns": int(X.shape[1]),
+            "design_columns": X.p,
             "records": n,
             "synthesised": int(done.sum()),
             "changed": changed,
@@ -263,7 +261,7 @@ class IPSO(RegressionSynthesis):
         },
     }
 
-    def synthesise(self, X, numeric, Y, params, rng):
+    def synthesise(self, X, Y, params, rng):
         return ipso(X, Y, rng, variant=params["variant"], intercept=False)
 
     def apply(self, data, params, rng):

@@ -45,5 +45,5 @@ class MultipleImputation(RegressionSynthesis):
         },
     }
 
-    def synthesise(self, X, numeric, Y, params, rng):
+    def synthesise(self, X, Y, params, rng):
         return sequential_regression(X, Y, rng, intercept=False)

@@ -48,8 +48,8 @@ class Shuffling(RegressionSynthesis):
         },
     }
 
-    def synthesise(self, X, numeric, Y, params, rng):
+    def synthesise(self, X, Y, params, rng):
         scores = params["normal_scores"]
-        if scores and numeric.any():
-            X[:, numeric] = normal_scores(X[:, numeric])
+        if scores:  # of the numeric predictors; dummies stay as they are
+            X = X.transformed(normal_scores)
         return shuffle(X, Y, rng, scores=scores, intercept=False)
