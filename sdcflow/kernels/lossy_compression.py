@@ -68,15 +68,21 @@ def jpeg_blocks(image: np.ndarray, table: np.ndarray | None) -> np.ndarray:
 
 def _column_ranges(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Minimum, maximum and mean of the observed values of each column (0 for a column
-    without any)."""
+    without any), by blocks of rows (no copy of a column)."""
     p = x.shape[1]
-    lo, hi, mean = np.zeros(p), np.zeros(p), np.zeros(p)
-    for j in range(p):
-        col = x[:, j]
-        observed = col[~np.isnan(col)]
-        if len(observed):
-            lo[j], hi[j], mean[j] = observed.min(), observed.max(), observed.mean()
-    return lo, hi, mean
+    lo, hi = np.full(p, np.inf), np.full(p, -np.inf)
+    total, count = np.zeros(p), np.zeros(p, dtype=np.int64)
+    for start in range(0, len(x), 1 << 16):
+        block = x[start:start + (1 << 16)]
+        observed = ~np.isnan(block)
+        # fmin and fmax skip NaN unless every value is NaN
+        np.fmin(lo, np.fmin.reduce(block, axis=0), out=lo)
+        np.fmax(hi, np.fmax.reduce(block, axis=0), out=hi)
+        total += np.where(observed, block, 0.0).sum(axis=0)
+        count += observed.sum(axis=0)
+    empty = count == 0
+    lo[empty], hi[empty] = 0.0, 0.0
+    return lo, hi, np.where(empty, 0.0, total / np.maximum(count, 1))
 
 
 def _samples(raw: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -120,7 +126,7 @@ def lossy_compress(x: np.ndarray, quality: int, *, order: np.ndarray | None = No
     table = quantisation_table(quality)
     out = np.empty((n, p), order="F")
     squares, counts = np.zeros(p), np.zeros(p)
-    band = BLOCK * 8192
+    band = BLOCK * 2048  # 16,384 records: the temporaries of a band stay near 1 MB each
     for start in range(0, n, band):
         rows = slice(start, min(start + band, n)) if order is None else order[start:start + band]
         raw = x[rows]

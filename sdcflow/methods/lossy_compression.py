@@ -21,8 +21,22 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import numeric_matrix
+from ..kernels.changes import changed_values
 from ..kernels.lossy_compression import BLOCK, lossy_compress
 from ..registry import Method, MethodResult, register
+
+
+def sort_order(column: pd.Series, var) -> np.ndarray:
+    """The record positions sorted by ``column`` (an ordinal one in its declared order),
+    stably, missing values last, without a sorted copy of the column: numbers are sorted
+    as they are, categories through the codes of their (few) distinct values."""
+    if var.is_numeric:
+        return np.argsort(column.to_numpy(dtype=float, na_value=np.nan), kind="stable")
+    if var.type == "ordinal":
+        column = pd.Categorical(column, categories=list(var.order), ordered=True)
+    codes, uniques = pd.factorize(column, sort=True)
+    codes[codes < 0] = len(uniques)
+    return np.argsort(codes, kind="stable")
 
 
 @register
@@ -71,11 +85,7 @@ class LossyCompression(Method):
         X = numeric_matrix(frame, names)
         order = None
         if params.get("sort_by"):
-            key = frame[params["sort_by"]].reset_index(drop=True)
-            if data.variables[params["sort_by"]].type == "ordinal":
-                key = pd.Series(pd.Categorical(key, categories=list(
-                    data.variables[params["sort_by"]].order), ordered=True))
-            order = key.sort_values(kind="stable", na_position="last").index.to_numpy()
+            order = sort_order(frame[params["sort_by"]], data.variables[params["sort_by"]])
         out, rmse = lossy_compress(X, params["quality"], order=order)
         columns, new_vars = {}, []
         for j, name in enumerate(names):
@@ -86,8 +96,7 @@ class LossyCompression(Method):
             "quality": params["quality"],
             "sorted_by": params.get("sort_by"),
             "blocks": -(-len(X) // BLOCK) * -(-len(names) // BLOCK),
-            "changed": int(sum(((out[:, j] != X[:, j]) & ~np.isnan(X[:, j])).sum()
-                               for j in range(len(names)))),
+            "changed": int(changed_values(out, X).sum()),
             # root mean squared change of each variable on the 0..255 scale of the image
             "rmse_0_255": {name: round(float(e), 6) for name, e in zip(names, rmse,
                                                                          strict=True)},

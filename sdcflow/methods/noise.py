@@ -42,6 +42,7 @@ import pandas as pd
 
 from ..data.codes import numeric_matrix
 from ..data.strata import declared_strata, stratum_codes
+from ..kernels.changes import changed_values
 from ..kernels.noise import (
     additive_noise,
     complete_rows,
@@ -160,14 +161,16 @@ class Noise(Method):
             overall = (np.array([np.nanvar(X[:, j], ddof=1) for j in range(X.shape[1])])
                        if method == "additive" else moments(X)[1])
         tally = {"perturbed": 0, "pooled": 0, "small": 0, "incomplete": 0}
+        del codes
         for rows in groups:
             xs = X[rows]
             zs = self._mask(xs, method, k, lam, overall, rng, tally)
-            tally["perturbed"] += int(((zs != xs) & ~np.isnan(xs)).sum())
+            tally["perturbed"] += int(changed_values(zs, xs).sum())
             if len(groups) == 1:
                 X = zs  # nothing else needs the original values
             else:
                 X[rows] = zs  # X is this step's own copy: the result goes in place
+            del xs, zs  # before the next stratum's copies are made
         info: dict = {"method": method, "k": k, "perturbed": tally["perturbed"],
                       "strata": count if method != "multiplicative" else 1}
         if method in MULTIVARIATE:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.strata import declared_strata, stratum_codes
+from ..kernels.changes import changed_values
 from ..kernels.resampling import resample
 from ..registry import Method, MethodResult, register
 from .ipso import stratum_rows
@@ -80,7 +81,7 @@ class Resampling(Method):
             for _, rows in strata:
                 rows = rows[present[rows]]
                 out[rows] = resample(x[rows], t, rng)
-            changed[name] = int(np.sum(present & (out != x)))
+            changed[name] = int(changed_values(out, x))
             var = data.variables[name]
             if var.type == "integer" and np.all(out[present] == np.round(out[present])):
                 columns[name] = pd.Series(out, index=frame.index).round().astype("Int64")

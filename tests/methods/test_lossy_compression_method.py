@@ -5,8 +5,10 @@ import pandas as pd
 from helpers import small_dataset
 
 from sdcflow import registry, run
+from sdcflow.data import Variable
 from sdcflow.data.io import builtin_path
 from sdcflow.kernels.lossy_compression import lossy_compress
+from sdcflow.methods.lossy_compression import sort_order
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("lossy_compression")
@@ -57,6 +59,18 @@ def test_sort_by_a_key_variable():
     np.testing.assert_array_equal(out.data.frame[["x", "y"]].to_numpy(), expected)
     assert out.info["sorted_by"] == "k"
     assert PLUGIN.reads({"sort_by": "k"}, d.meta) == {"x", "y", "k"}
+
+
+def test_sort_order_by_hand():
+    # numbers: stable, missing last
+    numbers = pd.Series([3.0, np.nan, 1.0, 3.0, 2.0])
+    assert sort_order(numbers, Variable("v", "key", "continuous")).tolist() == [2, 4, 0, 3, 1]
+    # an ordinal in its declared order, not the alphabet; missing last
+    sizes = pd.Series(["small", None, "large", "medium", "small"], dtype="str")
+    ordinal = Variable("s", "key", "ordinal", order=("small", "medium", "large"))
+    assert sort_order(sizes, ordinal).tolist() == [0, 4, 3, 2, 1]
+    categorical = Variable("s", "key", "categorical")
+    assert sort_order(sizes, categorical).tolist() == [2, 3, 0, 4, 1]
 
 
 def test_checks():
