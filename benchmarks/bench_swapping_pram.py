@@ -6,19 +6,17 @@ table.
 Seeded synthetic data: 1,000,000 records x 5 variables (rank swapping: 3 continuous
 lognormal and 2 integer variables with 1% missing values; PRAM: 5 categorical variables
 of 3 to 50 categories with 1% missing), and a strata variable of 20 strata. Memory: the
-peak resident set size during ``apply`` above the size before it (sampled every 2 ms from
-/proc/self/statm), relative to the size of the data frame (``memory_usage(deep=True)``).
+peak of the memory made resident by ``apply`` (each run in its own process, see
+``peak_memory.py``), relative to the size of the data frame (``memory_usage(deep=True)``).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import threading
-import time
 
 import numpy as np
 import pandas as pd
+from peak_memory import measure
 
 from sdcflow import registry
 from sdcflow.data import Dataset, Variable
@@ -56,35 +54,6 @@ def categorical_data(n: int, rng: np.random.Generator) -> Dataset:
     return Dataset(pd.DataFrame(frame), variables)
 
 
-_PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def rss() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * _PAGE
-
-
-def measure(plugin, data: Dataset, params: dict, seed: int = 1):
-    params = registry.with_defaults(plugin.params, params)
-    base = rss()
-    peak = [base]
-    done = threading.Event()
-
-    def sample():
-        while not done.is_set():
-            peak[0] = max(peak[0], rss())
-            time.sleep(0.002)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    start = time.perf_counter()
-    result = plugin.apply(data, params, np.random.default_rng(seed))
-    seconds = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    return seconds, max(peak[0], rss()) - base, result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=1_000_000)
@@ -113,8 +82,10 @@ def main() -> None:
     rows = []
     for plugin, data, params, label in cases:
         size = data.frame.memory_usage(deep=True).sum()
-        seconds, peak, result = measure(plugin, data, params)
-        changed = sum(result.info["changed"].values())
+        full = registry.with_defaults(plugin.params, params)
+        seconds, peak, changed = measure(
+            lambda plugin=plugin, data=data, full=full: sum(plugin.apply(
+                data, full, np.random.default_rng(1)).info["changed"].values()))
         rows.append((label, len(data), seconds, peak / size, changed))
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark (5 variables)':<{width}}  {'records':>11}  {'seconds':>8}  "

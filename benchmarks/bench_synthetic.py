@@ -7,8 +7,9 @@ Data (seeded): N records, five correlated continuous confidential variables (rol
 numeric, log-normal marginals), and two predictors: a categorical one with 10 categories
 and a continuous one (role key); ``strata``: the same with a 20-category stratum variable.
 Each plugin runs on the five variables (the predictors are read, not written). "peak MB"
-is the largest memory allocated during the run on top of the data (``tracemalloc``; NumPy
-reports its buffers to it), "x data" the same relative to the size of the data frame.
+is the peak of the memory made resident by the run on top of the data (each run in its
+own process, see ``peak_memory.py``), "x data" the same relative to the size of the data
+frame.
 On a machine shared with other jobs, OpenBLAS threads can oversubscribe the cores and
 slow the small matrix products of the stratified runs many times over: compare with
 ``OPENBLAS_NUM_THREADS=1``.
@@ -17,11 +18,10 @@ slow the small matrix products of the stratified runs many times over: compare w
 from __future__ import annotations
 
 import argparse
-import time
-import tracemalloc
 
 import numpy as np
 import pandas as pd
+from peak_memory import measure
 
 from sdcflow import registry
 from sdcflow.data import Dataset, Variable
@@ -68,14 +68,10 @@ def main() -> None:
     for label, name, params in runs:
         plugin = registry.get(name)
         full = registry.with_defaults(plugin.params, params)
-        tracemalloc.start()
-        start = time.perf_counter()
-        result = plugin.apply(data, full, np.random.default_rng(1))
-        seconds = time.perf_counter() - start
-        peak = tracemalloc.get_traced_memory()[1] / 2**20
-        tracemalloc.stop()
-        del result
-        rows.append((label, seconds, peak))
+        seconds, peak, _ = measure(
+            lambda plugin=plugin, full=full: plugin.apply(data, full,
+                                                          np.random.default_rng(1)).info)
+        rows.append((label, seconds, peak / 2**20))
     width = max(len(r[0]) for r in rows)
     print(f"{args.records:,} records x 5 variables (+ 2 predictors); data {data_mb:.0f} MB")
     print(f"{'method':<{width}}  {'seconds':>8}  {'peak MB':>8}  {'x data':>6}")
