@@ -330,9 +330,15 @@ def _exact_offset(u, i, rmax, mu, sigma, avail, tree, top):
     return _fw_select(tree, 0, top)
 
 
+# Uniforms are drawn in pools of at most this many: successive draws continue the
+# generator's one sequence, so the pool size changes no result, only the memory (a pool
+# for every rank at once was up to 3 n doubles).
+_MAX_POOL = 1 << 18
+
+
 def _pool_size(variant: str, remaining: int) -> int:
     per_rank = {"standard": 1, "p_buckets": 2, "p_distribution": 3}[variant]
-    return per_rank * remaining + _MAX_REJECTIONS + 2
+    return min(per_rank * remaining, _MAX_POOL) + _MAX_REJECTIONS + 2
 
 
 def swap_partners(n: int, p: float, rng: np.random.Generator,

@@ -246,7 +246,7 @@ class IPSO(RegressionSynthesis):
 
     name = "ipso"
     summary = "Synthetic confidential variables that keep their regression on the others (IPSO)."
-    version = "1"
+    version = "2"
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,

@@ -43,6 +43,7 @@ def sort_order(column: pd.Series, var) -> np.ndarray:
 class LossyCompression(Method):
     name = "lossy_compression"
     summary = "Mask numeric variables by JPEG-compressing them as an image (records x variables)."
+    version = "2"  # 2: column means summed by blocks (missing-value fill may differ in the last bit)
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous")
     params: ClassVar[dict] = {

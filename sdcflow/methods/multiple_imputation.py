@@ -27,7 +27,7 @@ class MultipleImputation(RegressionSynthesis):
 
     name = "multiple_imputation"
     summary = "Synthetic values by sequential randomised regressions (one multiple-imputation draw)."
-    version = "1"
+    version = "2"
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,

@@ -30,6 +30,7 @@ _REACH = {"standard": "rank_window", "p_buckets": "bucket_size",
 class RankSwap(Method):
     name = "rank_swap"
     summary = "Swap each value with another whose rank differs by at most p% of the records."
+    version = "2"  # 2: uniforms drawn in bounded pools (the stream after the first variable moved)
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous", "ordinal")
     params: ClassVar[dict] = {
@@ -95,21 +96,27 @@ class RankSwap(Method):
         names = self.variables(params, data.meta)
         strata = self.strata(params, data.meta)
         groups, labels = stratum_codes(frame, strata)
-        members = _members(groups, len(labels))
+        members = _members(groups, len(labels)) if len(labels) > 1 else None
+        del groups
         p, variant = float(params["p"]), params["variant"]
         columns, changed, reach = {}, {}, {}
         for name in names:
             var = data.variables[name]
             col = frame[name]
             keys = _rank_keys(col, var)
-            source = np.arange(len(col), dtype=np.int64)
             per_stratum = {}
-            for g, rows in enumerate(members):
+            if members is None:  # one stratum: no copies of the keys by stratum
+                source = rank_swap(keys, p, rng, variant)
+                per_stratum[labels[0]] = _reach(int((~np.isnan(keys)).sum()), p, variant)
+            else:
+                source = np.arange(len(col), dtype=np.int64)
+            for g, rows in enumerate(members or []):
                 if len(rows) == 0:
                     continue
                 source[rows] = rows[rank_swap(keys[rows], p, rng, variant)]
                 per_stratum[labels[g]] = _reach(int((~np.isnan(keys[rows])).sum()), p,
                                                 variant)
+            del keys
             new = pd.Series(col.array.take(source), index=col.index, name=name)
             diff = (new != col).fillna(False).to_numpy(dtype=bool) & col.notna().to_numpy()
             changed[name] = int(diff.sum())

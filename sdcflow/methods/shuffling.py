@@ -28,7 +28,7 @@ class Shuffling(RegressionSynthesis):
 
     name = "shuffling"
     summary = "Hand out each variable's own values in the rank order of values drawn from a regression."
-    version = "1"
+    version = "2"
     keeps_values = True
     params: ClassVar[dict] = {
         "type": "object",
