@@ -50,7 +50,7 @@ def sequential_regression(X: np.ndarray | Design, Y: np.ndarray, rng: np.random.
 
     # the factor of the nested designs [X, y_1 .. y_{j-1}]: leading columns of one factor
     R = triangular_factor(fitting_design(m - 1))
-    out = np.empty_like(Y)
+    out = np.empty(Y.shape, order="F")  # column by column: each column contiguous
     for j in range(m):
         design = fitting_design(j)
         fit = LeastSquares(design, R[:, :p + j])

@@ -42,8 +42,9 @@ def _sym_root(A: np.ndarray, inverse: bool = False) -> np.ndarray:
 
 
 def normal_errors(n: int, sigma: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """n rows drawn from N(0, sigma) (sigma may be singular)."""
-    out = rng.standard_normal((n, len(sigma)))
+    """n rows drawn from N(0, sigma) (sigma may be singular), as an n x m column-major
+    array (the standard normals are drawn column by column)."""
+    out = rng.standard_normal((len(sigma), n)).T
     return transform_rows(out, _sym_root(sigma))
 
 

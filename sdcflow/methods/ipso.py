@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..data.codes import numeric_matrix
 from ..data.strata import declared_strata, stratum_codes
 from ..kernels.design import Columns, Constant, Design, Indicators
 from ..kernels.ipso import VARIANTS, ipso
@@ -161,7 +162,7 @@ class RegressionSynthesis(Method):
         predictors = self.predictors(params, meta)
         frame = data.frame
         n = len(frame)
-        Y = np.column_stack([frame[v].to_numpy(dtype=float, na_value=np.nan) for v in chosen])
+        Y = numeric_matrix(frame, chosen)
         X, complete = predictor_design(frame, predictors, data.variables)
         complete &= ~np.isnan(Y).any(axis=1)
         strata = self.strata(params, meta)
@@ -224,7 +225,9 @@ class RegressionSynthesis(Method):
     def _column(self, values: np.ndarray, original: pd.Series, var):
         if var.type == "integer" and self.keeps_values:
             return pd.Series(values, index=original.index).round().astype("Int64"), var
-        return pd.Series(values, index=original.index), var.evolve(type="continuous")
+        # the kernels return column-major arrays: each column is released without a copy
+        return (pd.Series(values, index=original.index, copy=False),
+                var.evolve(type="continuous"))
 
 
 @register
