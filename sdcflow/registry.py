@@ -32,6 +32,13 @@ TYPES = ("categorical", "ordinal", "integer", "continuous")
 Finding = tuple[tuple, str]
 
 
+def strata_param(purpose: str) -> dict:
+    """The JSON Schema of a stratified plugin's ``strata`` parameter; ``purpose`` says
+    what the step does within each stratum (a sentence without its full stop)."""
+    return {"type": "array", "items": {"type": "string"},
+            "description": f"{purpose} (default: the variables with role strata)."}
+
+
 @dataclass
 class MeasureResult:
     """What a measure returns: a JSON-serialisable summary (goes to ``measures.json``)
@@ -93,10 +100,36 @@ class Plugin(ABC):
             return named
         return meta.names(*self.default_roles, numeric=self.default_numeric)
 
+    # a plugin that works within strata declares ``stratified`` and a ``strata``
+    # parameter (:func:`strata_param`); ``strata_conflict``, a message with ``{name}``,
+    # forbids the step's own variables among the strata
+    stratified: ClassVar[bool] = False
+    strata_conflict: ClassVar[str | None] = None
+
+    def strata(self, params: Mapping, meta: Metadata) -> list[str]:
+        """The variables whose combinations define the strata the step works within: the
+        ``strata`` parameter, else every variable with role strata (none for a plugin
+        that is not ``stratified``)."""
+        if not self.stratified:
+            return []
+        if "strata" in params:
+            return list(params["strata"])
+        return meta.names("strata")
+
+    def check_strata(self, params: Mapping, meta: Metadata) -> Iterable[Finding]:
+        """The findings on the ``strata`` parameter: a variable that is not declared, or
+        (with ``strata_conflict``) one of the step's own variables."""
+        own = set(self.variables(params, meta)) if self.strata_conflict else set()
+        for i, name in enumerate(params.get("strata", [])):
+            if name not in meta.variables:
+                yield ("strata", i), f"'{name}' is not a declared variable"
+            elif name in own:
+                yield ("strata", i), self.strata_conflict.format(name=name)
+
     def reads(self, params: Mapping, meta: Metadata) -> set[str] | None:
         """Columns whose values the step uses (they define its data dependencies);
         ``None`` means every column."""
-        return set(self.variables(params, meta))
+        return set(self.variables(params, meta)) | set(self.strata(params, meta))
 
     def writes(self, params: Mapping, meta: Metadata) -> set[str] | None:
         """Columns the step changes; ``None`` means it changes the records themselves."""

@@ -8,6 +8,7 @@ import textwrap
 from typing import ClassVar
 
 import pytest
+from helpers import small_dataset
 
 from sdcflow import registry
 from sdcflow.registry import Method, MethodResult, declaration_problems
@@ -140,3 +141,34 @@ def test_broken_entry_point_is_reported_not_fatal(tmp_path):
     assert out.returncode == 0
     assert "warning: entry point 'broken' (no_such_module:X)" in out.stdout
     assert "global_recode (method)" in out.stdout
+
+
+class _Stratified(Method):
+    """A stratified plugin that may not stratify by its own variables."""
+
+    name = "stratified_example"
+    default_roles = ("numeric",)
+    stratified = True
+    strata_conflict = "'{name}' is masked, so it cannot define strata"
+    params: ClassVar[dict] = {"type": "object", "properties": {
+        "variables": {"type": "array"}, "strata": registry.strata_param("Work within strata")}}
+
+    def apply(self, data, params, rng):  # pragma: no cover - not run
+        raise NotImplementedError
+
+
+def test_stratified_plugins_share_strata_defaults_reads_and_checks():
+    meta = small_dataset(x=("numeric", "continuous", [1.0, 2.0]),
+                         region=("strata", "categorical", ["a", "b"])).meta
+    plugin = _Stratified()
+    assert plugin.params["properties"]["strata"]["description"] == (
+        "Work within strata (default: the variables with role strata).")
+    # strata default to the variables with role strata, and are read
+    assert plugin.strata({}, meta) == ["region"]
+    assert plugin.reads({}, meta) == {"x", "region"}
+    assert plugin.strata({"strata": []}, meta) == []
+    assert list(plugin.check_strata({"strata": ["nope", "x", "region"]}, meta)) == [
+        (("strata", 0), "'nope' is not a declared variable"),
+        (("strata", 1), "'x' is masked, so it cannot define strata")]
+    # a plugin that is not stratified has no strata, whatever is declared
+    assert registry.get("rounding").strata({}, meta) == []

@@ -40,10 +40,3 @@ def stratum_codes(frame: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, li
     ids, rep = row_ids(codes)
     labels = [" / ".join(per[j][1][codes[r, j]] for j in range(len(names))) for r in rep]
     return ids, labels
-
-
-def declared_strata(params: dict, meta) -> list[str]:
-    """The ``strata`` parameter of a step, or else every variable with role strata."""
-    if "strata" in params:
-        return list(params["strata"])
-    return meta.names("strata")

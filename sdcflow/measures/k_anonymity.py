@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import key_codes
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.frequencies import frequencies
-from ..registry import Measure, MeasureResult, register
+from ..registry import Measure, MeasureResult, register, strata_param
 
 
 @register
@@ -44,29 +44,21 @@ class KAnonymity(Measure):
                 "type": "number", "minimum": 0, "maximum": 1, "default": 1,
                 "description": "Weight of matches through missing values (sdcMicro's alpha).",
             },
-            "strata": {
-                "type": "array", "items": {"type": "string"},
-                "description": "Count within each stratum (default: the variables with role "
-                               "strata) and report violations per stratum.",
-            },
+            "strata": strata_param("Count within each stratum and report violations per "
+                                   "stratum"),
         },
     }
 
     default_roles = ("key",)
-
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
+    stratified = True
 
     def reads(self, params, meta):
-        return (set(self.variables(params, meta)) | set(self.strata(params, meta))
-                | set(meta.names("weight")))
+        return super().reads(params, meta) | set(meta.names("weight"))
 
     def check(self, params, meta):
         if not self.variables(params, meta):
             yield ("variables",), "no key variables: declare variables with role 'key'"
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
+        yield from self.check_strata(params, meta)
 
     def check_data(self, params, data):
         ks = params["k"] if isinstance(params["k"], list) else [params["k"]]

@@ -24,10 +24,10 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.linkage import standardize
 from ..kernels.rank_swap_attack import AttackResult, intersection_attack, rank_distance
-from ..registry import Measure, MeasureResult, register
+from ..registry import Measure, MeasureResult, register, strata_param
 from .record_linkage import (
     REFERENCE,
     SCENARIO_PARAM,
@@ -74,29 +74,20 @@ class RankSwapAttack(Measure):
                           "description": "The swapped variables the intruder knows (default: "
                                          "every variable with role numeric)."},
             "scenarios": SCENARIO_PARAM,
-            "strata": {"type": "array", "items": {"type": "string"},
-                       "description": "The strata the data were swapped within (default: the "
-                                      "variables with role strata)."},
+            "strata": strata_param("The strata the data were swapped within"),
             "reference": REFERENCE,
         },
     }
 
     default_roles = ("numeric",)
-
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
-
-    def reads(self, params, meta):
-        return set(self.variables(params, meta)) | set(self.strata(params, meta))
+    stratified = True
 
     def check(self, params, meta):
         yield from check_variables(params, meta, self.variables(params, meta))
         if params.get("p_unit") == "records" and params.get("p") is not None \
                 and params["p"] != int(params["p"]):
             yield ("p",), "p in records must be a whole number"
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
+        yield from self.check_strata(params, meta)
         for name in self.variables(params, meta):
             var = meta.variables.get(name)
             if var is not None and var.type == "ordinal" and not var.order:

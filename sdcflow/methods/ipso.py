@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import numeric_matrix
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.design import Columns, Constant, Design, Indicators
 from ..kernels.ipso import VARIANTS, ipso
 from ..kernels.least_squares import TooFewRecords
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, strata_param
 
 # Dummy columns make the design n x q floats; beyond this a categorical predictor is
 # more likely an identifier than a model term (and the design would not fit in memory).
@@ -38,11 +38,7 @@ PREDICTORS_PARAM = {
                    "ordinal ones as dummy variables (first category the reference). "
                    "Default: every variable with role key; [] fits the means only.",
 }
-STRATA_PARAM = {
-    "type": "array", "items": {"type": "string"},
-    "description": "Fit and synthesise within each stratum (default: the variables with "
-                   "role strata).",
-}
+STRATA_PARAM = strata_param("Fit and synthesise within each stratum")
 
 
 def predictor_design(frame: pd.DataFrame, names: list[str], variables: dict
@@ -105,6 +101,8 @@ class RegressionSynthesis(Method):
 
     default_roles = ("numeric",)
     default_numeric = True
+    stratified = True
+    strata_conflict = "'{name}' cannot both be replaced and define strata"
 
     def predictors(self, params, meta) -> list[str]:
         if "predictors" in params:
@@ -112,15 +110,8 @@ class RegressionSynthesis(Method):
         chosen = set(self.variables(params, meta))
         return [n for n in meta.names("key") if n not in chosen]
 
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
-
     def reads(self, params, meta):
-        return (set(self.variables(params, meta)) | set(self.predictors(params, meta))
-                | set(self.strata(params, meta)))
-
-    def writes(self, params, meta):
-        return set(self.variables(params, meta))
+        return super().reads(params, meta) | set(self.predictors(params, meta))
 
     def check(self, params, meta):
         chosen = self.variables(params, meta)
@@ -136,11 +127,7 @@ class RegressionSynthesis(Method):
             elif var.role == "identifier":
                 yield ("predictors", i), (f"'{name}' is an identifier: one dummy per record "
                                           "cannot be a predictor")
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
-            elif name in chosen:
-                yield ("strata", i), f"'{name}' cannot both be replaced and define strata"
+        yield from self.check_strata(params, meta)
 
     def check_data(self, params, data):
         predictors = [p for p in self.predictors(params, data.meta) if p in data.frame]

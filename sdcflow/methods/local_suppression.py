@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import key_codes
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.frequencies import frequencies
 from ..kernels.local_suppression import suppress_to_k
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, strata_param
 
 
 @register
@@ -45,9 +45,7 @@ class LocalSuppression(Method):
             "alpha": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
                       "description": "Weight of matches through missing values (sdcMicro's "
                                      "alpha)."},
-            "strata": {"type": "array", "items": {"type": "string"},
-                       "description": "Reach k-anonymity within each stratum (default: the "
-                                      "variables with role strata)."},
+            "strata": strata_param("Reach k-anonymity within each stratum"),
             "all_m": {
                 "type": "array", "minItems": 1,
                 "items": {"type": "object", "additionalProperties": False,
@@ -63,15 +61,7 @@ class LocalSuppression(Method):
     }
 
     default_roles = ("key",)
-
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
-
-    def reads(self, params, meta):
-        return set(self.variables(params, meta)) | set(self.strata(params, meta))
-
-    def writes(self, params, meta):
-        return set(self.variables(params, meta))
+    stratified = True
 
     def check(self, params, meta):
         keys = self.variables(params, meta)
@@ -81,9 +71,7 @@ class LocalSuppression(Method):
             for name in params.get(field, {}):
                 if name not in keys:
                     yield (field, name), f"'{name}' is not one of the key variables {keys}"
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
+        yield from self.check_strata(params, meta)
         for i, spec in enumerate(params.get("all_m", [])):
             if spec["size"] > len(keys):
                 yield ("all_m", i, "size"), (f"size {spec['size']} is larger than the number of"

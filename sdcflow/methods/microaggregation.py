@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.aggregate import (
     group_geometric_mean,
     group_lower_median,
@@ -30,7 +30,7 @@ from ..kernels.fuzzy import fuzzy_weights
 from ..kernels.mdav import mdav
 from ..kernels.projected import projected
 from ..kernels.univariate import individual_ranking, optimal_univariate
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, strata_param
 
 ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy")
 
@@ -103,6 +103,7 @@ class Microaggregation(Method):
     summary = "Replace groups of k..2k-1 similar records by their representative."
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous", "ordinal", "categorical")
+    stratified = True
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -126,9 +127,7 @@ class Microaggregation(Method):
             "constraints": {"type": "boolean", "default": True,
                             "description": "Let the edit constraints group the variables, "
                                            "choose the aggregation and partition records."},
-            "strata": {"type": "array", "items": {"type": "string"},
-                       "description": "Microaggregate within strata (default: the "
-                                      "variables with role strata)."},
+            "strata": strata_param("Microaggregate within strata"),
             "projection": {"type": "array", "items": {"type": "number"},
                            "description": "projected: the direction (default: the first "
                                           "principal component)."},
@@ -227,9 +226,6 @@ class Microaggregation(Method):
             groups.append(group)
         return groups, conditions, notes
 
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
-
     def variables(self, params, meta):
         groups, _, _ = self.plan_groups(params, meta)
         return [v for g in groups for v in g.variables]
@@ -237,10 +233,7 @@ class Microaggregation(Method):
     def reads(self, params, meta):
         _, conditions, _ = self.plan_groups(params, meta)
         cond_vars = set().union(*(c.variables for c in conditions)) if conditions else set()
-        return set(self.variables(params, meta)) | set(self.strata(params, meta)) | cond_vars
-
-    def writes(self, params, meta):
-        return set(self.variables(params, meta))
+        return super().reads(params, meta) | cond_vars
 
     # --- checks -------------------------------------------------------------------------
     def check(self, params, meta):
@@ -249,9 +242,7 @@ class Microaggregation(Method):
             yield ("variables",), "no variables: name them or declare variables with role numeric"
         if len(names) != len(set(names)):
             yield ("groups",), "a variable is in two groups"
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
+        yield from self.check_strata(params, meta)
         groups, _, _ = self.plan_groups(params, meta)
         if params.get("algorithm") == "projected" and "projection" in params:
             for g in groups:

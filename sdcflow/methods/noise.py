@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import numeric_matrix
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.changes import changed_values
 from ..kernels.noise import (
     additive_noise,
@@ -52,7 +52,7 @@ from ..kernels.noise import (
     multiplicative_noise,
     romm,
 )
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, strata_param
 
 METHODS = ("additive", "correlated", "correlated_restored", "multiplicative", "romm")
 MULTIVARIATE = ("correlated", "correlated_restored", "romm")
@@ -98,20 +98,14 @@ class Noise(Method):
                             "description": "romm: draw A near the identity (Langsrud's "
                                            "lambda, sdcMicro's p) instead of "
                                            "Haar-distributed (the default)."},
-            "strata": {"type": "array", "items": {"type": "string"},
-                       "description": "Estimate and preserve the moments within strata "
-                                      "(default: the variables with role strata)."},
+            "strata": strata_param("Estimate and preserve the moments within strata"),
         },
     }
 
     default_roles = ("numeric",)
     default_numeric = True
-
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
-
-    def reads(self, params, meta):
-        return set(self.variables(params, meta)) | set(self.strata(params, meta))
+    stratified = True
+    strata_conflict = "'{name}' is both masked and a stratum variable"
 
     def check(self, params, meta):
         names = self.variables(params, meta)
@@ -120,11 +114,7 @@ class Noise(Method):
                                    "numeric")
         if len(names) != len(set(names)):
             yield ("variables",), "a variable is named twice"
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
-            elif name in names:
-                yield ("strata", i), f"'{name}' is both masked and a stratum variable"
+        yield from self.check_strata(params, meta)
         if "romm_lambda" in params and params.get("method") != "romm":
             yield ("romm_lambda",), "romm_lambda applies to method romm only"
 

@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.pram import (
     default_matrix,
     expected_changes,
@@ -25,7 +25,7 @@ from ..kernels.pram import (
     matrix_problems,
     pram,
 )
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, strata_param
 
 _ROW_TOLERANCE = 1e-9
 _MAX_LISTED_STRATA = 50
@@ -77,30 +77,20 @@ class Pram(Method):
             "alpha": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5,
                       "description": "Invariant PRAM: alpha P Q + (1 - alpha) I (sdcMicro's "
                                      "alpha, default 0.5; 1 = Gouweleeuw's P Q)."},
-            "strata": {"type": "array", "items": {"type": "string"},
-                       "description": "Post-randomise within strata (default: the "
-                                      "variables with role strata)."},
+            "strata": strata_param("Post-randomise within strata"),
         },
     }
 
     default_roles = ("pram",)
-
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
-
-    def reads(self, params, meta):
-        return set(self.variables(params, meta)) | set(self.strata(params, meta))
+    stratified = True
+    strata_conflict = "'{name}' is post-randomised, so it cannot define strata"
 
     # --- checks -------------------------------------------------------------------------
     def check(self, params, meta):
         names = self.variables(params, meta)
         if not names:
             yield ("variables",), "no variables: name them or declare variables with role pram"
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
-            elif name in names:
-                yield ("strata", i), f"'{name}' is post-randomised, so it cannot define strata"
+        yield from self.check_strata(params, meta)
         for name, rows in params.get("matrix", {}).items():
             if name not in names:
                 yield ("matrix", name), (f"'{name}' is not one of the variables "

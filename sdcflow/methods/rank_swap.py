@@ -16,9 +16,9 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.rank_swap import VARIANTS, rank_swap, rank_window
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, strata_param
 
 _MAX_LISTED_STRATA = 50
 # what limits the partner choice, per variant, as reported in the manifest
@@ -49,29 +49,19 @@ class RankSwap(Method):
                         "description": "standard (partner within p% of the ranks above), "
                                        "p_buckets or p_distribution (seed 003: every rank "
                                        "reachable, against the transparency attack)."},
-            "strata": {"type": "array", "items": {"type": "string"},
-                       "description": "Swap within strata (default: the variables with "
-                                      "role strata)."},
+            "strata": strata_param("Swap within strata"),
         },
     }
 
     default_roles = ("numeric",)
-
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
-
-    def reads(self, params, meta):
-        return set(self.variables(params, meta)) | set(self.strata(params, meta))
+    stratified = True
+    strata_conflict = "'{name}' is swapped, so it cannot also define strata"
 
     def check(self, params, meta):
         names = self.variables(params, meta)
         if not names:
             yield ("variables",), "no variables: name them or declare variables with role numeric"
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
-            elif name in names:
-                yield ("strata", i), f"'{name}' is swapped, so it cannot also define strata"
+        yield from self.check_strata(params, meta)
         for name in names:
             var = meta.variables.get(name)
             if var is not None and var.type == "ordinal" and not var.order:

@@ -9,10 +9,10 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.changes import changed_values
 from ..kernels.resampling import resample
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, strata_param
 from .ipso import stratum_rows
 
 
@@ -42,31 +42,21 @@ class Resampling(Method):
                                          "numeric)."},
             "t": {"type": "integer", "minimum": 1, "default": 5,
                   "description": "Number of bootstrap samples averaged."},
-            "strata": {"type": "array", "items": {"type": "string"},
-                       "description": "Resample within each stratum (default: the "
-                                      "variables with role strata)."},
+            "strata": strata_param("Resample within each stratum"),
         },
     }
 
     default_roles = ("numeric",)
     default_numeric = True
-
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
-
-    def reads(self, params, meta):
-        return set(self.variables(params, meta)) | set(self.strata(params, meta))
+    stratified = True
+    strata_conflict = "'{name}' cannot both be resampled and define strata"
 
     def check(self, params, meta):
         chosen = self.variables(params, meta)
         if not chosen:
             yield ("variables",), ("no variables: name them or declare integer or continuous "
                                    "variables with role numeric")
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
-            elif name in chosen:
-                yield ("strata", i), f"'{name}' cannot both be resampled and define strata"
+        yield from self.check_strata(params, meta)
 
     def apply(self, data, params, rng):
         frame = data.frame

@@ -9,9 +9,9 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import declared_strata, stratum_codes
+from ..data.strata import stratum_codes
 from ..kernels.sampling import allocate, stratified_sample
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, strata_param
 
 
 @register
@@ -27,9 +27,7 @@ class Sampling(Method):
             "size": {"type": "integer", "minimum": 1,
                      "description": "Number of records to keep (allocated to strata "
                                     "proportionally)."},
-            "strata": {"type": "array", "items": {"type": "string"},
-                       "description": "Stratify by these variables (default: the variables "
-                                      "with role strata)."},
+            "strata": strata_param("Stratify by these variables"),
             "adjust_weights": {"type": "boolean", "default": True,
                                "description": "Multiply the weight variable by N_h / n_h."},
         },
@@ -38,8 +36,7 @@ class Sampling(Method):
         "x-error": "give exactly one of 'fraction' or 'size'",
     }
 
-    def strata(self, params, meta) -> list[str]:
-        return declared_strata(params, meta)
+    stratified = True
 
     def variables(self, params, meta):
         return self.strata(params, meta)
@@ -51,9 +48,7 @@ class Sampling(Method):
         return None  # the records change
 
     def check(self, params, meta):
-        for i, name in enumerate(params.get("strata", [])):
-            if name not in meta.variables:
-                yield ("strata", i), f"'{name}' is not a declared variable"
+        return self.check_strata(params, meta)
 
     def check_data(self, params, data):
         if params.get("size", 0) > len(data):
