@@ -32,6 +32,16 @@ TYPES = ("categorical", "ordinal", "integer", "continuous")
 Finding = tuple[tuple, str]
 
 
+def variables_param(description: str, *, unique: bool = True) -> dict:
+    """The JSON Schema of a plugin's ``variables`` parameter: a non-empty list of names
+    (``unique``: each at most once); ``description`` says what the step does with them
+    and its default."""
+    schema: dict = {"type": "array", "minItems": 1, "items": {"type": "string"}}
+    if unique:
+        schema["uniqueItems"] = True
+    return {**schema, "description": description}
+
+
 def strata_param(purpose: str) -> dict:
     """The JSON Schema of a stratified plugin's ``strata`` parameter; ``purpose`` says
     what the step does within each stratum (a sentence without its full stop)."""

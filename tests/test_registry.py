@@ -172,3 +172,10 @@ def test_stratified_plugins_share_strata_defaults_reads_and_checks():
         (("strata", 1), "'x' is masked, so it cannot define strata")]
     # a plugin that is not stratified has no strata, whatever is declared
     assert registry.get("rounding").strata({}, meta) == []
+
+
+def test_variables_param_schema():
+    assert registry.variables_param("Masked.") == {
+        "type": "array", "minItems": 1, "items": {"type": "string"}, "uniqueItems": True,
+        "description": "Masked."}
+    assert "uniqueItems" not in registry.variables_param("Masked.", unique=False)

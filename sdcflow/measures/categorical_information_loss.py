@@ -31,7 +31,7 @@ from ..kernels.information_loss import (
     posterior_from_data,
     posterior_from_matrix,
 )
-from ..registry import Measure, MeasureResult, register
+from ..registry import Measure, MeasureResult, register, variables_param
 from .information_loss import REFERENCE, same_records
 
 _MISSING = "<missing>"
@@ -87,10 +87,8 @@ class CategoricalInformationLoss(Measure):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "uniqueItems": True,
-                          "description": "Variables to compare (default: every categorical "
-                                         "or ordinal variable with role key or pram)."},
+            "variables": variables_param("Variables to compare (default: every categorical "
+                                         "or ordinal variable with role key or pram)."),
             "K": {"type": "integer", "minimum": 1, "default": 2,
                   "description": "CTBIL compares the contingency tables of every set of at "
                                  "most K variables."},

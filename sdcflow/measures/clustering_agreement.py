@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..kernels.utility import kmeans, partition_agreement
-from ..registry import Measure, MeasureResult, register
+from ..registry import Measure, MeasureResult, register, variables_param
 from .information_loss import REFERENCE, numeric_matrix, same_records
 
 
@@ -36,10 +36,8 @@ class ClusteringAgreement(Measure):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "uniqueItems": True,
-                          "description": "Numeric variables to cluster on (default: every "
-                                         "variable with role numeric)."},
+            "variables": variables_param("Numeric variables to cluster on (default: every "
+                                         "variable with role numeric)."),
             "clusters": {"type": "integer", "minimum": 2, "default": 15,
                          "description": "Number of k-means clusters c (the seed's example "
                                         "uses 15)."},

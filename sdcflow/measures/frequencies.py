@@ -17,12 +17,10 @@ import pandas as pd
 from ..data.codes import key_codes
 from ..data.dataset import Dataset, Metadata
 from ..kernels.frequencies import frequencies, row_ids
-from ..registry import Finding, Measure, MeasureResult, register
+from ..registry import Finding, Measure, MeasureResult, register, variables_param
 
-VARIABLES_PARAM: dict = {
-    "type": "array", "minItems": 1, "items": {"type": "string"},
-    "description": "Key variables (default: every variable with role key).",
-}
+VARIABLES_PARAM: dict = variables_param(
+    "Key variables (default: every variable with role key).", unique=False)
 ALPHA_PARAM: dict = {
     "type": "number", "minimum": 0, "maximum": 1, "default": 1,
     "description": "Weight of matches through missing values (sdcMicro's alpha).",

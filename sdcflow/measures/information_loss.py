@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..data.dataset import Dataset
 from ..kernels.information_loss import continuous_information_loss
-from ..registry import Measure, MeasureResult, register
+from ..registry import Measure, MeasureResult, register, variables_param
 
 REFERENCE = {"type": "string", "default": "original",
              "description": "Compare with the data after this step (default: the original "
@@ -64,10 +64,8 @@ class InformationLoss(Measure):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "uniqueItems": True,
-                          "description": "Numeric variables to compare (default: every "
-                                         "variable with role numeric)."},
+            "variables": variables_param("Numeric variables to compare (default: every "
+                                         "variable with role numeric)."),
             "reference": REFERENCE,
         },
     }

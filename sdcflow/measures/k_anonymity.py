@@ -16,7 +16,7 @@ import pandas as pd
 from ..data.codes import key_codes
 from ..data.strata import stratum_codes
 from ..kernels.frequencies import frequencies
-from ..registry import Measure, MeasureResult, register, strata_param
+from ..registry import Measure, MeasureResult, register, strata_param, variables_param
 
 
 @register
@@ -36,10 +36,8 @@ class KAnonymity(Measure):
                 ],
                 "default": [2, 3, 5],
             },
-            "variables": {
-                "type": "array", "minItems": 1, "items": {"type": "string"},
-                "description": "Key variables (default: every variable with role key).",
-            },
+            "variables": variables_param(
+                "Key variables (default: every variable with role key).", unique=False),
             "alpha": {
                 "type": "number", "minimum": 0, "maximum": 1, "default": 1,
                 "description": "Weight of matches through missing values (sdcMicro's alpha).",

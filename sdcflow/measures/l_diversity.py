@@ -21,7 +21,7 @@ from ..data.codes import key_codes
 from ..data.dataset import Metadata
 from ..kernels.frequencies import row_ids
 from ..kernels.risk import l_diversity
-from ..registry import Finding, Measure, MeasureResult, register
+from ..registry import Finding, Measure, MeasureResult, register, variables_param
 from ..suggest import did_you_mean
 from .frequencies import VARIABLES_PARAM, key_variables
 
@@ -36,11 +36,8 @@ class LDiversity(Measure):
         "additionalProperties": False,
         "properties": {
             "variables": VARIABLES_PARAM,
-            "sensitive": {
-                "type": "array", "minItems": 1, "items": {"type": "string"},
-                "description": "Sensitive variables (default: every variable with role "
-                               "sensitive).",
-            },
+            "sensitive": variables_param("Sensitive variables (default: every variable with role "
+                                         "sensitive).", unique=False),
             "l": {
                 "type": "integer", "minimum": 1,
                 "description": "Also count the records whose distinct l-diversity is "

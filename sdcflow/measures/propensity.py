@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..kernels.utility import propensity_utility
-from ..registry import Measure, MeasureResult, register
+from ..registry import Measure, MeasureResult, register, variables_param
 from .categorical_information_loss import shared_codes
 from .information_loss import REFERENCE
 
@@ -39,10 +39,8 @@ class Propensity(Measure):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "uniqueItems": True,
-                          "description": "Variables of the model (default: every variable "
-                                         "with role key, numeric or pram)."},
+            "variables": variables_param("Variables of the model (default: every variable "
+                                         "with role key, numeric or pram)."),
             "interactions": {"type": "boolean", "default": False,
                              "description": "Add the pairwise products of the terms of "
                                             "different variables to the main effects."},

@@ -27,7 +27,7 @@ import pandas as pd
 from ..data.strata import stratum_codes
 from ..kernels.linkage import standardize
 from ..kernels.rank_swap_attack import AttackResult, intersection_attack, rank_distance
-from ..registry import Measure, MeasureResult, register, strata_param
+from ..registry import Measure, MeasureResult, register, strata_param, variables_param
 from .record_linkage import (
     REFERENCE,
     SCENARIO_PARAM,
@@ -69,10 +69,8 @@ class RankSwapAttack(Measure):
                        "description": "percent: distance floor(p * n / 100), n the non-missing "
                                       "values (seed 003, the rank_swap method); records: "
                                       "distance p (seed 000's worked example, p = 2)."},
-            "variables": {"type": "array", "minItems": 1, "uniqueItems": True,
-                          "items": {"type": "string"},
-                          "description": "The swapped variables the intruder knows (default: "
-                                         "every variable with role numeric)."},
+            "variables": variables_param("The swapped variables the intruder knows (default: "
+                                         "every variable with role numeric)."),
             "scenarios": SCENARIO_PARAM,
             "strata": strata_param("The strata the data were swapped within"),
             "reference": REFERENCE,

@@ -28,7 +28,7 @@ from ..kernels.linkage import (
     standardize,
     weighted,
 )
-from ..registry import Measure, MeasureResult, register
+from ..registry import Measure, MeasureResult, register, variables_param
 
 SCENARIOS = ("all", "prefixes", "subsets")
 MAX_SUBSET_VARIABLES = 12  # 2^12 - 1 = 4,095 linkages
@@ -36,9 +36,8 @@ MAX_SUBSET_VARIABLES = 12  # 2^12 - 1 = 4,095 linkages
 REFERENCE = {"type": "string", "default": "original",
              "description": "Compare with the data after this step (default: the original "
                             "data as loaded)."}
-VARIABLES = {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string"},
-             "description": "The variables the intruder knows (default: every numeric "
-                            "(integer or continuous) variable with role numeric)."}
+VARIABLES = variables_param("The variables the intruder knows (default: every numeric "
+                            "(integer or continuous) variable with role numeric).")
 SCENARIO_PARAM = {
     "enum": list(SCENARIOS), "default": "all",
     "description": "all: the intruder knows every variable; prefixes: the first 1, 2, ..., "

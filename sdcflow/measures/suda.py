@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..data.codes import key_codes
 from ..kernels.suda import suda_scores
-from ..registry import Measure, MeasureResult, register
+from ..registry import Measure, MeasureResult, register, variables_param
 
 # The level-wise search visits every subset of at most max_size keys; beyond this many it
 # would run for hours, so the recipe is refused with a hint instead.
@@ -33,11 +33,7 @@ class Suda(Measure):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {
-                "type": "array", "minItems": 1, "uniqueItems": True,
-                "items": {"type": "string"},
-                "description": "Key variables (default: every variable with role key).",
-            },
+            "variables": variables_param("Key variables (default: every variable with role key)."),
             "max_size": {
                 "type": "integer", "minimum": 1,
                 "description": "Largest MSU size searched (default: the number of variables).",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..registry import Measure, MeasureResult, register
+from ..registry import Measure, MeasureResult, register, variables_param
 
 
 @register
@@ -18,8 +18,8 @@ class Suppressions(Measure):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "description": "Variables to count (default: every key variable)."},
+            "variables": variables_param(
+                "Variables to count (default: every key variable).", unique=False),
             "reference": {"type": "string", "default": "original",
                           "description": "Compare with the data after this step (default: "
                                          "the original data)."},

@@ -20,17 +20,14 @@ from ..data.strata import stratum_codes
 from ..kernels.design import Columns, Constant, Design, Indicators
 from ..kernels.ipso import VARIANTS, ipso
 from ..kernels.least_squares import TooFewRecords
-from ..registry import Method, MethodResult, register, strata_param
+from ..registry import Method, MethodResult, register, strata_param, variables_param
 
 # Dummy columns make the design n x q floats; beyond this a categorical predictor is
 # more likely an identifier than a model term (and the design would not fit in memory).
 MAX_DESIGN_COLUMNS = 200
 
-VARIABLES_PARAM = {
-    "type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string"},
-    "description": "The confidential numeric variables replaced (default: every integer "
-                   "or continuous variable with role numeric).",
-}
+VARIABLES_PARAM = variables_param("The confidential numeric variables replaced (default: "
+                                  "every integer or continuous variable with role numeric).")
 PREDICTORS_PARAM = {
     "type": "array", "uniqueItems": True, "items": {"type": "string"},
     "description": "The non-confidential variables the model conditions on, kept as they "

@@ -16,7 +16,7 @@ from ..data.codes import key_codes
 from ..data.strata import stratum_codes
 from ..kernels.frequencies import frequencies
 from ..kernels.local_suppression import suppress_to_k
-from ..registry import Method, MethodResult, register, strata_param
+from ..registry import Method, MethodResult, register, strata_param, variables_param
 
 
 @register
@@ -30,8 +30,8 @@ class LocalSuppression(Method):
         "properties": {
             "k": {"type": "integer", "minimum": 1, "default": 2,
                   "description": "Every record must share its key values with k records."},
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "description": "Key variables (default: every variable with role key)."},
+            "variables": variables_param(
+                "Key variables (default: every variable with role key).", unique=False),
             "importance": {
                 "type": "object", "additionalProperties": {"type": "integer", "minimum": 1},
                 "description": "As sdcMicro: 1 = most important (suppressed last); "

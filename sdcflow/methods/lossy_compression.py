@@ -23,7 +23,7 @@ import pandas as pd
 from ..data.codes import numeric_matrix
 from ..kernels.changes import changed_values
 from ..kernels.lossy_compression import BLOCK, lossy_compress
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, variables_param
 
 
 def sort_order(column: pd.Series, var) -> np.ndarray:
@@ -43,17 +43,16 @@ def sort_order(column: pd.Series, var) -> np.ndarray:
 class LossyCompression(Method):
     name = "lossy_compression"
     summary = "Mask numeric variables by JPEG-compressing them as an image (records x variables)."
-    version = "2"  # 2: column means summed by blocks (missing-value fill may differ in the last bit)
+    version = "2"  # 2: column means summed by blocks (a missing value's fill: last bit)
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous")
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "description": "Variables masked, the image's columns in this "
+            "variables": variables_param("Variables masked, the image's columns in this "
                                          "order (default: every variable with role numeric "
-                                         "and a numeric type)."},
+                                         "and a numeric type).", unique=False),
             "quality": {"type": "integer", "minimum": 1, "maximum": 100, "default": 75,
                         "description": "JPEG quality (libjpeg scaling of the luminance "
                                        "table): 100 changes the least, 1 the most."},

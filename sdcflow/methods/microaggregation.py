@@ -30,7 +30,7 @@ from ..kernels.fuzzy import fuzzy_weights
 from ..kernels.mdav import mdav
 from ..kernels.projected import projected
 from ..kernels.univariate import individual_ranking, optimal_univariate
-from ..registry import Method, MethodResult, register, strata_param
+from ..registry import Method, MethodResult, register, strata_param, variables_param
 
 ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy")
 
@@ -110,9 +110,8 @@ class Microaggregation(Method):
         "properties": {
             "k": {"type": "integer", "minimum": 1, "default": 3,
                   "description": "Group size: every group has k .. 2k-1 records."},
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "description": "Variables aggregated together (default: every "
-                                         "numeric variable)."},
+            "variables": variables_param("Variables aggregated together (default: every "
+                                         "numeric variable).", unique=False),
             "groups": {"type": "array", "minItems": 1,
                        "items": {"type": "array", "minItems": 1, "items": {"type": "string"}},
                        "description": "Sets of variables each microaggregated separately."},

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..kernels.imputation import sequential_regression
-from ..registry import register
+from ..registry import register, variables_param
 from .ipso import PREDICTORS_PARAM, STRATA_PARAM, RegressionSynthesis
 
 
@@ -32,14 +32,10 @@ class MultipleImputation(RegressionSynthesis):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {
-                "type": "array", "minItems": 1, "uniqueItems": True,
-                "items": {"type": "string"},
-                "description": "The confidential numeric variables replaced, synthesised in "
-                               "this order, each conditioned on the ones before (default: "
-                               "every integer or continuous variable with role numeric, in "
-                               "declaration order).",
-            },
+            "variables": variables_param(
+                "The confidential numeric variables replaced, synthesised in this order, each "
+                "conditioned on the ones before (default: every integer or continuous variable "
+                "with role numeric, in declaration order)."),
             "predictors": PREDICTORS_PARAM,
             "strata": STRATA_PARAM,
         },

@@ -52,7 +52,7 @@ from ..kernels.noise import (
     multiplicative_noise,
     romm,
 )
-from ..registry import Method, MethodResult, register, strata_param
+from ..registry import Method, MethodResult, register, strata_param, variables_param
 
 METHODS = ("additive", "correlated", "correlated_restored", "multiplicative", "romm")
 MULTIVARIATE = ("correlated", "correlated_restored", "romm")
@@ -83,9 +83,9 @@ class Noise(Method):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "description": "Variables masked (default: every variable with "
-                                         "role numeric and type integer or continuous)."},
+            "variables": variables_param("Variables masked (default: every variable with "
+                                         "role numeric and type integer or continuous).",
+                                         unique=False),
             "method": {"enum": list(METHODS), "default": "additive",
                        "description": "additive (uncorrelated), correlated, "
                                       "correlated_restored (exact means and covariances), "

@@ -25,7 +25,7 @@ from ..kernels.pram import (
     matrix_problems,
     pram,
 )
-from ..registry import Method, MethodResult, register, strata_param
+from ..registry import Method, MethodResult, register, strata_param, variables_param
 
 _ROW_TOLERANCE = 1e-9
 _MAX_LISTED_STRATA = 50
@@ -53,10 +53,8 @@ class Pram(Method):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "uniqueItems": True,
-                          "description": "Variables post-randomised, each separately "
-                                         "(default: every variable with role pram)."},
+            "variables": variables_param("Variables post-randomised, each separately "
+                                         "(default: every variable with role pram)."),
             "matrix": {"type": "object", "additionalProperties": _MATRIX,
                        "description": "Per variable, the transition matrix as "
                                       "{from: {to: probability}}; the other variables get "

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..data.strata import stratum_codes
 from ..kernels.rank_swap import VARIANTS, rank_swap, rank_window
-from ..registry import Method, MethodResult, register, strata_param
+from ..registry import Method, MethodResult, register, strata_param, variables_param
 
 _MAX_LISTED_STRATA = 50
 # what limits the partner choice, per variant, as reported in the manifest
@@ -37,10 +37,8 @@ class RankSwap(Method):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "uniqueItems": True,
-                          "description": "Variables swapped, each separately (default: "
-                                         "every variable with role numeric)."},
+            "variables": variables_param("Variables swapped, each separately (default: "
+                                         "every variable with role numeric)."),
             "p": {"type": "number", "exclusiveMinimum": 0, "maximum": 100, "default": 5,
                   "description": "Largest rank distance of a swap, in percent of the "
                                  "records (seed 003); p_buckets: the bucket size; "

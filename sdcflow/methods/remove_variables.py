@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, variables_param
 
 
 @register
@@ -18,8 +18,7 @@ class RemoveVariables(Method):
         "additionalProperties": False,
         "required": ["variables"],
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "description": "The variables to drop."},
+            "variables": variables_param("The variables to drop.", unique=False),
         },
     }
 

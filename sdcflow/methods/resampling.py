@@ -12,7 +12,7 @@ import pandas as pd
 from ..data.strata import stratum_codes
 from ..kernels.changes import changed_values
 from ..kernels.resampling import resample
-from ..registry import Method, MethodResult, register, strata_param
+from ..registry import Method, MethodResult, register, strata_param, variables_param
 from .ipso import stratum_rows
 
 
@@ -35,11 +35,9 @@ class Resampling(Method):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "uniqueItems": True,
-                          "items": {"type": "string"},
-                          "description": "Variables resampled, each on its own (default: "
+            "variables": variables_param("Variables resampled, each on its own (default: "
                                          "every integer or continuous variable with role "
-                                         "numeric)."},
+                                         "numeric)."),
             "t": {"type": "integer", "minimum": 1, "default": 5,
                   "description": "Number of bootstrap samples averaged."},
             "strata": strata_param("Resample within each stratum"),

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..kernels.rounding import round_to_base, round_to_points
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, register, variables_param
 
 _POINTS = {"type": "array", "minItems": 1, "items": {"type": "number"}}
 _BASE = {"type": "number", "exclusiveMinimum": 0}
@@ -35,10 +35,9 @@ class Rounding(Method):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "variables": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                          "description": "Variables rounded (default: the variables of a "
+            "variables": variables_param("Variables rounded (default: the variables of a "
                                          "base or points mapping, else every variable with "
-                                         "role numeric and a numeric type)."},
+                                         "role numeric and a numeric type).", unique=False),
             "base": {"anyOf": [_BASE, {"type": "object", "minProperties": 1,
                                        "additionalProperties": _BASE}],
                      "description": "Rounding base b > 0 (values go to the nearest multiple "
