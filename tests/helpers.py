@@ -47,3 +47,17 @@ steps:
   - {id: supp, measure: suppressions, params: {reference: age10}}
   - {id: sc, measure: score, params: {il: "supp.total / 10", dr: "risk.percent[5]"}}
 """
+
+
+# sdcMicro tests/testthat/test_suda2.R, "suda2 sdc guideline"
+SUDA_GUIDELINE = {
+    "Residence": ["Urban"] * 4 + ["Rural"] + ["Urban"] * 5,
+    "Gender": ["Female", "Female", "Female", "Male", "Female", "Male", "Female", "Male",
+               "Female", "Female"],
+    "Education": ["Secondary incomplete", "Secondary incomplete", "Primary incomplete",
+                  "Secondary complete", "Secondary complete", "Secondary complete",
+                  "Primary complete", "Post-secondary", "Secondary incomplete",
+                  "Secondary incomplete"],
+    "Labor": ["Employed", "Employed", "Non-LF", "Employed", "Unemployed", "Employed",
+              "Non-LF", "Unemployed", "Non-LF", "Non-LF"],
+}

@@ -6,6 +6,7 @@ from itertools import combinations, permutations
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import SUDA_GUIDELINE as GUIDELINE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -27,19 +28,6 @@ BOOK = {
     "income": ["50k+", "50k+"] + ["50k-"] * 6,
     "education": ["highschool"] * 4 + ["university", "highschool", "middleschool",
                                        "university"],
-}
-
-# sdcMicro tests/testthat/test_suda2.R, "suda2 sdc guideline"
-GUIDELINE = {
-    "Residence": ["Urban"] * 4 + ["Rural"] + ["Urban"] * 5,
-    "Gender": ["Female", "Female", "Female", "Male", "Female", "Male", "Female", "Male",
-               "Female", "Female"],
-    "Education": ["Secondary incomplete", "Secondary incomplete", "Primary incomplete",
-                  "Secondary complete", "Secondary complete", "Secondary complete",
-                  "Primary complete", "Post-secondary", "Secondary incomplete",
-                  "Secondary incomplete"],
-    "Labor": ["Employed", "Employed", "Non-LF", "Employed", "Unemployed", "Employed",
-              "Non-LF", "Unemployed", "Non-LF", "Non-LF"],
 }
 
 

@@ -7,26 +7,16 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import ROOT, small_dataset
+from helpers import SUDA_GUIDELINE as GUIDELINE
 
 from sdcflow import RecipeError, registry, run
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("suda")
 
+
+
 # sdcMicro tests/testthat/test_suda2.R, "suda2 sdc guideline": scores 0,0,6,0,12,0,6,10,0,0
-GUIDELINE = {
-    "Residence": ["Urban"] * 4 + ["Rural"] + ["Urban"] * 5,
-    "Gender": ["Female", "Female", "Female", "Male", "Female", "Male", "Female", "Male",
-               "Female", "Female"],
-    "Education": ["Secondary incomplete", "Secondary incomplete", "Primary incomplete",
-                  "Secondary complete", "Secondary complete", "Secondary complete",
-                  "Primary complete", "Post-secondary", "Secondary incomplete",
-                  "Secondary incomplete"],
-    "Labor": ["Employed", "Employed", "Non-LF", "Employed", "Unemployed", "Employed",
-              "Non-LF", "Unemployed", "Non-LF", "Non-LF"],
-}
-
-
 def guideline(**extra):
     return small_dataset(**{k: ("key", "categorical", v) for k, v in GUIDELINE.items()},
                          **extra)
