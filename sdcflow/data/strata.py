@@ -40,3 +40,11 @@ def stratum_codes(frame: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, li
     ids, rep = row_ids(codes)
     labels = [" / ".join(per[j][1][codes[r, j]] for j in range(len(names))) for r in rep]
     return ids, labels
+
+
+def stratum_members(codes: np.ndarray, count: int) -> list[np.ndarray]:
+    """The record positions of each stratum 0 .. count-1 (``codes`` as from
+    :func:`stratum_codes`), each in record order."""
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(count + 1))
+    return [order[bounds[g]:bounds[g + 1]] for g in range(count)]

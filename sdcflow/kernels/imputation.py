@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .design import Columns, Design
+from .design import Columns, Design, as_columns
 from .least_squares import LeastSquares, TooFewRecords, product, triangular_factor
 
 
@@ -36,7 +36,7 @@ def sequential_regression(X: np.ndarray | Design, Y: np.ndarray, rng: np.random.
     residual degree of freedom (n <= rank of its design)."""
     Y = np.asarray(Y, dtype=float)
     squeeze = Y.ndim == 1
-    Y = Y.reshape(len(Y), -1)
+    Y = as_columns(Y)
     n, m = Y.shape
     X = Design.of(X, intercept)
     p = X.p

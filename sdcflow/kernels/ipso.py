@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .design import Design
+from .design import Design, as_columns
 from .least_squares import LeastSquares, TooFewRecords, cross, product, transform_rows
 
 VARIANTS = ("A", "B", "C")
@@ -65,7 +65,7 @@ def ipso(X: np.ndarray | Design, Y: np.ndarray, rng: np.random.Generator, *,
         raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
     Y = np.asarray(Y, dtype=float)
     squeeze = Y.ndim == 1
-    Y = Y.reshape(len(Y), -1)
+    Y = as_columns(Y)
     n, m = Y.shape
     design = Design.of(X, intercept)
     fit = LeastSquares(design)

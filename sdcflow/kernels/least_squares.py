@@ -185,7 +185,7 @@ class LeastSquares:
         precision (the refined solve suffices: |X'r| is about 1e-15 of |X|'|r| even for
         condition numbers near 1e7); ``overwrite``: in place in Y (a float array)."""
         Y = np.asarray(Y, dtype=float) if overwrite else np.array(Y, dtype=float)
-        Y = Y.reshape(len(Y), -1)
+        Y = as_columns(Y)
         return product(self.X, -self.solve(Y), out=Y, add=True)
 
     def coefficient_root(self) -> np.ndarray:

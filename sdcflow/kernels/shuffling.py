@@ -94,7 +94,7 @@ def shuffle(X: np.ndarray | Design, Y: np.ndarray, rng: np.random.Generator, *,
     Raises :class:`~sdcflow.kernels.least_squares.TooFewRecords` when n <= rank of X."""
     Y = np.asarray(Y, dtype=float)
     squeeze = Y.ndim == 1
-    Y = Y.reshape(len(Y), -1)
+    Y = as_columns(Y)
     n = len(Y)
     design = Design.of(X, intercept)
     fit = LeastSquares(design)

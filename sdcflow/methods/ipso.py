@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import numeric_matrix
-from ..data.strata import stratum_codes
+from ..data.strata import stratum_codes, stratum_members
 from ..kernels.design import Columns, Constant, Design, Indicators
 from ..kernels.ipso import VARIANTS, ipso
 from ..kernels.least_squares import TooFewRecords
@@ -75,14 +75,6 @@ def design_width(frame: pd.DataFrame, names: list[str], variables: dict) -> int:
         else:
             width += max(int(frame[name].nunique(dropna=True)) - 1, 0)
     return width
-
-
-def stratum_rows(groups: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """(stratum code, sorted row indices) of every non-empty stratum, in code order."""
-    order = np.argsort(groups, kind="stable")
-    codes, starts = np.unique(groups[order], return_index=True)
-    bounds = np.r_[starts, len(groups)]
-    return [(int(c), order[bounds[i]:bounds[i + 1]]) for i, c in enumerate(codes)]
 
 
 class RegressionSynthesis(Method):
@@ -151,10 +143,11 @@ class RegressionSynthesis(Method):
         complete &= ~np.isnan(Y).any(axis=1)
         strata = self.strata(params, meta)
         groups, labels = stratum_codes(frame, strata)
-        if not strata and complete.all():
+        if n and not strata and complete.all():
             parts = [(0, None)]  # every record: no index arrays, no copies of X and Y
         else:
-            parts = [(code, rows[complete[rows]]) for code, rows in stratum_rows(groups)]
+            parts = [(code, rows[complete[rows]])
+                     for code, rows in enumerate(stratum_members(groups, len(labels)))]
         del groups
         out = Y
         done = np.zeros(n, dtype=bool)

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import numeric_matrix
-from ..data.strata import stratum_codes
+from ..data.strata import stratum_codes, stratum_members
 from ..kernels.changes import changed_values
 from ..kernels.noise import (
     additive_noise,
@@ -59,17 +59,6 @@ MULTIVARIATE = ("correlated", "correlated_restored", "romm")
 # Fewest records from which a stratum's own variance or covariance is used; below it the
 # estimate of all records is (two records give a rank-one covariance, one none at all).
 MIN_STRATUM = 3
-
-
-def stratum_groups(codes: np.ndarray) -> list[np.ndarray | slice]:
-    """Row positions of each stratum (in stratum order), in O(n log n); one slice when
-    there is a single stratum (no copy of the data)."""
-    if len(codes) == 0:
-        return []
-    if codes.min() == codes.max():
-        return [slice(0, len(codes))]
-    order = np.argsort(codes, kind="stable")
-    return np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)
 
 
 @register
@@ -145,7 +134,10 @@ class Noise(Method):
         codes, labels = stratum_codes(frame, strata)
         count = len(labels)
         # multiplicative noise estimates no moment: strata change nothing
-        groups = stratum_groups(codes) if method != "multiplicative" else [slice(0, len(X))]
+        if method == "multiplicative" or count == 1:
+            groups: list = [slice(0, len(X))]  # one stratum: no copy of the data
+        else:
+            groups = stratum_members(codes, count)
         overall = None
         if len(groups) > 1:  # the fallback estimate for small strata
             overall = (np.array([np.nanvar(X[:, j], ddof=1) for j in range(X.shape[1])])

@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import stratum_codes
+from ..data.strata import stratum_codes, stratum_members
 from ..kernels.pram import (
     default_matrix,
     expected_changes,
@@ -141,7 +141,7 @@ class Pram(Method):
         names = self.variables(params, data.meta)
         strata = self.strata(params, data.meta)
         groups, labels = stratum_codes(frame, strata)
-        members = _members(groups, len(labels))
+        members = stratum_members(groups, len(labels))
         given = params.get("matrix", {})
         columns = {}
         changed, expected, matrices, invariant_used = {}, {}, {}, {}
@@ -259,8 +259,3 @@ def _matrix_info(used: dict[str, np.ndarray], categories: list[str], stratified:
     return {"by_stratum": {label: _nested(P, categories) for label, P in used.items()}}
 
 
-def _members(groups: np.ndarray, count: int) -> list[np.ndarray]:
-    """The rows of each stratum, in record order."""
-    order = np.argsort(groups, kind="stable")
-    bounds = np.searchsorted(groups[order], np.arange(count + 1))
-    return [order[bounds[g]:bounds[g + 1]] for g in range(count)]

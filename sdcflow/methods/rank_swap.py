@@ -16,7 +16,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import stratum_codes
+from ..data.strata import stratum_codes, stratum_members
 from ..kernels.rank_swap import VARIANTS, rank_swap, rank_window
 from ..registry import Method, MethodResult, register, strata_param, variables_param
 
@@ -84,7 +84,7 @@ class RankSwap(Method):
         names = self.variables(params, data.meta)
         strata = self.strata(params, data.meta)
         groups, labels = stratum_codes(frame, strata)
-        members = _members(groups, len(labels)) if len(labels) > 1 else None
+        members = stratum_members(groups, len(labels)) if len(labels) > 1 else None
         del groups
         p, variant = float(params["p"]), params["variant"]
         columns, changed, reach = {}, {}, {}
@@ -137,11 +137,6 @@ def _reach(n: int, p: float, variant: str):
     return max(w, 1) if variant == "p_buckets" else w
 
 
-def _members(groups: np.ndarray, count: int) -> list[np.ndarray]:
-    """The rows of each stratum, in record order."""
-    order = np.argsort(groups, kind="stable")
-    bounds = np.searchsorted(groups[order], np.arange(count + 1))
-    return [order[bounds[g]:bounds[g + 1]] for g in range(count)]
 
 
 def _rank_keys(col: pd.Series, var) -> np.ndarray:

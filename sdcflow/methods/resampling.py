@@ -9,11 +9,10 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import stratum_codes
+from ..data.strata import stratum_codes, stratum_members
 from ..kernels.changes import changed_values
 from ..kernels.resampling import resample
 from ..registry import Method, MethodResult, register, strata_param, variables_param
-from .ipso import stratum_rows
 
 
 @register
@@ -59,14 +58,14 @@ class Resampling(Method):
     def apply(self, data, params, rng):
         frame = data.frame
         t = int(params["t"])
-        groups, _ = stratum_codes(frame, self.strata(params, data.meta))
-        strata = stratum_rows(groups)
+        groups, labels = stratum_codes(frame, self.strata(params, data.meta))
+        strata = stratum_members(groups, len(labels))
         columns, new_vars, changed = {}, [], {}
         for name in self.variables(params, data.meta):
             x = frame[name].to_numpy(dtype=float, na_value=np.nan)
             out = x.copy()
             present = ~np.isnan(x)
-            for _, rows in strata:
+            for rows in strata:
                 rows = rows[present[rows]]
                 out[rows] = resample(x[rows], t, rng)
             changed[name] = int(changed_values(out, x))

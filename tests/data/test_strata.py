@@ -4,7 +4,7 @@ their own ("nan", last), several variables crossed."""
 import numpy as np
 import pandas as pd
 
-from sdcflow.data.strata import stratum_codes, value_codes
+from sdcflow.data.strata import stratum_codes, stratum_members, value_codes
 
 
 def test_value_codes_by_hand():
@@ -26,3 +26,9 @@ def test_stratum_codes_cross_the_variables():
     assert codes.tolist() == [0, 1, 0, 2]
     codes, labels = stratum_codes(frame, [])
     assert labels == ["all"] and codes.tolist() == [0, 0, 0, 0]
+
+
+def test_stratum_members_in_record_order():
+    members = stratum_members(np.array([1, 0, 1, 2, 0]), 3)
+    assert [m.tolist() for m in members] == [[1, 4], [0, 2], [3]]
+    assert [m.tolist() for m in stratum_members(np.zeros(0, dtype=np.int64), 1)] == [[]]

@@ -230,3 +230,13 @@ def test_regression_methods_never_crash_and_touch_only_complete_records(rows, na
     info = out.info
     assert info["unchanged"]["missing_values"] == int(incomplete.sum())
     assert info["synthesised"] + sum(info["unchanged"].values()) == len(before)
+
+
+@pytest.mark.parametrize("name", ["ipso", "shuffling", "multiple_imputation"])
+def test_regression_methods_on_no_records(name):
+    data = small_dataset(y=("numeric", "continuous", []), x=("key", "continuous", []))
+    plugin = registry.get(name)
+    out = plugin.apply(data, registry.with_defaults(plugin.params, {}),
+                       np.random.default_rng(0))
+    assert len(out.data.frame) == 0
+    assert out.info["synthesised"] == 0 and "small_strata" not in out.info
