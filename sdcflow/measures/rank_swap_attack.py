@@ -24,7 +24,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import stratum_codes
+from ..data.strata import stratum_codes, stratum_members
 from ..kernels.linkage import standardize
 from ..kernels.rank_swap_attack import AttackResult, intersection_attack, rank_distance
 from ..registry import Measure, MeasureResult, register, strata_param, variables_param
@@ -99,7 +99,7 @@ class RankSwapAttack(Measure):
         zo, zp = standardize(xo, xp)
         # the strata as published: those of the protected file (rank swapping leaves them)
         groups, labels = stratum_codes(data.frame, self.strata(params, data.meta))
-        members = [np.flatnonzero(groups == g) for g in range(len(labels))]
+        members = stratum_members(groups, len(labels))
         distances = {}
         for g, rows in enumerate(members):
             counts = np.count_nonzero(~np.isnan(xp[rows]), axis=0)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import key_codes
-from ..data.strata import stratum_codes
+from ..data.strata import stratum_codes, stratum_members
 from ..kernels.frequencies import frequencies
 from ..kernels.local_suppression import suppress_to_k
 from ..registry import Method, MethodResult, register, strata_param, variables_param
@@ -100,13 +100,13 @@ class LocalSuppression(Method):
         codes = key_codes(data.frame, keys)
         costs = self.costs(params, keys)
         strata = self.strata(params, data.meta)
-        groups, _ = stratum_codes(data.frame, strata)
+        groups, labels = stratum_codes(data.frame, strata)
         alpha = float(params["alpha"])
         passes = ([(s["size"], s["k"]) for s in params["all_m"]] if params.get("all_m")
                   else [(len(keys), params["k"])])
         violating = np.zeros(len(data), dtype=bool)
-        for g in np.unique(groups):
-            rows = np.flatnonzero(groups == g)
+        # (no records: no stratum to visit, although the labels name "all")
+        for rows in stratum_members(groups, len(labels) if len(data) else 0):
             sub = codes[rows]
             for size, k in passes:
                 for cols in map(list, itertools.combinations(range(len(keys)), size)):
