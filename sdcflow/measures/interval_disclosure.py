@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..kernels.linkage import interval_disclosure
 from ..registry import Measure, MeasureResult, register
-from .record_linkage import REFERENCE, VARIABLES, default_variables, same_records, values
+from .record_linkage import REFERENCE, VARIABLES, check_variables, same_records, values
 
 
 @register
@@ -28,6 +28,8 @@ class IntervalDisclosure(Measure):
     name = "interval_disclosure"
     summary = "Share of protected values within p% (of the value, or of the ranks) of the original."
     types = ("integer", "continuous")
+    default_roles = ("numeric",)
+    default_numeric = True
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -43,12 +45,8 @@ class IntervalDisclosure(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        return default_variables(params, meta)
-
     def check(self, params, meta):
-        if not self.variables(params, meta):
-            yield ("variables",), "no variables: name them or declare numeric variables"
+        return check_variables(params, meta, self.variables(params, meta))
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

@@ -24,7 +24,7 @@ from ..registry import Measure, MeasureResult, register
 from .record_linkage import (
     REFERENCE,
     VARIABLES,
-    default_variables,
+    check_variables,
     links_frame,
     same_records,
     values,
@@ -41,6 +41,8 @@ class LearnedLinkage(Measure):
     summary = ("Worst-case distance-based linkage: the weights (or bilinear form) that link "
                "the most records, by MILP (HiGHS).")
     types = ("integer", "continuous")
+    default_roles = ("numeric",)
+    default_numeric = True
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -79,12 +81,8 @@ class LearnedLinkage(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        return default_variables(params, meta)
-
     def check(self, params, meta):
-        if not self.variables(params, meta):
-            yield ("variables",), "no variables: name them or declare numeric variables"
+        return check_variables(params, meta, self.variables(params, meta))
 
     def check_data(self, params, data):
         # only against the data as loaded when they are the reference (a later reference

@@ -49,13 +49,6 @@ SCENARIO_PARAM = {
 # ------------------------------------------------------------------------ shared helpers
 
 
-def default_variables(params: Mapping, meta) -> list[str]:
-    """The named ``variables``, or every numeric variable with role numeric."""
-    if params.get("variables"):
-        return list(params["variables"])
-    return meta.names("numeric", numeric=True)
-
-
 def values(data: Dataset, names: list[str]) -> np.ndarray:
     """The variables as a float matrix (records x variables), missing values as NaN; an
     ordinal variable as the position of its category in the declared order."""
@@ -162,6 +155,8 @@ class RecordLinkage(Measure):
     summary = ("Re-identification by record linkage (distance-based or probabilistic): "
                "correct links overall and per scenario.")
     types = ("integer", "continuous")
+    default_roles = ("numeric",)
+    default_numeric = True
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -196,9 +191,6 @@ class RecordLinkage(Measure):
             "reference": REFERENCE,
         },
     }
-
-    def variables(self, params, meta):
-        return default_variables(params, meta)
 
     def check(self, params, meta):
         names = self.variables(params, meta)

@@ -41,9 +41,6 @@ class Score(Measure):
         },
     }
 
-    def variables(self, params, meta):
-        return []
-
     def reads(self, params, meta):
         return set()
 
