@@ -55,6 +55,8 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from .paired import paired_files
+
 FORMS = ("weighted_mean", "bilinear")
 
 
@@ -120,12 +122,10 @@ def learn_distance(z_protected: np.ndarray, z_original: np.ndarray, *,
     """Solve the seed's optimisation problem (module docstring) for aligned, complete,
     standardised files (row ``i`` of ``z_protected`` comes from row ``i`` of
     ``z_original``). ``neighbours``: restrict the constraints (None: all pairs)."""
-    zp = np.asarray(z_protected, dtype=float)
-    zo = np.asarray(z_original, dtype=float)
+    zo, zp = paired_files(z_original, z_protected)
     n, c = zp.shape
     if zo.shape != zp.shape:
-        raise ValueError(f"the protected file has {n} records and the original {len(zo)}: "
-                         "records are linked by position")
+        raise ValueError("both files need the same variables")
     if np.isnan(zp).any() or np.isnan(zo).any():
         raise ValueError("missing values: learned linkage needs complete records")
     if form not in FORMS:
@@ -294,12 +294,8 @@ def matrix_links(z_protected: np.ndarray, z_original: np.ndarray, M: np.ndarray,
     :class:`sdcflow.kernels.linkage.Links`."""
     from .linkage import Links
 
-    zp = np.asarray(z_protected, dtype=float)
-    zo = np.asarray(z_original, dtype=float)
+    zo, zp = paired_files(z_original, z_protected)
     n, c = zp.shape
-    if len(zo) != n:
-        raise ValueError(f"the protected file has {n} records and the original {len(zo)}: "
-                         "records are linked by position")
     M = (np.asarray(M, dtype=float) + np.asarray(M, dtype=float).T) / 2
     linked = np.full(n, -1, dtype=np.int64)
     ties = np.zeros(n, dtype=np.int64)

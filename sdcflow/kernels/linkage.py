@@ -32,6 +32,8 @@ import numpy as np
 from numba import njit, prange
 from scipy.spatial import cKDTree
 
+from .paired import paired_files
+
 # Relative margin under which two distances computed by different routes (k-d tree,
 # expanded BLAS form, direct sum) may be the same number: candidates within it are
 # recomputed exactly by the direct sum, which alone decides ties.
@@ -163,12 +165,8 @@ def nearest_links(protected: np.ndarray, original: np.ndarray, algorithm: str = 
     ``||p||^2 - 2 p.o + ||o||^2`` on blocks of rows, argmin per row) only find the
     candidates. Records with a missing value are not linked (protected) or not candidates
     (original). Both files must have the same records (``len`` equal)."""
-    protected = np.asarray(protected, dtype=float)
-    original = np.asarray(original, dtype=float)
+    original, protected = paired_files(original, protected)
     n = len(protected)
-    if len(original) != n:
-        raise ValueError(f"the protected file has {n} records and the original "
-                         f"{len(original)}: records are linked by position")
     if protected.ndim != 2 or original.shape[1:] != protected.shape[1:]:
         raise ValueError("both files need the same variables (2-d arrays)")
     c = protected.shape[1]
@@ -346,12 +344,8 @@ def pattern_counts(so: np.ndarray, sp: np.ndarray, algorithm: str = "auto",
     into exact-pattern counts by the Moebius inversion over supersets. (For large files
     :func:`probabilistic_links` uses a third route, a scan of the pairs that agree on two
     variables or more, that needs no table of 2^c counts per record.)"""
-    so = np.asarray(so, dtype=float)
-    sp = np.asarray(sp, dtype=float)
+    so, sp = paired_files(so, sp)
     n, c = sp.shape
-    if len(so) != n:
-        raise ValueError(f"the protected file has {n} records and the original {len(so)}: "
-                         "records are linked by position")
     npat = 1 << c
     p_ok, o_ok, own = _own_patterns(so, sp)
     counts = np.zeros((n, npat), dtype=np.int64)
@@ -642,12 +636,8 @@ def probabilistic_links(original: np.ndarray, protected: np.ndarray, tolerance: 
     default for large files unless the agreements are so frequent that this would visit
     more than 3e9 pairs) and ``kdtree`` (per record box counts of the 2^c variable subsets,
     at most :data:`PRL_MAX_DIM` variables)."""
-    original = np.asarray(original, dtype=float)
-    protected = np.asarray(protected, dtype=float)
+    original, protected = paired_files(original, protected)
     n, c = protected.shape
-    if len(original) != n:
-        raise ValueError(f"the protected file has {n} records and the original "
-                         f"{len(original)}: records are linked by position")
     so, sp = agreement_coordinates(original, protected, tolerance)
     p_ok, o_ok, own = _own_patterns(so, sp)
     n_p, n_o = int(p_ok.sum()), int(o_ok.sum())

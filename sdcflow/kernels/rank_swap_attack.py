@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from .paired import paired_files
+
 # Most elements (variables^2 x records) of the per-variable sorted copies of the protected
 # file (50M float64 = 400 MB).
 _SORTED_COPIES_MAX = 50_000_000
@@ -105,12 +107,8 @@ def intersection_attack(original: np.ndarray, protected: np.ndarray, distance,
     the variables known in both records. A missing protected value could be anything:
     the record belongs to every ``B_j`` of that variable. Cost: for each record, the
     smallest of its ``B_j`` is scanned (about ``2 d + 1`` records)."""
-    original = np.asarray(original, dtype=float)
-    protected = np.asarray(protected, dtype=float)
+    original, protected = paired_files(original, protected)
     n, c = protected.shape
-    if len(original) != n:
-        raise ValueError(f"the protected file has {n} records and the original "
-                         f"{len(original)}: records are linked by position")
     zo = original if z_original is None else np.asarray(z_original, dtype=float)
     zp = protected if z_protected is None else np.asarray(z_protected, dtype=float)
     low, high = windows(original, protected, distance)
