@@ -76,6 +76,21 @@ def _refresh(X, alive, c, top_size, top_idx, top_key):
 
 
 @njit(cache=True)
+def _neumaier_add(total, comp, row, sign):
+    """total += sign * row, with Neumaier's compensation: ``comp`` collects the rounding
+    errors, so that ``total + comp`` is the sum as if exact (the centroid of the records
+    left is updated as records leave, over up to millions of additions)."""
+    for j in range(row.shape[0]):
+        v = sign * row[j]
+        t = total[j] + v
+        if abs(total[j]) >= abs(v):
+            comp[j] += (total[j] - t) + v
+        else:
+            comp[j] += (v - t) + total[j]
+        total[j] = t
+
+
+@njit(cache=True)
 def _mdav(X, k, leaf_size):
     n, d = X.shape
     labels = -np.ones(n, np.int64)
@@ -84,14 +99,7 @@ def _mdav(X, k, leaf_size):
     total = np.zeros(d)
     comp = np.zeros(d)  # Neumaier compensation of the running sum
     for p in range(n):
-        for j in range(d):
-            v = X[p, j]
-            t = total[j] + v
-            if abs(total[j]) >= abs(v):
-                comp[j] += (total[j] - t) + v
-            else:
-                comp[j] += (v - t) + total[j]
-            total[j] = t
+        _neumaier_add(total, comp, X[p], 1.0)
     rows = np.arange(n)
     tree = build(X, rows, leaf_size)
     perm, start, end, left, right, parent, lo, hi, count, leaf_of = tree
@@ -167,14 +175,7 @@ def _mdav(X, k, leaf_size):
                 remove(p, alive, leaf_of, parent, count, X, perm, start, end, left, right,
                        lo, hi)
                 n_alive -= 1
-                for j in range(d):
-                    v = -X[p, j]
-                    t = total[j] + v
-                    if abs(total[j]) >= abs(v):
-                        comp[j] += (total[j] - t) + v
-                    else:
-                        comp[j] += (v - t) + total[j]
-                    total[j] = t
+                _neumaier_add(total, comp, X[p], -1.0)
             group += 1
     if n_alive > 0:
         for p in range(n):
