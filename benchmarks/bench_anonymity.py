@@ -14,10 +14,10 @@ file with detailed keys).
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
+from timing import best_of
 
 from sdcflow import registry
 from sdcflow.data import Dataset, Variable
@@ -50,15 +50,6 @@ def seed_004_keys() -> tuple[np.ndarray, np.ndarray]:
     codes[:, 3] = interval_codes(d["age"].to_numpy(float), [0, 9, 19, 29, 39, 49, 59, 69, 79,
                                                             130], include_lowest=False)
     return codes, d["sampling_weight"].to_numpy(float)
-
-
-def best_of(fn, *args, repeat=3, **kwargs):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn(*args, **kwargs)
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def main() -> None:

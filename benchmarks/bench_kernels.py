@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from timing import best_of
 
 from sdcflow import run
 from sdcflow.constraints import Constraint
@@ -23,15 +23,6 @@ from sdcflow.kernels.frequencies import frequencies
 from sdcflow.kernels.recode import interval_codes
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def timed(fn, *args, repeat=3, **kwargs):
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn(*args, **kwargs)
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def synthetic(n, rng):
@@ -44,6 +35,10 @@ def synthetic(n, rng):
     return codes, weights, pd.DataFrame({"net": net, "tax": tax, "gross": net + tax})
 
 
+def fastest(fn, *args, **kwargs) -> float:
+    return best_of(fn, *args, **kwargs)[0]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, nargs="+", default=[100_000, 1_000_000])
@@ -54,26 +49,26 @@ def main():
         codes, weights, frame = synthetic(n, rng)
         complete = np.where(codes < 0, 0, codes)
         rows.append(("frequencies, 5 keys, weights, no missing", n,
-                     timed(frequencies, complete, weights)))
+                     fastest(frequencies, complete, weights)))
         rows.append(("frequencies, 5 keys, weights, 1% missing", n,
-                     timed(frequencies, codes, weights, alpha=0.7)))
+                     fastest(frequencies, codes, weights, alpha=0.7)))
         text = pd.DataFrame({f"k{j}": pd.Series(codes[:, j].astype(str), dtype="str")
                              for j in range(codes.shape[1])})
         rows.append(("key_codes (factorize 5 text columns)", n,
-                     timed(key_codes, text, list(text.columns))))
+                     fastest(key_codes, text, list(text.columns))))
         ages = rng.integers(0, 100, n).astype(float)
         rows.append(("interval_codes (10 breaks)", n,
-                     timed(interval_codes, ages, [0, 9, 19, 29, 39, 49, 59, 69, 79, 130])))
+                     fastest(interval_codes, ages, [0, 9, 19, 29, 39, 49, 59, 69, 79, 130])))
         c = Constraint.from_recipe({"id": "c", "expr": "net + tax == gross"})
-        rows.append(("constraint net + tax == gross", n, timed(c.violations, frame)))
+        rows.append(("constraint net + tax == gross", n, fastest(c.violations, frame)))
     tmp = Path(tempfile.mkdtemp())
     try:
         shutil.copy(ROOT / "recipes" / "quickstart.yaml", tmp / "q.yaml")
         rows.append(("quickstart run, no cache (testdata)", 4580,
-                     timed(lambda: run(tmp / "q.yaml", tmp / "out", use_cache=False))))
+                     fastest(lambda: run(tmp / "q.yaml", tmp / "out", use_cache=False))))
         run(tmp / "q.yaml", tmp / "out")
         rows.append(("quickstart run, all cached", 4580,
-                     timed(lambda: run(tmp / "q.yaml", tmp / "out"))))
+                     fastest(lambda: run(tmp / "q.yaml", tmp / "out"))))
     finally:
         shutil.rmtree(tmp)
     width = max(len(r[0]) for r in rows)

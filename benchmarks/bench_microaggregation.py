@@ -12,22 +12,16 @@ from __future__ import annotations
 
 import argparse
 import resource
-import time
 
 import numpy as np
 import pandas as pd
+from timing import best_of
 
 from sdcflow.data.io import builtin_path
 from sdcflow.kernels.aggregate import group_mean
 from sdcflow.kernels.mdav import mdav
 from sdcflow.kernels.projected import projected
 from sdcflow.kernels.univariate import individual_ranking, optimal_univariate
-
-
-def timed(fn, *args):
-    start = time.perf_counter()
-    out = fn(*args)
-    return time.perf_counter() - start, out
 
 
 def peak_mb() -> float:
@@ -46,16 +40,16 @@ def main() -> None:
     sizes = [50_000, 100_000, 200_000] + ([] if args.quick else [1_000_000])
     for n in sizes:
         X = rng.standard_normal((n, 3))
-        seconds, labels = timed(mdav, X, 3)
+        seconds, labels = best_of(mdav, X, 3, repeat=1)
         rows.append(("mdav, k=3, 3 variables", n, seconds, peak_mb()))
     for n in [1_000_000] + ([] if args.quick else [10_000_000]):
         x = rng.standard_normal(n)
-        seconds, _ = timed(optimal_univariate, x, 3)
+        seconds, _ = best_of(optimal_univariate, x, 3, repeat=1)
         rows.append(("optimal_univariate, k=3", n, seconds, peak_mb()))
-        seconds, _ = timed(individual_ranking, x, 3)
+        seconds, _ = best_of(individual_ranking, x, 3, repeat=1)
         rows.append(("individual_ranking, k=3", n, seconds, peak_mb()))
     X = rng.standard_normal((1_000_000, 3))
-    seconds, _ = timed(projected, X, 3)
+    seconds, _ = best_of(projected, X, 3, repeat=1)
     rows.append(("projected, k=3, 3 variables", 1_000_000, seconds, peak_mb()))
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'records':>11}  {'seconds':>8}  {'peak MB':>8}")

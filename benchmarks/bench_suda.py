@@ -9,22 +9,13 @@ at most 3 variables."""
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from timing import best_of
 
 from sdcflow.kernels.suda import suda_scores
 
 CARDINALITIES = [2, 5, 8, 10, 20, 50]
-
-
-def timed(fn, *args, repeat=3, **kwargs):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn(*args, **kwargs)
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def synthetic(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -44,7 +35,7 @@ def main() -> None:
         missing[rng.random(missing.shape) < 0.01] = -1
         for label, codes in (("complete", complete), ("1% missing", missing)):
             for max_size in (None, 3):
-                seconds, result = timed(suda_scores, codes, max_size, repeat=args.repeat)
+                seconds, result = best_of(suda_scores, codes, max_size, repeat=args.repeat)
                 name = f"suda, 6 keys, {label}, max_size {max_size or 6}"
                 rows.append((name, n, seconds, int((result.msu_count > 0).sum()),
                              int(result.msu_count.sum())))

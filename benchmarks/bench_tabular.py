@@ -20,10 +20,10 @@ contributions).
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
+from timing import best_of
 
 from sdcflow.tabular import (
     FrequencyRule,
@@ -62,28 +62,22 @@ def leaves_of(h: dict[str, str]) -> list[str]:
     return [c for c in h if c not in parents]
 
 
-def timed(fn, *args, **kwargs):
-    start = time.perf_counter()
-    out = fn(*args, **kwargs)
-    return time.perf_counter() - start, out
-
-
 def run_2d(rng, records: int, rows: list, costs: list[str]) -> None:
     ha, hb = hierarchy("a", 8, 8), hierarchy("b", 7, 9)
     data = microdata(rng, {"A": leaves_of(ha), "B": leaves_of(hb)}, records, 1.0, 1.2)
-    sec, table = timed(build_table, data, ["A", "B"], {"A": ha, "B": hb}, "y")
+    sec, table = best_of(build_table, data, ["A", "B"], {"A": ha, "B": hb}, "y", repeat=1)
     rows.append(("2-D build_table", table.n_cells, records, sec, ""))
-    sec, table = timed(apply_rules, table, [FrequencyRule(3), PPercentRule(10)])
+    sec, table = best_of(apply_rules, table, [FrequencyRule(3), PPercentRule(10)], repeat=1)
     prim = int((table.status == "primary").sum())
     rows.append(("2-D rules freq(3), p%(10)", table.n_cells, prim, sec,
                  f"{prim / table.n_cells:.1%} primary"))
     for cost in costs:
-        sec, res = timed(suppress_optimal, table, cost=cost)
+        sec, res = best_of(suppress_optimal, table, cost=cost, repeat=1)
         i = res.info
         rows.append((f"2-D optimal, cost {cost}", table.n_cells, prim, sec,
                      (f"{i['secondary']} secondary, {i['rounds']} rounds, {i['cuts']} cuts, "
                       f"optimal={i['optimal']}")))
-        sec, rep = timed(audit, res.table, mode="exact")
+        sec, rep = best_of(audit, res.table, mode="exact", repeat=1)
         rows.append(("  audit exact (all suppressed)", table.n_cells, rep.info["audited"], sec,
                      f"passed={rep.passed}, {rep.n_lp} LPs"))
 
@@ -92,19 +86,19 @@ def run_3d(rng, records: int, rows: list, costs: list[str]) -> None:
     ha, hb = hierarchy("a", 5, 8), hierarchy("b", 4, 10)
     lc = [f"c{k:02d}" for k in range(47)]
     data = microdata(rng, {"A": leaves_of(ha), "B": leaves_of(hb), "C": lc}, records, 0.5, 0.8)
-    sec, table = timed(build_table, data, ["A", "B", "C"], {"A": ha, "B": hb}, "y")
+    sec, table = best_of(build_table, data, ["A", "B", "C"], {"A": ha, "B": hb}, "y", repeat=1)
     rows.append(("3-D build_table", table.n_cells, records, sec, ""))
-    sec, table = timed(apply_rules, table, [FrequencyRule(3), PPercentRule(10)])
+    sec, table = best_of(apply_rules, table, [FrequencyRule(3), PPercentRule(10)], repeat=1)
     prim = int((table.status == "primary").sum())
     rows.append(("3-D rules freq(3), p%(10)", table.n_cells, prim, sec,
                  f"{prim / table.n_cells:.1%} primary"))
     for cost in costs:
-        sec, res = timed(suppress_hypercube, table, cost=cost)
+        sec, res = best_of(suppress_hypercube, table, cost=cost, repeat=1)
         i = res.info
         rows.append((f"3-D hypercube + repair, cost {cost}", table.n_cells, prim, sec,
                      (f"{i['secondary']} secondary, cubes {i['hypercube_seconds']} s, "
                       f"repair added {i['repair_added']}")))
-        sec, rep = timed(audit, res.table, mode="certify")
+        sec, rep = best_of(audit, res.table, mode="certify", repeat=1)
         rows.append(("  audit certify (all suppressed)", table.n_cells, rep.info["audited"],
                      sec, (f"passed={rep.passed}, {rep.n_lp} LPs, "
                            f"{int(rep.report['exact'].sum())} exact intervals")))

@@ -5,8 +5,9 @@ peak resident set size (``/proc/self/clear_refs``, value 5) and reads it back af
 call (``VmHWM`` in ``/proc/self/status``): the peak is every page the call made resident,
 whichever allocator made it (NumPy, pandas, LAPACK workspaces, numba's runtime), exactly,
 not sampled. The child first hands the free memory its allocator keeps back to the
-system (``malloc_trim``), so that reused pages count too. Each call runs in its own child, so memory freed by one case and kept by the
-allocator cannot hide the allocations of the next (``tracemalloc`` sees NumPy but not
+system (``malloc_trim``), so that reused pages count too. Each call runs in its own
+child, so memory freed by one case and kept by the allocator cannot hide the
+allocations of the next (``tracemalloc`` sees NumPy but not
 numba; the resident size of one long process under-reports every case after the first).
 """
 
