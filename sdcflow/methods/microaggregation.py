@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.strata import stratum_codes
+from ..data.strata import stratum_codes, stratum_members
 from ..kernels.aggregate import (
     group_geometric_mean,
     group_lower_median,
@@ -95,6 +95,25 @@ def product_offsets(tree: ast.Expression) -> dict[str, float] | None:
         return False
 
     return offsets if factor(body.left) and factor(body.comparators[0]) else None
+
+
+def _ranks(col: pd.Series, var) -> np.ndarray:
+    """An ordinal variable as the position of each category in its declared order."""
+    return pd.Categorical(col, categories=list(var.order), ordered=True).codes.astype(float)
+
+
+def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
+               weights: np.ndarray | None) -> np.ndarray:
+    """The group representatives of ``x`` (category codes, ordinal ranks or values, as
+    ``aggregation`` needs) for the records of one part."""
+    kind, offset = aggregation
+    if kind == "plurality":
+        return group_plurality(x.astype(np.int64), labels).astype(float)
+    if kind == "median":
+        return group_lower_median(x, labels)
+    if kind == "geometric":
+        return group_geometric_mean(x, labels, offset, weights)
+    return group_mean(x, labels, weights)
 
 
 @register
@@ -289,31 +308,42 @@ class Microaggregation(Method):
         group_info = []
         sse_total, sst_total = 0.0, 0.0
         small = 0
+        parts = stratum_members(partition, int(partition.max(initial=-1)) + 1)
         for g in groups:
             numeric = [v for v in g.variables if data.variables[v].type != "categorical"]
             Z = np.column_stack([self._scaled(frame[v], data.variables[v], params["standardize"])
                                  for v in numeric])
             values = {v: np.empty(len(frame)) for v in g.variables}
-            codes = {v: pd.factorize(frame[v], sort=True) for v in g.variables
-                     if data.variables[v].type == "categorical"}
+            # what each aggregation works on: category codes, ordinal ranks or the values
+            categories, source = {}, {}
+            for v in g.variables:
+                var = data.variables[v]
+                if var.type == "categorical":
+                    source[v], categories[v] = pd.factorize(frame[v], sort=True)
+                else:
+                    source[v] = (_ranks(frame[v], var) if var.type == "ordinal"
+                                 else frame[v].to_numpy(dtype=float))
             clusters = 0
-            for part in np.unique(partition):
-                rows = np.flatnonzero(partition == part)
+            for rows in parts:
                 if len(rows) < k:
                     small += len(rows)
-                per_var = self._labels(Z[rows], k, params, numeric)
+                Zr = Z[rows]
+                per_var = self._labels(Zr, k, params, numeric)
                 clusters += int(per_var[None].max()) + 1 if len(rows) else 0
+                # fuzzy memberships belong to the group's one partition: once per part
+                weights = (fuzzy_weights(Zr, per_var[None], m=params["fuzziness"],
+                                         neighbours=params["neighbours"])
+                           if params["algorithm"] == "fuzzy" and len(rows) else None)
                 for v in g.variables:
                     labels = per_var.get(v, per_var[None])
-                    values[v][rows] = self._aggregate(frame[v].iloc[rows], data.variables[v],
-                                                      labels, g.aggregation[v], codes.get(v),
-                                                      rows, Z[rows], params)
-                sse, sst = _sse_sst(Z[rows], per_var, numeric)
+                    values[v][rows] = _aggregate(source[v][rows], labels, g.aggregation[v],
+                                                 weights)
+                sse, sst = _sse_sst(Zr, per_var, numeric)
                 sse_total += sse
                 sst_total += sst
             for v in g.variables:
                 col, var = self._column(values[v], frame[v], data.variables[v],
-                                        g.aggregation[v][0], codes.get(v))
+                                        categories.get(v))
                 columns[v] = col
                 new_vars.append(var)
             group_info.append(g.as_dict() | {"groups_formed": clusters})
@@ -349,7 +379,7 @@ class Microaggregation(Method):
     @staticmethod
     def _scaled(col: pd.Series, var, how: str) -> np.ndarray:
         if var.type == "ordinal":
-            x = pd.Categorical(col, categories=list(var.order), ordered=True).codes.astype(float)
+            x = _ranks(col, var)
         else:
             x = col.to_numpy(dtype=float)
         if how == "zscore":
@@ -386,29 +416,10 @@ class Microaggregation(Method):
         return {None: mdav(Z, k)}
 
     @staticmethod
-    def _aggregate(col: pd.Series, var, labels, aggregation, codes, rows, Z, params):
-        kind, offset = aggregation
-        if kind == "plurality":
-            return group_plurality(codes[0][rows], labels).astype(float)
-        if var.type == "ordinal":
-            rank = pd.Categorical(col, categories=list(var.order), ordered=True).codes
-            return group_lower_median(rank.astype(float), labels)
-        x = col.to_numpy(dtype=float)
-        weights = None
-        if params["algorithm"] == "fuzzy" and len(x) > 0:
-            weights = fuzzy_weights(Z, labels, m=params["fuzziness"],
-                                    neighbours=params["neighbours"])
-        if kind == "geometric":
-            return group_geometric_mean(x, labels, offset, weights)
-        if kind == "median":
-            return group_lower_median(x, labels)
-        return group_mean(x, labels, weights)
-
-    @staticmethod
-    def _column(values: np.ndarray, original: pd.Series, var, kind: str, codes):
+    def _column(values: np.ndarray, original: pd.Series, var, categories):
         index = original.index
         if var.type == "categorical":
-            return pd.Series(np.asarray(codes[1], dtype=object)[values.astype(int)],
+            return pd.Series(np.asarray(categories, dtype=object)[values.astype(int)],
                              index=index, dtype="str"), var
         if var.type == "ordinal":
             return pd.Series(np.asarray(var.order, dtype=object)[values.astype(int)],
