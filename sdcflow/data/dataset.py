@@ -99,13 +99,6 @@ class Dataset:
     def __len__(self) -> int:
         return len(self.frame)
 
-    def names(self, *roles: str) -> list[str]:
-        """Column names of the variables with one of ``roles`` (all if none), in order."""
-        return [n for n, v in self.variables.items() if not roles or v.role in roles]
-
-    def column(self, name: str) -> pd.Series:
-        return self.frame[name]
-
     def with_columns(
         self, columns: Mapping[str, pd.Series | np.ndarray],
         variables: Iterable[Variable] = (),

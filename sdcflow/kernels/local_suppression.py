@@ -106,17 +106,14 @@ class _Combos:
 
 def suppress_to_k(
     codes: np.ndarray, k: float, *, alpha: float = 1.0, costs: np.ndarray | None = None,
-    allowed: np.ndarray | None = None,
 ) -> SuppressionResult:
     """Suppress key values (set them to -1) until every record's frequency is at least k.
 
     ``codes``: n x m int (-1 = missing); ``costs``: per variable, the price of one
-    suppression (default 1; lower = suppressed first); ``allowed``: variables that may be
-    suppressed (default all)."""
+    suppression (default 1; lower = suppressed first)."""
     codes = np.asarray(codes, dtype=np.int64)
     n, m = codes.shape
     costs = np.ones(m) if costs is None else np.asarray(costs, dtype=float)
-    allowed = np.ones(m, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
     if n == 0 or m == 0:
         return SuppressionResult(codes.copy(), np.zeros((n, m), dtype=bool), 0)
     state = _Combos(codes, alpha)
@@ -132,7 +129,7 @@ def suppress_to_k(
         for c in order:
             if not state.alive[c] or state.fk[c] >= k - eps:
                 continue
-            j = _choose(state, c, k, costs, allowed, eps)
+            j = _choose(state, c, k, costs, eps)
             if j is None:
                 stuck.add(c)
                 continue
@@ -145,10 +142,10 @@ def suppress_to_k(
     return SuppressionResult(out, (out < 0) & (codes >= 0), int((fk < k - eps).sum()))
 
 
-def _choose(state: _Combos, c: int, k: float, costs, allowed, eps) -> int | None:
+def _choose(state: _Combos, c: int, k: float, costs, eps) -> int | None:
     current = state.codes[c]
     best, best_key = None, None
-    for j in np.flatnonzero(allowed & (current >= 0)):
+    for j in np.flatnonzero(current >= 0):
         vec = current.copy()
         vec[j] = -1
         score = state.fk_if(c, vec)

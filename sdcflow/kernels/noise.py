@@ -211,15 +211,16 @@ def restore_moments(z: np.ndarray, mean: np.ndarray, cov: np.ndarray, *,
 
 
 def correlated_restored(x: np.ndarray, k: float, rng: np.random.Generator, *,
-                        cov: np.ndarray | None = None) -> np.ndarray:
-    """Correlated noise (:func:`correlated_noise`, with ``cov`` if given), then the
-    complete records transformed by :func:`restore_moments` so that their sample mean
-    vector and covariance matrix equal those of the complete records of ``x``. Records
-    with a missing value keep the correlated noise only (a linear map of the variables
-    needs all of them). Constant variables stay exactly as they are."""
+                        known_moments: tuple | None = None) -> np.ndarray:
+    """Correlated noise (:func:`correlated_noise`), then the complete records transformed
+    by :func:`restore_moments` so that their sample mean vector and covariance matrix
+    equal those of the complete records of ``x``. Records with a missing value keep the
+    correlated noise only (a linear map of the variables needs all of them). Constant
+    variables stay exactly as they are. ``known_moments``: :func:`moments` of ``x`` when
+    the caller has them already."""
     x = np.asarray(x, dtype=float)
-    mean, own_cov, m = moments(x)
-    z = correlated_noise(x, k, rng, cov=own_cov if cov is None else cov)
+    mean, own_cov, m = moments(x) if known_moments is None else known_moments
+    z = correlated_noise(x, k, rng, cov=own_cov)
     if m >= 2:
         full = complete_rows(x)
         restore_moments(z, mean, own_cov, out=z, rows=None if full.all() else full)

@@ -68,7 +68,7 @@ class KAnonymity(Measure):
     def evaluate(self, data, params, rng, *, original):
         keys = self.variables(params, data.meta)
         ks = sorted(set(params["k"] if isinstance(params["k"], list) else [params["k"]]))
-        weights = data.names("weight")
+        weights = data.meta.names("weight")
         w = data.frame[weights[0]].to_numpy(dtype=float, na_value=np.nan) if weights else None
         codes = key_codes(data.frame, keys)
         strata = self.strata(params, data.meta)

@@ -127,9 +127,10 @@ class GlobalRecode(Method):
         name = params["variable"]
         var = data.variables[name]
         col = data.frame[name]
+        x = (col.to_numpy(dtype=float, na_value=np.nan)
+             if "width" in params or "breaks" in params else None)
         if "width" in params:
-            breaks, labels = width_breaks(col.to_numpy(dtype=float, na_value=np.nan),
-                                          params["width"], params["origin"],
+            breaks, labels = width_breaks(x, params["width"], params["origin"],
                                           integer=(var.type == "integer"))
             params = {**params, "breaks": breaks, "labels": labels, "right": False,
                       "include_lowest": False}
@@ -137,8 +138,7 @@ class GlobalRecode(Method):
             right, lowest = params["right"], params["include_lowest"]
             labels = params.get("labels") or interval_labels(
                 params["breaks"], right=right, include_lowest=lowest)
-            codes = interval_codes(col.to_numpy(dtype=float, na_value=np.nan), params["breaks"],
-                                   right=right, include_lowest=lowest)
+            codes = interval_codes(x, params["breaks"], right=right, include_lowest=lowest)
             out = pd.Series(np.asarray(labels, dtype=object)[np.maximum(codes, 0)], dtype="str")
             out[codes < 0] = None
             outside = int(((codes < 0) & col.notna().to_numpy()).sum())

@@ -97,29 +97,30 @@ class LocalSuppression(Method):
 
     def apply(self, data, params, rng):
         keys = self.variables(params, data.meta)
-        codes = key_codes(data.frame, keys)
+        original = key_codes(data.frame, keys)
+        codes = original.copy()
         costs = self.costs(params, keys)
         strata = self.strata(params, data.meta)
         groups, labels = stratum_codes(data.frame, strata)
         alpha = float(params["alpha"])
         passes = ([(s["size"], s["k"]) for s in params["all_m"]] if params.get("all_m")
                   else [(len(keys), params["k"])])
+        # each requirement: the key columns of one combination and its k
+        requirements = [(cols, k) for size, k in passes
+                        for cols in map(list, itertools.combinations(range(len(keys)), size))]
         violating = np.zeros(len(data), dtype=bool)
         # (no records: no stratum to visit, although the labels name "all")
         for rows in stratum_members(groups, len(labels) if len(data) else 0):
             sub = codes[rows]
-            for size, k in passes:
-                for cols in map(list, itertools.combinations(range(len(keys)), size)):
-                    sub[:, cols] = suppress_to_k(sub[:, cols], k, alpha=alpha,
-                                                 costs=costs[cols]).codes
+            for cols, k in requirements:
+                sub[:, cols] = suppress_to_k(sub[:, cols], k, alpha=alpha,
+                                             costs=costs[cols]).codes
             # verify every requirement on the final values (a later pass cannot undo an
             # earlier one, but say so if some stratum is simply too small)
-            for size, k in passes:
-                for cols in map(list, itertools.combinations(range(len(keys)), size)):
-                    fk, _ = frequencies(sub[:, cols], alpha=alpha)
-                    violating[rows[fk < k - 1e-9]] = True
+            for cols, k in requirements:
+                fk, _ = frequencies(sub[:, cols], alpha=alpha)
+                violating[rows[fk < k - 1e-9]] = True
             codes[rows] = sub
-        original = key_codes(data.frame, keys)
         suppressed = (codes < 0) & (original >= 0)
         columns = {}
         for j, name in enumerate(keys):

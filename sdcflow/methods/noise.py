@@ -186,7 +186,8 @@ class Noise(Method):
                 tally["pooled"] += int(counts[small].sum())
             return additive_noise(xs, k, rng, variances=variances)
         full = complete_rows(xs)
-        _, cov, m = moments(xs)
+        stats = moments(xs)
+        _, cov, m = stats
         if m < MIN_STRATUM:
             tally["small"] += len(xs)
             return correlated_noise(xs, k, rng, cov=cov if overall is None else overall)
@@ -194,7 +195,7 @@ class Noise(Method):
         if method == "correlated":
             return correlated_noise(xs, k, rng, cov=cov)
         if method == "correlated_restored":
-            return correlated_restored(xs, k, rng)
+            return correlated_restored(xs, k, rng, known_moments=stats)
         if full.all():
             return romm(xs, rng, lam=lam)[0]
         zs = romm(xs, rng, lam=lam, rows=full)[0]

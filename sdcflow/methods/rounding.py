@@ -31,6 +31,8 @@ class Rounding(Method):
     summary = "Replace each value by the nearest multiple of a base or point of a rounding set."
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous")
+    default_roles = ("numeric",)
+    default_numeric = True
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -64,14 +66,6 @@ class Rounding(Method):
         if mapping is not None and not params.get("variables"):
             out.extend(((key, name), name) for name in mapping)
         return out
-
-    def variables(self, params, meta):
-        if params.get("variables"):
-            return list(params["variables"])
-        _, mapping = self._mapping(params)
-        if mapping is not None:
-            return list(mapping)
-        return meta.names("numeric", numeric=True)
 
     def rule(self, params, name: str) -> tuple[str, float | list[float]]:
         """``("base", b)`` or ``("points", [...])`` for a variable."""

@@ -62,7 +62,7 @@ class Sampling(Method):
         n_h = allocate(sizes, fraction=params.get("fraction"), total=params.get("size"))
         chosen = stratified_sample(groups, n_h, rng)
         frame = data.frame.iloc[chosen].reset_index(drop=True)
-        weights = data.names("weight")
+        weights = data.meta.names("weight")
         if weights and params["adjust_weights"]:
             factor = np.divide(sizes, n_h, out=np.zeros(len(sizes)), where=n_h > 0)
             name = weights[0]
