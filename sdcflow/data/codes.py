@@ -22,3 +22,13 @@ def numeric_matrix(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
     for j, name in enumerate(names):
         out[:, j] = frame[name].to_numpy(dtype=float, na_value=np.nan)
     return out
+
+
+def ordered_values(column: pd.Series, var) -> np.ndarray:
+    """The column as floats to order, rank or measure by: numbers as they are, an ordinal
+    variable (``var``) as the position of its category in the declared order; missing
+    values (and categories outside the order) as NaN."""
+    if var is not None and var.type == "ordinal":
+        codes = pd.Categorical(column, categories=list(var.order or ()), ordered=True).codes
+        return np.where(codes < 0, np.nan, codes.astype(float))
+    return column.to_numpy(dtype=float, na_value=np.nan)

@@ -19,6 +19,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..data.codes import ordered_values
 from ..data.dataset import Dataset
 from ..kernels.linkage import (
     Links,
@@ -54,16 +55,8 @@ def values(data: Dataset, names: list[str]) -> np.ndarray:
     ordinal variable as the position of its category in the declared order."""
     if not names:
         return np.zeros((len(data), 0))
-    columns = []
-    for name in names:
-        col = data.frame[name]
-        var = data.variables.get(name)
-        if var is not None and var.type == "ordinal":
-            codes = pd.Categorical(col, categories=list(var.order or ()), ordered=True).codes
-            columns.append(np.where(codes < 0, np.nan, codes.astype(float)))
-        else:
-            columns.append(col.to_numpy(dtype=float, na_value=np.nan))
-    return np.column_stack(columns)
+    return np.column_stack([ordered_values(data.frame[name], data.variables.get(name))
+                            for name in names])
 
 
 def same_records(data: Dataset, original: Dataset, measure: str) -> None:

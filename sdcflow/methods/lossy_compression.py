@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.codes import numeric_matrix
+from ..data.codes import numeric_matrix, ordered_values
 from ..kernels.changes import changed_values
 from ..kernels.lossy_compression import BLOCK, lossy_compress
 from ..registry import Method, MethodResult, register, variables_param
@@ -30,10 +30,8 @@ def sort_order(column: pd.Series, var) -> np.ndarray:
     """The record positions sorted by ``column`` (an ordinal one in its declared order),
     stably, missing values last, without a sorted copy of the column: numbers are sorted
     as they are, categories through the codes of their (few) distinct values."""
-    if var.is_numeric:
-        return np.argsort(column.to_numpy(dtype=float, na_value=np.nan), kind="stable")
-    if var.type == "ordinal":
-        column = pd.Categorical(column, categories=list(var.order), ordered=True)
+    if var.is_numeric or var.type == "ordinal":
+        return np.argsort(ordered_values(column, var), kind="stable")
     codes, uniques = pd.factorize(column, sort=True)
     codes[codes < 0] = len(uniques)
     return np.argsort(codes, kind="stable")

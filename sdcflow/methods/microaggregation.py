@@ -19,6 +19,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..data.codes import ordered_values
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.aggregate import (
     group_geometric_mean,
@@ -95,11 +96,6 @@ def product_offsets(tree: ast.Expression) -> dict[str, float] | None:
         return False
 
     return offsets if factor(body.left) and factor(body.comparators[0]) else None
-
-
-def _ranks(col: pd.Series, var) -> np.ndarray:
-    """An ordinal variable as the position of each category in its declared order."""
-    return pd.Categorical(col, categories=list(var.order), ordered=True).codes.astype(float)
 
 
 def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
@@ -321,8 +317,7 @@ class Microaggregation(Method):
                 if var.type == "categorical":
                     source[v], categories[v] = pd.factorize(frame[v], sort=True)
                 else:
-                    source[v] = (_ranks(frame[v], var) if var.type == "ordinal"
-                                 else frame[v].to_numpy(dtype=float))
+                    source[v] = ordered_values(frame[v], var)
             clusters = 0
             for rows in parts:
                 if len(rows) < k:
@@ -378,10 +373,7 @@ class Microaggregation(Method):
 
     @staticmethod
     def _scaled(col: pd.Series, var, how: str) -> np.ndarray:
-        if var.type == "ordinal":
-            x = _ranks(col, var)
-        else:
-            x = col.to_numpy(dtype=float)
+        x = ordered_values(col, var)
         if how == "zscore":
             sd = x.std(ddof=1) if len(x) > 1 else 0.0
             return (x - x.mean()) / sd if sd > 0 else x - x.mean()

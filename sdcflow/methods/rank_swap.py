@@ -16,6 +16,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..data.codes import ordered_values
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.rank_swap import VARIANTS, rank_swap, rank_window
 from ..registry import Method, MethodResult, register, strata_param, variables_param
@@ -91,7 +92,7 @@ class RankSwap(Method):
         for name in names:
             var = data.variables[name]
             col = frame[name]
-            keys = _rank_keys(col, var)
+            keys = ordered_values(col, var)
             per_stratum = {}
             if members is None:  # one stratum: no copies of the keys by stratum
                 source = rank_swap(keys, p, rng, variant)
@@ -139,10 +140,3 @@ def _reach(n: int, p: float, variant: str):
 
 
 
-def _rank_keys(col: pd.Series, var) -> np.ndarray:
-    """The values to rank (float, NaN = missing): numbers, or the position of an ordinal
-    category in the declared order."""
-    if var.type == "ordinal":
-        codes = pd.Categorical(col, categories=list(var.order), ordered=True).codes
-        return np.where(codes < 0, np.nan, codes.astype(float))
-    return col.to_numpy(dtype=float, na_value=np.nan)
