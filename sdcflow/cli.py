@@ -85,8 +85,7 @@ def cmd_run(args) -> int:
         return 3
     summary = {"released": True, "out": str(result.out_dir), "measures": result.measures,
                "checks": result.checks}
-    if result.data is not None and any(not n.endswith(".json") for n in
-                                        result.manifest["outputs"]):
+    if result.publishes:
         text = [f"released into {result.out_dir}"]
     else:
         text = [f"measures written into {result.out_dir} (no data released)"]

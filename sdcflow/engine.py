@@ -116,6 +116,7 @@ class RunResult:
     out_dir: Path | None
     steps: list[StepRecord]
     report: Callable[[], str] | None = None  # the HTML report of the run
+    publishes: bool = False  # the release holds data (a file of records or a table)
 
 
 class _Store:
@@ -212,6 +213,7 @@ def _cache_save(cache: Path | None, fp: str, payload: dict, frames: dict) -> Non
     if cache is None:
         return
     entry = cache / fp[:2] / fp
+    tmp = None
     try:
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
         for name, frame in frames.items():
@@ -219,8 +221,9 @@ def _cache_save(cache: Path | None, fp: str, payload: dict, frames: dict) -> Non
         (tmp / "result.json").write_text(canonical_json(payload), "utf-8")
         entry.parent.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, entry)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)  # caching is an optimisation, never fatal
+    except OSError:  # caching is an optimisation, never fatal
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _run_step(ps: PlannedStep, data: Dataset, rng, original: Dataset, results: dict):
@@ -479,7 +482,8 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
         tables = _released_tables(validated, store, chosen)
     manifest = _manifest(validated, records, plan, chosen)
     failures = [c for c in checks if not c["passed"]]
-    result = RunResult(measures, released, per_record, checks, manifest, None, records)
+    result = RunResult(measures, released, per_record, checks, manifest, None, records,
+                       publishes=chosen is not None and ("path" in release or bool(tables)))
     result.report = lambda: report_html(validated, result, released_ok=not failures)
     if failures:
         raise CheckFailed([_failure_text(c) for c in failures], result)
@@ -500,7 +504,8 @@ def report_html(validated: Validated, result: RunResult, *, released_ok: bool) -
     return render_report(recipe_name=recipe.name, recipe_text=recipe.text,
                          manifest=result.manifest, measures=_jsonable(result.measures),
                          checks=result.checks, original=validated.data.frame,
-                         released=result.data, keys=keys, released_ok=released_ok)
+                         released=result.data, keys=keys, released_ok=released_ok,
+                         publishes=result.publishes)
 
 
 def _failure_text(check: dict) -> str:

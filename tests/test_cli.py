@@ -74,6 +74,19 @@ def test_run_writes_release_and_exit_code_3_on_failed_check(tmp_path, capsys):
     assert not (tmp_path / "out2").exists()
 
 
+def test_run_without_a_data_file_says_that_nothing_was_released(tmp_path, capsys):
+    recipe = tmp_path / "q.yaml"
+    text = QUICKSTART.read_text()
+    start = text.index("\nrelease:")
+    end = text.index("\n", text.index("path:", start))
+    recipe.write_text(text[:start] + text[end:])
+    assert main(["run", str(recipe), "--out", str(tmp_path / "out")]) == 0
+    assert "measures written into" in capsys.readouterr().out
+    assert "Status: <b>measures only (no data released)</b>" in (
+        tmp_path / "out" / "report.html").read_text()
+    assert not (tmp_path / "out" / "testdata-protected.csv").exists()
+
+
 def test_run_default_output_directory(tmp_path, capsys):
     recipe = tmp_path / "q.yaml"
     shutil.copy(QUICKSTART, recipe)

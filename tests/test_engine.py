@@ -185,3 +185,12 @@ def test_step_generators_depend_on_seed_and_step_only():
     assert np.array_equal(a, step_rng(1, "noise").random(3))
     assert not np.array_equal(a, step_rng(2, "noise").random(3))
     assert not np.array_equal(a, step_rng(1, "noise2").random(3))
+
+
+def test_a_cache_that_cannot_be_written_is_not_fatal(tmp_path):
+    from sdcflow.engine import _cache_save
+
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")  # mkdtemp inside a file fails with an OSError
+    _cache_save(blocked, "ab" * 32, {"x": 1}, {})
+    assert blocked.read_text() == ""

@@ -72,14 +72,14 @@ def _frequencies(original: pd.DataFrame, released: pd.DataFrame | None, name: st
 
 def render_report(*, recipe_name: str, recipe_text: str, manifest: dict, measures: dict,
                   checks: list[dict], original: pd.DataFrame, released: pd.DataFrame | None,
-                  keys: list[str], released_ok: bool) -> str:
+                  keys: list[str], released_ok: bool, publishes: bool) -> str:
     """The report page as a string (deterministic: same inputs, same bytes)."""
     parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<title>sdcflow report: {escape(recipe_name)}</title><style>{_STYLE}</style>"
              f"</head><body><h1>sdcflow report: {escape(recipe_name)}</h1>")]
     if not released_ok:
         status = "not released: a check failed"
-    elif released is None:
+    elif not publishes:
         status = "measures only (no data released)"
     else:
         status = "released"
