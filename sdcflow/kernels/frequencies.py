@@ -58,20 +58,18 @@ def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids, rep
 
 
-def _group_ids(blocks: list[np.ndarray]) -> list[np.ndarray]:
-    """Common integer ids for the rows of several integer matrices with equal columns."""
-    stacked = np.concatenate(blocks, axis=0)
-    ids, _ = row_ids(stacked)
-    bounds = np.cumsum([0] + [len(b) for b in blocks])
-    return [ids[bounds[i]:bounds[i + 1]] for i in range(len(blocks))]
+def _pair_ids(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Common integer ids of the rows of two integer matrices with equal columns (equal
+    rows, equal ids) and the number of ids."""
+    ids, _ = row_ids(np.concatenate([a, b], axis=0))
+    return ids[:len(a)], ids[len(a):], int(ids.max(initial=-1)) + 1
 
 
-def _match_sum(target: np.ndarray, source: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """For each row of ``target``, the sum of ``values`` over rows of ``source`` equal to it."""
-    t_ids, s_ids = _group_ids([target, source])
-    size = int(max(t_ids.max(initial=-1), s_ids.max(initial=-1))) + 1
-    sums = np.bincount(s_ids, weights=values, minlength=size)
-    return sums[t_ids]
+def _sum_at(to_ids: np.ndarray, from_ids: np.ndarray, values: np.ndarray,
+            size: int) -> np.ndarray:
+    """For each row with id ``to_ids``, the sum of ``values`` over the rows with that id
+    among ``from_ids``."""
+    return np.bincount(from_ids, weights=values, minlength=size)[to_ids]
 
 
 def frequencies(
@@ -107,20 +105,21 @@ def frequencies(
             keep = ~patterns[p]
             proj = combos[members][:, keep]
             if len(complete_idx):
-                comp_proj = combos[complete_idx][:, keep]
+                # one grouping of the observed values serves both directions
+                c_ids, p_ids, size = _pair_ids(combos[complete_idx][:, keep], proj)
                 # complete keys gain alpha x the matching keys with this missing pattern
-                fk[complete_idx] += alpha * _match_sum(comp_proj, proj, counts[members])
-                Fk[complete_idx] += alpha * _match_sum(comp_proj, proj, wsum[members])
+                fk[complete_idx] += alpha * _sum_at(c_ids, p_ids, counts[members], size)
+                Fk[complete_idx] += alpha * _sum_at(c_ids, p_ids, wsum[members], size)
                 # keys with missing values gain every matching complete key, weight 1
-                fk[members] += _match_sum(proj, comp_proj, counts[complete_idx])
-                Fk[members] += _match_sum(proj, comp_proj, wsum[complete_idx])
+                fk[members] += _sum_at(p_ids, c_ids, counts[complete_idx], size)
+                Fk[members] += _sum_at(p_ids, c_ids, wsum[complete_idx], size)
             for q, others in enumerate(groups):
                 if q == p:  # same pattern, same observed values: same combination
                     continue
                 both = keep & ~patterns[q]
-                fk[members] += alpha * _match_sum(
-                    combos[members][:, both], combos[others][:, both], counts[others])
-                Fk[members] += alpha * _match_sum(
-                    combos[members][:, both], combos[others][:, both], wsum[others])
+                m_ids, o_ids, size = _pair_ids(combos[members][:, both],
+                                               combos[others][:, both])
+                fk[members] += alpha * _sum_at(m_ids, o_ids, counts[others], size)
+                Fk[members] += alpha * _sum_at(m_ids, o_ids, wsum[others], size)
     return fk[inverse], Fk[inverse]
 
