@@ -17,6 +17,8 @@ import numpy as np
 from numba import njit
 from scipy.linalg.blas import dsyrk
 
+from .frequencies import row_ids
+
 _CHUNK = 65536  # rows per block: keeps the n x c distance matrix small and in cache
 
 
@@ -465,21 +467,6 @@ def logistic_fit(design, n: int, k: int, ones: np.ndarray, totals: np.ndarray | 
                    "separated": separated, "deviance": float(dev)}
 
 
-def _patterns(codes: np.ndarray, cards) -> tuple[np.ndarray, np.ndarray]:
-    """The index of each row's distinct combination of codes, and the first row of each."""
-    keys = np.zeros(len(codes), dtype=np.int64)
-    bound = 1
-    for j, c in enumerate(cards):
-        if bound * c >= 2 ** 62:
-            uniq, keys = np.unique(keys, return_inverse=True)
-            keys = keys.ravel()
-            bound = len(uniq)
-        keys = keys * c + codes[:, j]
-        bound *= c
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return inverse.ravel(), first
-
-
 def propensity_utility(x: np.ndarray, y: np.ndarray, x_codes: np.ndarray | None = None,
                        y_codes: np.ndarray | None = None, cards=(), *,
                        interactions: bool = False, squares: bool = False) -> tuple[
@@ -538,7 +525,7 @@ def propensity_utility(x: np.ndarray, y: np.ndarray, x_codes: np.ndarray | None 
     k = 1 + len(groups) + len(pairs)
     if q == 0 and m:
         # records with the same categories share a score: fit on the distinct patterns
-        inverse, first = _patterns(codes, cards)
+        inverse, first = row_ids(codes)
         pattern_codes = codes[first]
         totals = np.bincount(inverse, minlength=len(first)).astype(float)
         ones = np.bincount(inverse, weights=t, minlength=len(first))
