@@ -32,7 +32,7 @@ from ..kernels.information_loss import (
     posterior_from_matrix,
 )
 from ..registry import Measure, MeasureResult, register, variables_param
-from .information_loss import REFERENCE, same_records
+from .reference import REFERENCE, same_records
 
 _MISSING = "<missing>"
 

@@ -24,7 +24,8 @@ import pandas as pd
 
 from ..kernels.utility import kmeans, partition_agreement
 from ..registry import Measure, MeasureResult, register, variables_param
-from .information_loss import REFERENCE, numeric_matrix, same_records
+from .information_loss import numeric_matrix
+from .reference import REFERENCE, same_records
 
 
 @register

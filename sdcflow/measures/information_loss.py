@@ -22,19 +22,7 @@ import pandas as pd
 from ..data.dataset import Dataset
 from ..kernels.information_loss import continuous_information_loss
 from ..registry import Measure, MeasureResult, register, variables_param
-
-REFERENCE = {"type": "string", "default": "original",
-             "description": "Compare with the data after this step (default: the original "
-                            "data)."}
-
-
-def same_records(data: Dataset, original: Dataset, measure: str) -> None:
-    """Raise ValueError unless both data sets hold the same number of records (the
-    measures that compare records by position cannot pair them otherwise)."""
-    if len(data) != len(original):
-        raise ValueError(f"the records differ from the reference ({len(data)} vs "
-                         f"{len(original)} records; sampled?): {measure} compares records by "
-                         "position")
+from .reference import REFERENCE, same_records
 
 
 def numeric_matrix(dataset: Dataset, names: list[str], which: str) -> np.ndarray:

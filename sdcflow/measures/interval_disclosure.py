@@ -20,7 +20,8 @@ import pandas as pd
 
 from ..kernels.linkage import interval_disclosure
 from ..registry import Measure, MeasureResult, register
-from .record_linkage import REFERENCE, VARIABLES, check_variables, same_records, values
+from .record_linkage import VARIABLES, check_variables, values
+from .reference import REFERENCE, same_records
 
 
 @register

@@ -21,14 +21,8 @@ import numpy as np
 from ..kernels.learned_linkage import learn_distance, matrix_links
 from ..kernels.linkage import Links, nearest_links, standardize, weighted
 from ..registry import Measure, MeasureResult, register
-from .record_linkage import (
-    REFERENCE,
-    VARIABLES,
-    check_variables,
-    links_frame,
-    same_records,
-    values,
-)
+from .record_linkage import VARIABLES, check_variables, links_frame, values
+from .reference import REFERENCE, same_records
 
 _ALL_PAIRS_UP_TO = 300  # records: beyond, candidates "auto" restricts to nearest neighbours
 _STATUS = {0: "optimal", 1: "time or iteration limit reached", 2: "infeasible",

@@ -28,7 +28,7 @@ import pandas as pd
 from ..kernels.utility import propensity_utility
 from ..registry import Measure, MeasureResult, register, variables_param
 from .categorical_information_loss import shared_codes
-from .information_loss import REFERENCE
+from .reference import REFERENCE
 
 
 @register

@@ -28,14 +28,8 @@ from ..data.strata import stratum_codes, stratum_members
 from ..kernels.linkage import standardize
 from ..kernels.rank_swap_attack import AttackResult, intersection_attack, rank_distance
 from ..registry import Measure, MeasureResult, register, strata_param, variables_param
-from .record_linkage import (
-    REFERENCE,
-    SCENARIO_PARAM,
-    check_variables,
-    run_scenarios,
-    same_records,
-    values,
-)
+from .record_linkage import SCENARIO_PARAM, check_variables, run_scenarios, values
+from .reference import REFERENCE, same_records
 
 _SIZE_BINS = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 5), (6, 10), (11, 100), (101, None)]
 

@@ -30,13 +30,11 @@ from ..kernels.linkage import (
     weighted,
 )
 from ..registry import Measure, MeasureResult, register, variables_param
+from .reference import REFERENCE, same_records
 
 SCENARIOS = ("all", "prefixes", "subsets")
 MAX_SUBSET_VARIABLES = 12  # 2^12 - 1 = 4,095 linkages
 
-REFERENCE = {"type": "string", "default": "original",
-             "description": "Compare with the data after this step (default: the original "
-                            "data as loaded)."}
 VARIABLES = variables_param("The variables the intruder knows (default: every numeric "
                             "(integer or continuous) variable with role numeric).")
 SCENARIO_PARAM = {
@@ -57,15 +55,6 @@ def values(data: Dataset, names: list[str]) -> np.ndarray:
         return np.zeros((len(data), 0))
     return np.column_stack([ordered_values(data.frame[name], data.variables.get(name))
                             for name in names])
-
-
-def same_records(data: Dataset, original: Dataset, measure: str) -> None:
-    """Refuse files with different numbers of records: links are judged by position."""
-    if len(data) != len(original):
-        raise ValueError(f"the records differ from the reference: {len(data)} protected and "
-                         f"{len(original)} reference records ({measure} compares record i of "
-                         "the protected data with record i of the reference, so both must "
-                         "hold the same records, e.g. not after sampling)")
 
 
 def scenario_sets(c: int, mode: str) -> list[tuple[int, ...]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..registry import Measure, MeasureResult, register, variables_param
+from .reference import REFERENCE, same_records
 
 
 @register
@@ -20,9 +21,7 @@ class Suppressions(Measure):
         "properties": {
             "variables": variables_param(
                 "Variables to count (default: every key variable).", unique=False),
-            "reference": {"type": "string", "default": "original",
-                          "description": "Compare with the data after this step (default: "
-                                         "the original data)."},
+            "reference": REFERENCE,
         },
     }
 
@@ -30,9 +29,7 @@ class Suppressions(Measure):
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)
-        if len(data) != len(original):
-            raise ValueError("the records differ from the reference (sampled?): suppressions "
-                             "are counted record by record")
+        same_records(data, original, self.name)
         n = len(data)
         counts = {}
         for name in names:
