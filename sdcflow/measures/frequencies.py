@@ -46,9 +46,7 @@ class KeyFrequencyMeasure(Measure):
     weights of the variable with role ``weight`` (none: the data are the population)."""
 
     roles = ("key",)
-
-    def variables(self, params: Mapping, meta: Metadata) -> list[str]:
-        return key_variables(params, meta)
+    default_roles = ("key",)
 
     def weight(self, meta: Metadata) -> str | None:
         return single_role(meta, "weight")
@@ -76,13 +74,15 @@ class KeyFrequencyMeasure(Measure):
         if negative:
             yield (), f"the weight variable '{weight}' has {negative} negative value(s)"
 
-    def key_frequencies(self, data: Dataset, params: Mapping
+    def key_frequencies(self, data: Dataset, params: Mapping, codes: np.ndarray | None = None
                         ) -> tuple[np.ndarray, np.ndarray, str | None]:
-        """``fk``, ``Fk`` (equal to ``fk`` without weights) and the weight variable used."""
-        keys = self.variables(params, data.meta)
+        """``fk``, ``Fk`` (equal to ``fk`` without weights) and the weight variable used;
+        ``codes``: the :func:`key_codes` of the key variables if the caller has them."""
+        if codes is None:
+            codes = key_codes(data.frame, self.variables(params, data.meta))
         weight = self.weight(data.meta)
         w = data.frame[weight].to_numpy(dtype=float, na_value=np.nan) if weight else None
-        fk, Fk = frequencies(key_codes(data.frame, keys), w, alpha=float(params["alpha"]))
+        fk, Fk = frequencies(codes, w, alpha=float(params["alpha"]))
         return fk, Fk, weight
 
 
@@ -110,8 +110,8 @@ class Frequencies(KeyFrequencyMeasure):
         the sample uniques (``fk == 1``), the records with a missing key value, and the
         distribution of ``fk`` and (with weights) ``Fk``."""
         keys = self.variables(params, data.meta)
-        fk, Fk, weight = self.key_frequencies(data, params)
         codes = key_codes(data.frame, keys)
+        fk, Fk, weight = self.key_frequencies(data, params, codes)
         n = len(data)
         summary = {
             "variables": keys,

@@ -16,7 +16,8 @@ import pandas as pd
 from ..data.codes import key_codes
 from ..data.strata import stratum_codes
 from ..kernels.frequencies import frequencies
-from ..registry import Measure, MeasureResult, register, strata_param, variables_param
+from ..registry import Measure, MeasureResult, register, strata_param
+from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, single_role
 
 
 @register
@@ -36,12 +37,8 @@ class KAnonymity(Measure):
                 ],
                 "default": [2, 3, 5],
             },
-            "variables": variables_param(
-                "Key variables (default: every variable with role key).", unique=False),
-            "alpha": {
-                "type": "number", "minimum": 0, "maximum": 1, "default": 1,
-                "description": "Weight of matches through missing values (sdcMicro's alpha).",
-            },
+            "variables": VARIABLES_PARAM,
+            "alpha": ALPHA_PARAM,
             "strata": strata_param("Count within each stratum and report violations per "
                                    "stratum"),
         },
@@ -68,8 +65,8 @@ class KAnonymity(Measure):
     def evaluate(self, data, params, rng, *, original):
         keys = self.variables(params, data.meta)
         ks = sorted(set(params["k"] if isinstance(params["k"], list) else [params["k"]]))
-        weights = data.meta.names("weight")
-        w = data.frame[weights[0]].to_numpy(dtype=float, na_value=np.nan) if weights else None
+        weight = single_role(data.meta, "weight")
+        w = data.frame[weight].to_numpy(dtype=float, na_value=np.nan) if weight else None
         codes = key_codes(data.frame, keys)
         strata = self.strata(params, data.meta)
         if strata:
@@ -88,9 +85,9 @@ class KAnonymity(Measure):
         }
         if strata:
             summary["strata"] = strata
-            summary["by_stratum"] = {
-                str(name): {str(k): int((fk[stratum == i] < k).sum()) for k in ks}
-                for i, name in enumerate(names)
-            }
+            # violations per stratum, by one count over the records for each k
+            counts = {k: np.bincount(stratum, weights=fk < k, minlength=len(names)) for k in ks}
+            summary["by_stratum"] = {str(name): {str(k): int(counts[k][i]) for k in ks}
+                                     for i, name in enumerate(names)}
         per_record = pd.DataFrame({"fk": fk, "Fk": Fk}, index=data.frame.index)
         return MeasureResult(summary, per_record)
