@@ -55,6 +55,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from .linkage import Links, nearest_links, weighted
 from .paired import paired_files
 
 FORMS = ("weighted_mean", "bilinear")
@@ -80,6 +81,7 @@ class Learned:
     never: int  # records no admissible parameter can link (dropped from the program)
     source: str  # where the kept parameters come from: milp, lp, equal, variable
     correct: float  # their correct links over all records (1/t for t tied nearest)
+    links: Links  # the links they make
 
 
 def _features(delta: np.ndarray, form: str) -> np.ndarray:
@@ -207,17 +209,18 @@ def learn_distance(z_protected: np.ndarray, z_original: np.ndarray, *,
     if form == "weighted_mean":
         candidates += [("variable", np.eye(c)[j], None) for j in range(c)]
     best = None
-    for source, params, res in candidates:
-        found = _evaluate(zp, zo, params, form, c)
+    for source, params, _ in candidates:
+        links = _links(zp, zo, params, form, c)
+        found = float(links.credit.sum())
         if best is None or found > best[0]:
-            best = (found, source, params, res)
-    found, source, params, res = best
+            best = (found, source, params, links)
+    found, source, params, links = best
     main = runs[0][1]  # the program asked for: the MILP, or the LP when relaxed
     b = main.x[q:] if main.x is not None else np.zeros(n)
     return Learned(form, params if form == "weighted_mean" else None,
                    _matrix(params, c) if form == "bilinear" else None,
                    int(main.status), str(main.message), float(b.sum()), b, m, restricted,
-                   int(impossible.sum()), source, float(found))
+                   int(impossible.sum()), source, float(found), links)
 
 
 def _normalised(params: np.ndarray, form: str, c: int) -> np.ndarray:
@@ -229,13 +232,11 @@ def _normalised(params: np.ndarray, form: str, c: int) -> np.ndarray:
     return params
 
 
-def _evaluate(zp, zo, params, form, c) -> float:
-    """Correct links (1/t for t tied nearest) of a parameter vector, over all records."""
-    from .linkage import nearest_links, weighted
-
+def _links(zp, zo, params, form, c) -> Links:
+    """The links a parameter vector makes, over all records."""
     if form == "weighted_mean":
-        return float(nearest_links(weighted(zp, params), weighted(zo, params)).credit.sum())
-    return float(matrix_links(zp, zo, _matrix(params, c)).credit.sum())
+        return nearest_links(weighted(zp, params), weighted(zo, params))
+    return matrix_links(zp, zo, _matrix(params, c))
 
 
 @contextmanager
@@ -292,8 +293,6 @@ def matrix_links(z_protected: np.ndarray, z_original: np.ndarray, M: np.ndarray,
     (``M`` symmetric, not necessarily positive semidefinite), by direct evaluation over all
     pairs, block of rows by block of rows; ties are exact float equality. Returns
     :class:`sdcflow.kernels.linkage.Links`."""
-    from .linkage import Links
-
     zo, zp = paired_files(z_original, z_protected)
     n, c = zp.shape
     M = (np.asarray(M, dtype=float) + np.asarray(M, dtype=float).T) / 2

@@ -18,8 +18,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..kernels.learned_linkage import learn_distance, matrix_links
-from ..kernels.linkage import Links, nearest_links, standardize, weighted
+from ..kernels.learned_linkage import learn_distance
+from ..kernels.linkage import Links, nearest_links, standardize
 from ..registry import Measure, MeasureResult, register
 from .record_linkage import VARIABLES, check_variables, links_frame, values
 from .reference import REFERENCE, same_records
@@ -107,8 +107,8 @@ class LearnedLinkage(Measure):
                                      time_limit=params["time_limit"])
         else:
             learned = None
-        links_sub = _links(zp[rows], zo[rows], learned, c)
         equal = nearest_links(zp[rows], zo[rows])
+        links_sub = learned.links if learned is not None else equal
         links = _expand(links_sub, rows, n)
         summary = {
             "form": form,
@@ -152,12 +152,7 @@ def _too_many(n: int, limit: int) -> str:
             f"or evaluate a sample")
 
 
-def _links(zp, zo, learned, c) -> Links:
-    if learned is None:
-        return nearest_links(zp, zo)
-    if learned.form == "weighted_mean":
-        return nearest_links(weighted(zp, learned.weights), weighted(zo, learned.weights))
-    return matrix_links(zp, zo, learned.matrix)
+
 
 
 def _expand(links: Links, rows: np.ndarray, n: int) -> Links:
