@@ -32,6 +32,7 @@ import pandas as pd
 from . import __version__
 from .constraints import ExprError
 from .data import Dataset, Variable, write_table
+from .data.io import sha256_file, table_format
 from .errors import CheckFailed, PluginError, RecipeError
 from .plan import Plan, PlannedStep, variant_label
 from .recipe import ORIGINAL, Recipe, Validated, load_recipe, validate
@@ -587,22 +588,20 @@ def _write_release(target: Path, released: pd.DataFrame | None, release: dict, m
         outputs = {}
         if released is not None and "path" in release:
             rel = Path(release["path"])
-            fmt = release.get("format") or ("parquet" if rel.suffix.lower() in (".parquet", ".pq")
-                                            else "csv")
-            write_table(released, tmp / rel, fmt)
-            outputs[rel.as_posix()] = _sha256(tmp / rel)
+            write_table(released, tmp / rel, table_format(release, rel))
+            outputs[rel.as_posix()] = sha256_file(tmp / rel)
         for tid, table in (tables or {}).items():
             from .tables import release_frame
 
             rel = Path(release["tables"][tid])
             write_table(release_frame(table), tmp / rel, "csv")
-            outputs[rel.as_posix()] = _sha256(tmp / rel)
+            outputs[rel.as_posix()] = sha256_file(tmp / rel)
         measures_doc = {"measures": _jsonable(measures), "checks": checks}
         (tmp / "measures.json").write_text(json.dumps(measures_doc, indent=2, sort_keys=True,
                                                       allow_nan=False) + "\n", "utf-8")
-        outputs["measures.json"] = _sha256(tmp / "measures.json")
+        outputs["measures.json"] = sha256_file(tmp / "measures.json")
         (tmp / "report.html").write_text(report, "utf-8")
-        outputs["report.html"] = _sha256(tmp / "report.html")
+        outputs["report.html"] = sha256_file(tmp / "report.html")
         manifest["outputs"] = outputs
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n",
                                            "utf-8")
@@ -621,5 +620,3 @@ def _write_release(target: Path, released: pd.DataFrame | None, release: dict, m
         raise
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()

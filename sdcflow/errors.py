@@ -74,3 +74,14 @@ class PluginError(SdcflowError):
     def __init__(self, step: str, message: str):
         self.step = step
         super().__init__(f"step '{step}': {message}")
+
+
+def unique_problems(problems: list[Problem]) -> list[Problem]:
+    """The problems without repeats (one message per position and text), in order."""
+    seen, out = set(), []
+    for p in problems:
+        key = (p.file, p.line, p.col, p.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out

@@ -122,7 +122,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     if len(variants) > MAX_VARIANTS:
         raise PlanError([recipe.doc.problem(
             ("steps",), f"the grids give {len(variants)} variants; at most {MAX_VARIANTS}")])
-    meta = _meta(recipe)
+    meta = recipe.meta()
     index = {s.id: s for s in recipe.steps}
     planned: dict[str, PlannedStep] = {}
     graph = nx.DiGraph()
@@ -282,7 +282,4 @@ def _views(recipe: Recipe, params: dict, meta, columns: list[str]) -> tuple[dict
     return views, bases
 
 
-def _meta(recipe: Recipe):
-    from .data import Metadata
 
-    return Metadata(recipe.variables, tuple(recipe.constraints))

@@ -199,9 +199,6 @@ class TableMethod(Method):
     def variables(self, params, meta):
         return []
 
-    def writes(self, params, meta):
-        return set()
-
 
 class TableMeasure(Measure):
     """A measure on a table: ``evaluate`` gets the table as ``data``."""

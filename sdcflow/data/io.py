@@ -71,7 +71,8 @@ def resolve_source(spec: Mapping, base_dir: Path) -> tuple[Path | None, list[Fin
     return path, []
 
 
-def _format(spec: Mapping, path: Path) -> str:
+def table_format(spec: Mapping, path: Path) -> str:
+    """The file format of a data or release spec: its ``format``, else by the suffix."""
     if "format" in spec:
         return spec["format"]
     return "parquet" if path.suffix.lower() in (".parquet", ".pq") else "csv"
@@ -97,7 +98,7 @@ def read_data(
     if path is None:
         return None, {}, findings
     source = {"file": str(spec.get("builtin") or spec["path"]), "sha256": sha256_file(path)}
-    fmt = _format(spec, path)
+    fmt = table_format(spec, path)
     try:
         if fmt == "csv":
             raw = pd.read_csv(

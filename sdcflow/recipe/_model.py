@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..constraints import Constraint, Expr
-from ..data import Variable
+from ..data import Metadata, Variable
 from ..registry import Plugin
 from ._yaml import YamlDocument
 
@@ -92,9 +92,7 @@ class Recipe:
     def base_dir(self) -> Path:
         return self.path.parent
 
-    @property
-    def file(self) -> str:
-        return self.doc.file
-
-    def step(self, step_id: str) -> StepSpec | None:
-        return next((s for s in self.steps if s.id == step_id), None)
+    def meta(self) -> Metadata:
+        """The declarations the plugins see (without the names left out for errors)."""
+        return Metadata(self.variables, tuple(self.constraints),
+                        frozenset(self.unusable) | frozenset(self.unusable_constraints))

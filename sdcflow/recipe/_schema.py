@@ -11,7 +11,7 @@ from importlib import resources
 
 import jsonschema
 
-from ..errors import Problem
+from ..errors import Problem, unique_problems
 from ..suggest import did_you_mean
 from ._yaml import YamlDocument
 
@@ -61,13 +61,7 @@ def schema_problems(
     problems: list[Problem] = []
     for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
         problems.extend(_explain(doc, error, base))
-    # one message per position and text
-    seen, out = set(), []
-    for p in problems:
-        if (p.line, p.col, p.message) not in seen:
-            seen.add((p.line, p.col, p.message))
-            out.append(p)
-    return out
+    return unique_problems(problems)
 
 
 def _explain(doc: YamlDocument, error: jsonschema.ValidationError, base: tuple) -> list[Problem]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from .. import registry
 from ..constraints import Constraint, ExprError, parse
 from ..data import Dataset, Variable, read_data
-from ..errors import Problem, RecipeError
+from ..errors import Problem, RecipeError, unique_problems
 from ..suggest import did_you_mean
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._schema import recipe_schema, schema_problems, where
@@ -373,7 +373,7 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
     swept = {k: v for k, v in step.grid.items() if k in props and k not in params}
     # parameters swept by the grid count as given (with their first value)
     first = {**params, **{k: v[0] for k, v in swept.items()}}
-    param_problems = registry_schema_problems(doc, first, plugin, path + ("params",))
+    param_problems = schema_problems(doc, first, plugin.params, path + ("params",))
     # (problems with a swept value are reported below, at the grid)
     swept_paths = [(*path, "params", k) for k in swept]
     out += [p for p in param_problems
@@ -389,14 +389,14 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
                                    "give it in one place", key=True))
             continue
         for j, value in enumerate(values):
-            for p in registry_schema_problems(doc, {**first, key: value}, plugin,
-                                              (*path, "params")):
+            for p in schema_problems(doc, {**first, key: value}, plugin.params,
+                                     (*path, "params")):
                 out.append(doc.problem((*gpath, j), f"steps[{i}].grid.{key}[{j}]: "
                                        f"{p.message.split(': ', 1)[-1]}"))
     if any(p.severity == "error" for p in out):
         step.ok = False
         return out
-    meta = _meta(recipe)
+    meta = recipe.meta()
     variants = [first] + [{**first, k: v} for k, vs in swept.items() for v in vs[1:]]
     named_any: set[str] = set()
     for resolved in (registry.with_defaults(plugin.params, v) for v in variants):
@@ -425,7 +425,7 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
                 full = (*path, "params", *ppath)
                 out.append(doc.problem(full, f"{where(full)}: {message}"))
     step.ok = not any(p.severity == "error" for p in out)
-    return _dedupe(out)
+    return unique_problems(out)
 
 
 def _variable_fits(recipe: Recipe, plugin, name_var: str, full: tuple) -> list[Problem]:
@@ -445,17 +445,6 @@ def _variable_fits(recipe: Recipe, plugin, name_var: str, full: tuple) -> list[P
         out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
                                f"(type {var.type}); accepted types: {', '.join(plugin.types)}"))
     return out
-
-
-def registry_schema_problems(doc, params, plugin, base) -> list[Problem]:
-    return schema_problems(doc, params, plugin.params, base)
-
-
-def _meta(recipe: Recipe):
-    from ..data import Metadata
-
-    return Metadata(recipe.variables, tuple(recipe.constraints),
-                    frozenset(recipe.unusable) | frozenset(recipe.unusable_constraints))
 
 
 def _example_variant(grid_steps: list[StepSpec]) -> str:
@@ -536,7 +525,7 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
             problems += exc.problems
     errors = [p for p in problems if p.severity == "error"]
     if errors:
-        raise RecipeError(_dedupe(problems))
+        raise RecipeError(unique_problems(problems))
     return Validated(recipe, dataset, source, plan, [p for p in problems if p.severity == "warning"])
 
 
@@ -568,11 +557,4 @@ def _input_constraints(recipe: Recipe, dataset: Dataset, data_file: str) -> list
     return out
 
 
-def _dedupe(problems: list[Problem]) -> list[Problem]:
-    seen, out = set(), []
-    for p in problems:
-        key = (p.file, p.line, p.col, p.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
-    return out
+
