@@ -43,8 +43,8 @@ class Constraint:
 
     @classmethod
     def from_recipe(cls, spec: Mapping) -> Constraint:
-        """Build from a recipe entry; raises :class:`ExprError` (with the field name in
-        ``args[1]``) when an expression does not parse."""
+        """Build from a recipe entry; raises :class:`ExprError` (with the recipe field in
+        ``field``) when an expression does not parse."""
         common = {"id": spec["id"], "tolerance": float(spec.get("tolerance", 0.0)),
                   "enforce": spec.get("enforce", "error")}
         if "domain" in spec:
@@ -101,7 +101,7 @@ def _parse_field(spec: Mapping, key: str) -> Expr:
     try:
         return parse(spec[key])
     except ExprError as exc:
-        raise ExprError(str(exc), exc.offset) from None
+        raise ExprError(str(exc), exc.offset, field=key) from None
 
 
 def classify(expr: Expr) -> str:

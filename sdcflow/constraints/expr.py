@@ -38,11 +38,13 @@ _COMPARE = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.Not
 
 
 class ExprError(ValueError):
-    """An expression is not valid; ``offset`` is the 0-based column in its text."""
+    """An expression is not valid; ``offset`` is the 0-based column in its text and
+    ``field`` the recipe field that holds it (when known)."""
 
-    def __init__(self, message: str, offset: int | None = None):
+    def __init__(self, message: str, offset: int | None = None, field: str | None = None):
         super().__init__(message)
         self.offset = offset
+        self.field = field
 
 
 def dotted_name(node: ast.AST) -> str | None:

@@ -167,7 +167,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
         try:
             constraint = Constraint.from_recipe(spec)
         except ExprError as exc:
-            field = next(k for k in ("expr", "if", "then") if k in spec and _fails(spec[k]))
+            field = exc.field
             col = f" (column {exc.offset + 1})" if exc.offset is not None else ""
             out.append(doc.problem(path + (field,), f"constraints[{i}].{field}: {exc}{col}"))
             recipe.unusable_constraints.add(spec["id"])
@@ -299,14 +299,6 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
         else:
             out += _check_variant(recipe, grid_steps)
     return out
-
-
-def _fails(text: str) -> bool:
-    try:
-        parse(text)
-    except ExprError:
-        return True
-    return False
 
 
 def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
