@@ -282,10 +282,10 @@ def execute(validated: Validated, *, cache_dir: Path | None = None,
                 data = store.dataset(ps.view)
                 result = _run_step(ps, data, step_rng(recipe.seed, ps.node), original, {})
                 frame, meta, info = _method_output(ps, data, result)
-                _cache_save(cache_dir, fp, {"variables": {k: _var_spec(v) for k, v in meta.items()},
-                                            "info": _jsonable(info)},
-                            {"columns.parquet": frame})
                 info = _jsonable(info)
+                _cache_save(cache_dir, fp, {"variables": {k: _var_spec(v) for k, v in meta.items()},
+                                            "info": info},
+                            {"columns.parquet": frame})
             store.put(ps.node, frame, meta)
             out_hash = hashlib.sha256("".join(
                 f"{c}:{store.hash(ps.node, c)};" for c in sorted(frame.columns)).encode()).hexdigest()
@@ -478,9 +478,9 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     released = None
     tables = {}
     if chosen is not None:
-        view = plan.release_view(chosen, release.get("from"))
-        released = store.dataset(view).for_release()
-        tables = _released_tables(validated, store, chosen)
+        data = store.dataset(plan.release_view(chosen, release.get("from")))
+        released = data.for_release()
+        tables = _released_tables(validated, store, chosen, data)
     manifest = _manifest(validated, records, plan, chosen)
     failures = [c for c in checks if not c["passed"]]
     result = RunResult(measures, released, per_record, checks, manifest, None, records,
@@ -503,7 +503,7 @@ def report_html(validated: Validated, result: RunResult, *, released_ok: bool) -
     recipe = validated.recipe
     keys = [n for n, v in recipe.variables.items() if v.role == "key"]
     return render_report(recipe_name=recipe.name, recipe_text=recipe.text,
-                         manifest=result.manifest, measures=_jsonable(result.measures),
+                         manifest=result.manifest, measures=result.measures,
                          checks=result.checks, original=validated.data.frame,
                          released=result.data, keys=keys, released_ok=released_ok,
                          publishes=result.publishes)
@@ -559,9 +559,10 @@ def _manifest(validated: Validated, records: list[StepRecord], plan: Plan,
     }
 
 
-def _released_tables(validated: Validated, store: _Store, variant: int) -> dict:
+def _released_tables(validated: Validated, store: _Store, variant: int,
+                     data: Dataset) -> dict:
     """Table id -> the table to release: as left by the last step on it (of the released
-    variant), or built from the released data when no step works on it."""
+    variant), or built from the released ``data`` when no step works on it."""
     from .tables import build
 
     recipe, plan = validated.recipe, validated.plan
@@ -571,8 +572,7 @@ def _released_tables(validated: Validated, store: _Store, variant: int) -> dict:
         if last:
             out[tid] = store.tables[plan.nodes_by_variant[variant][last[-1]]]
         else:
-            view = plan.release_view(variant, recipe.release.get("from"))
-            out[tid] = build(recipe.tables[tid], store.dataset(view), recipe.base_dir)
+            out[tid] = build(recipe.tables[tid], data, recipe.base_dir)
     return out
 
 
@@ -596,7 +596,7 @@ def _write_release(target: Path, released: pd.DataFrame | None, release: dict, m
             rel = Path(release["tables"][tid])
             write_table(release_frame(table), tmp / rel, "csv")
             outputs[rel.as_posix()] = sha256_file(tmp / rel)
-        measures_doc = {"measures": _jsonable(measures), "checks": checks}
+        measures_doc = {"measures": measures, "checks": checks}  # plain JSON already
         (tmp / "measures.json").write_text(json.dumps(measures_doc, indent=2, sort_keys=True,
                                                       allow_nan=False) + "\n", "utf-8")
         outputs["measures.json"] = sha256_file(tmp / "measures.json")
