@@ -127,13 +127,13 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     planned: dict[str, PlannedStep] = {}
     graph = nx.DiGraph()
     all_views, nodes_by_variant = [], []
+    previous_table = _previous_table_steps(recipe)
     for variant_index, variant in enumerate(variants):
         params = {s.id: {**with_defaults(s.plugin.params, s.params), **variant.get(s.id, {})}
                   for s in recipe.steps}
         views, bases = _views(recipe, params, meta, columns)
-
-        previous_table = _previous_table_steps(recipe)
         step_deps: dict[str, set] = {}
+        step_io: dict[str, tuple] = {}  # (reads, writes, reference) of each step
         for step in recipe.steps:
             base = bases[step.id]
             p = params[step.id]
@@ -148,6 +148,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
             if step.input and step.input != ORIGINAL:
                 deps.add(step.input)
             ref = _reference(step, p)
+            step_io[step.id] = (reads, writes, ref)
             if ref:
                 deps.add(ref)
                 ref_view = views[ref]
@@ -185,10 +186,8 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
             node_of[step.id] = f"{step.id}[{variant_label(sub)}]" if sub else step.id
             if node_of[step.id] in planned:
                 continue
-            reads = _reads(recipe, step, params[step.id], meta)
-            writes = step.plugin.writes(params[step.id], meta) if step.kind == "method" else set()
+            reads, writes, ref = step_io[step.id]
             base = bases[step.id]
-            ref = _reference(step, params[step.id])
             prev = previous_table.get(step.id)
             planned[node_of[step.id]] = PlannedStep(
                 node=node_of[step.id], step=step, params=params[step.id], variant=sub,

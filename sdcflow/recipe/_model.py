@@ -28,6 +28,8 @@ class StepSpec:
     plugin: Plugin | None = None
     table: str | None = None  # the table a table step works on
     ok: bool = True  # False when the step has problems of its own (not run, not checked)
+    # the parameters with their defaults, one set per grid value (set by validation)
+    variants: list[dict] = field(default_factory=list)
 
     @property
     def path(self) -> tuple:

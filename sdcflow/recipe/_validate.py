@@ -390,8 +390,9 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
         return out
     meta = recipe.meta()
     variants = [first] + [{**first, k: v} for k, vs in swept.items() for v in vs[1:]]
+    step.variants = [registry.with_defaults(plugin.params, v) for v in variants]
     named_any: set[str] = set()
-    for resolved in (registry.with_defaults(plugin.params, v) for v in variants):
+    for resolved in step.variants:
         named = {tuple(p): n for p, n in plugin.named_variables(resolved)}
         named_any |= set(named.values())
         for name_var in plugin.variables(resolved, meta):
@@ -412,7 +413,7 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
     # A plugin's own checks would mislead when what it acts on was left out for errors.
     relevant = named_any & recipe.unusable if named_any else recipe.unusable
     if not any(p.severity == "error" for p in out) and not relevant:
-        for resolved in (registry.with_defaults(plugin.params, v) for v in variants):
+        for resolved in step.variants:
             for ppath, message in plugin.check(resolved, meta):
                 full = (*path, "params", *ppath)
                 out.append(doc.problem(full, f"{where(full)}: {message}"))
@@ -498,11 +499,7 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
             for step in recipe.steps:
                 if not step.ok:
                     continue
-                params = registry.with_defaults(step.plugin.params, step.params)
-                first = {**params, **{k: v[0] for k, v in step.grid.items()}}
-                variants = [first] + [{**first, k: v} for k, vs in step.grid.items()
-                                      for v in vs[1:]]
-                for p in variants:
+                for p in step.variants:
                     for ppath, message in step.plugin.check_data(p, dataset):
                         full = (*step.path, "params", *ppath)
                         if ppath and ppath[0] not in step.params and ppath[0] not in step.grid \
