@@ -68,6 +68,15 @@ class Dimension:
     def position(self) -> dict[str, int]:
         return {c: i for i, c in enumerate(self.codes)}
 
+    def positions(self, text: pd.Series) -> np.ndarray:
+        """The position of each code of ``text`` (vectorised :meth:`position`); every code
+        must belong to the dimension."""
+        pos = pd.Index(self.codes).get_indexer(text)
+        if (pos < 0).any():
+            raise ValueError(f"codes not in dimension '{self.name}': "
+                             f"{sorted(set(text[pos < 0]))[:5]}")
+        return pos.astype(np.int64)
+
 
 def make_dimension(name: str, leaves: Sequence[str], hierarchy: Mapping[str, str] | None,
                    total: str = "Total") -> Dimension:
@@ -369,18 +378,15 @@ def build_table(frame: pd.DataFrame, dims: list[str],
         raise KeyError(f"columns not in the data: {missing_cols}")
     keep = frame[cols].notna().all(axis=1).to_numpy()
     data = frame.loc[keep, cols]
+    text = {d: data[d].astype(str) for d in dims}
     dimensions = []
     for d in dims:
-        text = data[d].astype(str)
         h = hierarchies.get(d)
-        leaves = _leaf_order(text) if h is None else pd.unique(text).tolist()
+        leaves = _leaf_order(text[d]) if h is None else pd.unique(text[d]).tolist()
         dimensions.append(make_dimension(d, leaves, h, total=total))
     shape = tuple(dim.size for dim in dimensions)
     n_cells = int(np.prod(shape))
-    pos = []
-    for dim, d in zip(dimensions, dims, strict=True):
-        mapping = dim.position()
-        pos.append(data[d].astype(str).map(mapping).to_numpy(dtype=np.int64))
+    pos = [dim.positions(text[d]) for dim, d in zip(dimensions, dims, strict=True)]
     cell = np.ravel_multi_index(pos, shape) if len(data) else np.zeros(0, dtype=np.int64)
     w = (data[weight].to_numpy(dtype=float) if weight is not None else np.ones(len(data)))
     y = data[response].to_numpy(dtype=float) if response is not None else np.ones(len(data))
@@ -455,8 +461,8 @@ def table_from_cells(frame: pd.DataFrame, dims: list[str],
         dimensions.append(make_dimension(d, leaves, h, total=total))
     shape = tuple(dim.size for dim in dimensions)
     n_cells = int(np.prod(shape))
-    pos = np.stack([text[d].map(dim.position()).to_numpy(dtype=np.int64)
-                    for d, dim in zip(dims, dimensions, strict=True)], axis=1)
+    pos = np.stack([dim.positions(text[d]) for d, dim in zip(dims, dimensions, strict=True)],
+                   axis=1)
     cell = np.ravel_multi_index(tuple(pos.T), shape)
     if len(np.unique(cell)) != len(cell):
         raise ValueError("duplicated cells in the aggregated table")
