@@ -148,6 +148,19 @@ def _capacity_cut(d: np.ndarray, up_room: np.ndarray, down_room: np.ndarray,
     return keep, coef[keep]
 
 
+def _sliding_cut(d_up: np.ndarray, d_down: np.ndarray, up_room: np.ndarray,
+                 down_room: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The cut on the width of a cell's interval (width = max z_i + max -z_i): the sum of
+    both directions' capacity coefficients, capped at ``level``."""
+    total = np.zeros(len(d_up))
+    for d in (d_up, d_down):
+        k, c = _capacity_cut(d, up_room, down_room, np.inf)
+        total[k] += c
+    total = np.minimum(total, level)
+    keep = np.flatnonzero(total > 1e-9 * max(level, 1.0))
+    return keep, total[keep]
+
+
 def _dual_vector(relations_t: sp.csr_matrix, sol, j: int, sense: int, n: int) -> np.ndarray:
     """``d = M' y + sense e_j`` over all cells from an attacker LP's duals."""
     d = np.zeros(n)
@@ -214,19 +227,14 @@ def _row_cuts(table: Table, primary: np.ndarray, upl, lpl, spl, up_room, down_ro
             cols, vals = cols[other], vals[other]
             # up: d = e_i - m_ri * row  -> d_j = -m_ri m_rj; down: the opposite
             d_up = -m_ri * vals
-            parts = []
+            up, down = up_room[cols], down_room[cols]
             for d, level in ((d_up, upl[i]), (-d_up, lpl[i])):
-                coef = np.where(d > 0, d * up_room[cols], -d * down_room[cols])
-                coef = np.nan_to_num(coef, nan=0.0, posinf=np.inf)
-                parts.append(coef)
                 if level > 0:
-                    c = np.minimum(coef, level)
-                    keep = c > 1e-9 * max(level, 1.0)
-                    cuts.add(cols[keep], c[keep], level)
+                    k, c = _capacity_cut(d, up, down, level)
+                    cuts.add(cols[k], c, level)
             if spl[i] > 0:
-                c = np.minimum(parts[0] + parts[1], spl[i])
-                keep = c > 1e-9 * max(spl[i], 1.0)
-                cuts.add(cols[keep], c[keep], spl[i])
+                k, c = _sliding_cut(d_up, -d_up, up, down, spl[i])
+                cuts.add(cols[k], c, spl[i])
 
 
 def _violations(table: Table, pattern: np.ndarray, primary: np.ndarray, lb, ub, upl, lpl,
@@ -277,14 +285,7 @@ def _cut_from(violation, up_room, down_room, pattern, table: Table, model: Attac
         if d1 is None or d2 is None:
             idx, coef = np.zeros(0, dtype=np.int64), np.zeros(0)
         else:
-            # width = max z_i + max -z_i: the sum of the two directions' bounds
-            total = np.zeros(len(pattern))
-            for d in (d1, d2):
-                k, c = _capacity_cut(d, up_room, down_room, np.inf)
-                total[k] += c
-            total = np.minimum(total, level)
-            idx = np.flatnonzero(total > 1e-9 * max(level, 1.0))
-            coef = total[idx]
+            idx, coef = _sliding_cut(d1, d2, up_room, down_room, level)
     elif d1 is None:
         idx, coef = np.zeros(0, dtype=np.int64), np.zeros(0)
     else:
