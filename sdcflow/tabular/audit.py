@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import connected_components
 
+from ..data.strata import stratum_members
 from .table import Table
 
 __all__ = ["AttackerModel", "AuditResult", "LPSolution", "audit", "intruder_bounds", "requirements"]
@@ -94,10 +95,8 @@ def requirements(table: Table, lb: np.ndarray, ub: np.ndarray,
 
 class LPSolution(NamedTuple):
     value: float
-    duals: np.ndarray | None = None
+    duals: np.ndarray | None = None  # of the relations ``rows`` at the optimum
     rows: np.ndarray | None = None
-    cells: np.ndarray | None = None
-    point: np.ndarray | None = None
 
 
 @dataclass
@@ -150,27 +149,13 @@ class AttackerModel:
         r = sub.shape[0]
         graph = sp.bmat([[None, sub], [sub.T, None]], format="csr")
         ncomp, labels = connected_components(graph, directed=False)
-        cell_labels = labels[r:]
-        row_labels = labels[:r]
-        order_c = np.argsort(cell_labels, kind="stable")
-        bounds_c = np.searchsorted(cell_labels[order_c], np.arange(ncomp + 1))
-        order_r = np.argsort(row_labels, kind="stable")
-        bounds_r = np.searchsorted(row_labels[order_r], np.arange(ncomp + 1))
-        relabel = np.full(ncomp, -1, dtype=np.int64)
-        for c in range(ncomp):
-            cells = free_idx[order_c[bounds_c[c]:bounds_c[c + 1]]]
-            if len(cells) == 0:
-                continue
-            relabel[c] = len(self._components)
-            rows = touched[order_r[bounds_r[c]:bounds_r[c + 1]]]
-            self._components.append(_Component(np.sort(cells), np.sort(rows), None,
-                                               None, None))
-        self._comp_of[free_idx] = relabel[cell_labels]
-
-    def component_size(self, j: int) -> int:
-        """Number of free suppressed cells in the component of cell ``j`` (0 if fixed)."""
-        c = self._comp_of[j]
-        return 0 if c < 0 else len(self._components[c].cells)
+        # every component holds a free cell (each touched relation has one), and
+        # members come in increasing position: cells and rows stay sorted
+        cells = stratum_members(labels[r:], ncomp)
+        rows = stratum_members(labels[:r], ncomp)
+        self._components = [_Component(free_idx[c], touched[rw], None, None, None)
+                            for c, rw in zip(cells, rows, strict=True)]
+        self._comp_of[free_idx] = labels[r:]
 
     def component_rows(self, j: int) -> np.ndarray:
         """Relations touching the component of cell ``j`` (those through ``j`` if fixed)."""
@@ -219,7 +204,7 @@ class AttackerModel:
         if res.status != 0:
             raise RuntimeError(f"attacker LP failed for cell {j}: {res.message}")
         return LPSolution(-float(res.fun), np.asarray(res.eqlin.marginals, dtype=float),
-                          comp.rows, comp.cells, np.asarray(res.x, dtype=float))
+                          comp.rows)
 
     def certify(self, targets: np.ndarray, up: np.ndarray, down: np.ndarray,
                 max_rounds: int = 25) -> tuple[np.ndarray, np.ndarray]:
