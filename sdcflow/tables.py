@@ -59,7 +59,7 @@ def release_frame(table) -> pd.DataFrame:
     no frequency or value."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
-    hidden = cells["status"].isin(["primary", "secondary"])
+    hidden = table.suppressed
     out["freq"] = cells["freq"].astype("Int64").mask(hidden)
     out["value"] = cells["value"].astype("float64").mask(hidden)
     out["status"] = cells["status"].astype("str")

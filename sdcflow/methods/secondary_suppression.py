@@ -38,13 +38,8 @@ class SecondarySuppression(TableMethod):
             options["time_limit"] = params["time_limit"]
         method = "optimal" if params["algorithm"] == "optimal" else "hypercube"
         result = secondary_suppression(data, method, **options)
-        cells = result.table.cells
-        info = {
-            "primary": int((cells["status"] == "primary").sum()),
-            "secondary": int((cells["status"] == "secondary").sum()),
-            "audit_passed": bool(result.audit.passed),
-            # timings vary between runs: they are not part of the (reproducible) info
-            **{k: v for k, v in result.info.items()
-               if isinstance(v, (int, float, str, bool)) and "seconds" not in k},
-        }
+        # (primary, secondary, audit_passed, ...) without the timings, which vary between
+        # runs and are not part of the reproducible info
+        info = {k: v for k, v in result.info.items()
+                if isinstance(v, (int, float, str, bool)) and "seconds" not in k}
         return MethodResult(result.table, info)
