@@ -62,6 +62,23 @@ class Rule(Protocol):
     def evaluate(self, table: Table) -> RuleResult: ...
 
 
+def _two_sided(sens: np.ndarray, name: str, level: np.ndarray) -> RuleResult:
+    """A rule result whose protection is the same upwards and downwards."""
+    return RuleResult(sens, name, level, level.copy())
+
+
+def _residual_rule(table: Table, name: str, factor: float, by_total: bool) -> RuleResult:
+    """The pq and p% rules: sensitive when the rest ``T - x1 - x2`` is below ``factor``
+    times the largest contribution ``x1`` (or the total ``T``); protection, both ways,
+    the shortfall ``factor * x1 - (T - x1 - x2)``."""
+    tops = _tops(table, 2)
+    total = table.values
+    rest = total - tops[:, 0] - tops[:, 1]
+    bound = factor * (total if by_total else tops[:, 0])
+    sens = (total > 0) & (rest < bound)
+    return _two_sided(sens, name, np.where(sens, bound - rest, 0.0))
+
+
 def _tops(table: Table, n: int) -> np.ndarray:
     if table.top < n:
         raise ValueError(f"the rule needs the {n} largest contributions, the table keeps "
@@ -95,7 +112,7 @@ class FrequencyRule:
         level = np.maximum(self.safety_range / 100.0 * np.abs(table.values),
                            self.min_protection)
         level = np.where(sens, level, 0.0)
-        return RuleResult(sens, self.name, level, level.copy())
+        return _two_sided(sens, self.name, level)
 
 
 @dataclass(frozen=True)
@@ -117,7 +134,7 @@ class DominanceRule:
         total = table.values
         sens = (total > 0) & (tops > self.k / 100.0 * total)
         level = np.where(sens, 100.0 / self.k * tops - total, 0.0)
-        return RuleResult(sens, self.name, level, level.copy())
+        return _two_sided(sens, self.name, level)
 
 
 @dataclass(frozen=True)
@@ -136,13 +153,7 @@ class PQRule:
     def evaluate(self, table: Table) -> RuleResult:
         if not 0 < self.p < self.q <= 100:
             raise ValueError("the pq rule needs 0 < p < q <= 100")
-        tops = _tops(table, 2)
-        total = table.values
-        rest = total - tops[:, 0] - tops[:, 1]
-        bound = self.p / self.q * tops[:, 0]
-        sens = (total > 0) & (rest < bound)
-        level = np.where(sens, bound - rest, 0.0)
-        return RuleResult(sens, self.name, level, level.copy())
+        return _residual_rule(table, self.name, self.p / self.q, by_total=False)
 
 
 @dataclass(frozen=True)
@@ -169,14 +180,8 @@ class PPercentRule:
             raise ValueError("p must be a percentage in (0, 100]")
         if self.reference not in ("largest", "total"):
             raise ValueError("reference must be 'largest' or 'total'")
-        tops = _tops(table, 2)
-        total = table.values
-        rest = total - tops[:, 0] - tops[:, 1]
-        base = tops[:, 0] if self.reference == "largest" else total
-        bound = self.p / 100.0 * base
-        sens = (total > 0) & (rest < bound)
-        level = np.where(sens, bound - rest, 0.0)
-        return RuleResult(sens, self.name, level, level.copy())
+        return _residual_rule(table, self.name, self.p / 100.0,
+                              by_total=self.reference == "total")
 
 
 @dataclass(frozen=True)
