@@ -128,6 +128,18 @@ def cell_costs(table: Table, cost: str | np.ndarray = "unit",
     return base + margin_cost * table.margin_dims
 
 
+def _setup(table: Table, cost, margin_cost: float, lower, upper, percent, min_width: float):
+    """What both methods start from: the intruder's bounds ``lb``, ``ub``; the protection
+    each cell needs (up, down, sliding); the room each cell gives upwards and downwards
+    (infinite without a bound); the primary cells; the cell costs."""
+    a = table.values
+    lb, ub = intruder_bounds(table, lower, upper, percent)
+    upl, lpl, spl, _ = requirements(table, lb, ub, min_width)
+    primary = np.flatnonzero(table.status == "primary")
+    return (lb, ub, upl, lpl, spl, ub - a, a - lb, primary,
+            cell_costs(table, cost, margin_cost))
+
+
 # --------------------------------------------------------------------------- cuts
 
 
@@ -320,13 +332,9 @@ def suppress_optimal(table: Table, *, cost: str | np.ndarray = "unit",
     ties are left to HiGHS (deterministic too, but not by cell order)."""
     start = time.perf_counter()
     n = table.n_cells
-    a = table.values
-    lb, ub = intruder_bounds(table, lower, upper, percent)
-    upl, lpl, spl, _ = requirements(table, lb, ub, min_width)
-    up_room, down_room = ub - a, a - lb
+    lb, ub, upl, lpl, spl, up_room, down_room, primary, costs = _setup(
+        table, cost, margin_cost, lower, upper, percent, min_width)
     status = table.status
-    primary = np.flatnonzero(status == "primary")
-    costs = cell_costs(table, cost, margin_cost)
     cuts = _Cuts(n)
     _row_cuts(table, primary, upl, lpl, spl, up_room, down_room, cuts)
     fixed = np.zeros(n)
@@ -589,14 +597,8 @@ def suppress_hypercube(table: Table, *, cost: str | np.ndarray = "unit",
     Repsilber 2002). Deterministic: cells are processed by subtable level (higher
     first), then in the order they were queued; ties go to the first hypercube."""
     start = time.perf_counter()
-    a = table.values
-    lb, ub = intruder_bounds(table, lower, upper, percent)
-    upl, lpl, spl, _ = requirements(table, lb, ub, min_width)
-    up_room = np.where(np.isfinite(ub), ub - a, np.inf)
-    down_room = np.where(np.isfinite(lb), a - lb, np.inf)
-    status = table.status
-    primary = np.flatnonzero(status == "primary")
-    costs = cell_costs(table, cost, margin_cost)
+    lb, ub, upl, lpl, spl, up_room, down_room, primary, costs = _setup(
+        table, cost, margin_cost, lower, upper, percent, min_width)
     supp = table.suppressed.copy()
     subs = _Subtables(table)
     codes_all = table.codes
