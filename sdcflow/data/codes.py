@@ -32,3 +32,12 @@ def ordered_values(column: pd.Series, var) -> np.ndarray:
         codes = pd.Categorical(column, categories=list(var.order or ()), ordered=True).codes
         return np.where(codes < 0, np.nan, codes.astype(float))
     return column.to_numpy(dtype=float, na_value=np.nan)
+
+
+def numeric_column(values: np.ndarray, index: pd.Index, var) -> tuple[pd.Series, object]:
+    """New values of a numeric variable ``var`` as a column and its declaration: an
+    integer variable stays integer (``Int64``, NaN as missing) while every value is whole,
+    otherwise the variable becomes continuous."""
+    if var.type == "integer" and np.all(np.isnan(values) | (values == np.round(values))):
+        return pd.Series(values, index=index).round().astype("Int64"), var
+    return pd.Series(values, index=index), var.evolve(type="continuous")

@@ -32,16 +32,18 @@ def interval_codes(
     return idx
 
 
+def number_text(v: float) -> str:
+    """A number as a label shows it: whole numbers without a decimal point."""
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
 def interval_labels(breaks: Sequence[float], *, right: bool = True,
                     include_lowest: bool = True) -> list[str]:
     """R-style labels such as ``(0,9]``, ``[0,9]`` for the intervals of ``breaks``."""
-    def fmt(v: float) -> str:
-        return str(int(v)) if float(v).is_integer() else repr(float(v))
-
     out = []
     last = len(breaks) - 2
     for i in range(len(breaks) - 1):
-        lo, hi = fmt(breaks[i]), fmt(breaks[i + 1])
+        lo, hi = number_text(breaks[i]), number_text(breaks[i + 1])
         if right:
             left = "[" if include_lowest and i == 0 else "("
             out.append(f"{left}{lo},{hi}]")
@@ -88,9 +90,6 @@ def width_breaks(values: np.ndarray, width: float, origin: float = 0.0, *,
 
 
 def _width_labels(breaks: list[float], width: float, integer: bool) -> list[str]:
-    def fmt(v: float) -> str:
-        return str(int(v)) if float(v).is_integer() else repr(float(v))
-
     if integer and float(width).is_integer() and all(float(b).is_integer() for b in breaks):
-        return [f"{fmt(a)}-{fmt(b - 1)}" for a, b in pairwise(breaks)]
-    return [f"[{fmt(a)},{fmt(b)})" for a, b in pairwise(breaks)]
+        return [f"{number_text(a)}-{number_text(b - 1)}" for a, b in pairwise(breaks)]
+    return [f"[{number_text(a)},{number_text(b)})" for a, b in pairwise(breaks)]

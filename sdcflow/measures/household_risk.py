@@ -13,7 +13,6 @@ import pandas as pd
 
 from ..data.codes import key_codes
 from ..data.dataset import Metadata
-from ..kernels.frequencies import row_ids
 from ..kernels.risk import household_risk
 from ..registry import Finding, MeasureResult, register
 from .frequencies import single_role
@@ -60,7 +59,8 @@ class HouseholdRisk(RiskMeasure):
         hr = household_risk(r, ids)
         n = hr.size
         expected = float(hr.sum())
-        households = int(row_ids(ids[ids >= 0][:, None])[1].size) + int((ids < 0).sum())
+        # the codes of the ids are 0..U-1; each record without an id is its own household
+        households = int(ids.max(initial=-1)) + 1 + int((ids < 0).sum())
         summary = {
             **how,
             "household": household,

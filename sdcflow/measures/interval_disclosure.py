@@ -47,7 +47,7 @@ class IntervalDisclosure(Measure):
     }
 
     def check(self, params, meta):
-        return check_variables(params, meta, self.variables(params, meta))
+        return check_variables(params, self.variables(params, meta))
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

@@ -76,7 +76,7 @@ class LearnedLinkage(Measure):
     }
 
     def check(self, params, meta):
-        return check_variables(params, meta, self.variables(params, meta))
+        return check_variables(params, self.variables(params, meta))
 
     def check_data(self, params, data):
         # only against the data as loaded when they are the reference (a later reference

@@ -75,7 +75,7 @@ class RankSwapAttack(Measure):
     stratified = True
 
     def check(self, params, meta):
-        yield from check_variables(params, meta, self.variables(params, meta))
+        yield from check_variables(params, self.variables(params, meta))
         if params.get("p_unit") == "records" and params.get("p") is not None \
                 and params["p"] != int(params["p"]):
             yield ("p",), "p in records must be a whole number"

@@ -104,7 +104,7 @@ def run_scenarios(names: list[str], mode: str, n: int,
     return {**figures(mean), "by_size": by_size}
 
 
-def check_variables(params: Mapping, meta, names: list[str]):
+def check_variables(params: Mapping, names: list[str]):
     """Findings shared by the linkage measures: no variables, too many for subsets."""
     if not names:
         yield ("variables",), "no variables: name them or declare numeric variables"
@@ -176,7 +176,7 @@ class RecordLinkage(Measure):
 
     def check(self, params, meta):
         names = self.variables(params, meta)
-        yield from check_variables(params, meta, names)
+        yield from check_variables(params, names)
         weights = params.get("weights") or {}
         if weights and params.get("method") != "weighted":
             yield ("weights",), "weights are used only with method: weighted"

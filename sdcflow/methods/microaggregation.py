@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..data.codes import ordered_values
+from ..data.codes import numeric_column, ordered_values
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.aggregate import (
     group_geometric_mean,
@@ -416,9 +416,7 @@ class Microaggregation(Method):
         if var.type == "ordinal":
             return pd.Series(np.asarray(var.order, dtype=object)[values.astype(int)],
                              index=index, dtype="str"), var
-        if var.type == "integer" and np.all(values == np.round(values)):
-            return pd.Series(values, index=index).round().astype("Int64"), var
-        return pd.Series(values, index=index), var.evolve(type="continuous")
+        return numeric_column(values, index, var)
 
 
 def _sse_sst(Z: np.ndarray, per_var: dict, names: list[str]) -> tuple[float, float]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 
+from ..data.codes import numeric_column
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.changes import changed_values
 from ..kernels.resampling import resample
@@ -69,12 +69,7 @@ class Resampling(Method):
                 rows = rows[present[rows]]
                 out[rows] = resample(x[rows], t, rng)
             changed[name] = int(changed_values(out, x))
-            var = data.variables[name]
-            if var.type == "integer" and np.all(out[present] == np.round(out[present])):
-                columns[name] = pd.Series(out, index=frame.index).round().astype("Int64")
-            else:
-                columns[name] = pd.Series(out, index=frame.index)
-                var = var.evolve(type="continuous")
+            columns[name], var = numeric_column(out, frame.index, data.variables[name])
             new_vars.append(var)
         info = {"t": t, "strata": len(strata), "changed": changed,
                 "missing_kept": {name: int(frame[name].isna().sum()) for name in changed}}

@@ -8,6 +8,8 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..data.codes import numeric_column
+from ..kernels.recode import number_text
 from ..kernels.top_bottom import code_tail, tail_mask
 from ..registry import Method, MethodResult, register
 
@@ -89,17 +91,8 @@ class TopBottomCode(Method):
             out, new_var = _with_labels(x, var, labelled)
             return MethodResult(data.with_columns({name: out.set_axis(col.index)}, [new_var]),
                                 info)
-        new_var = var
-        if var.type == "integer" and np.all(np.isnan(x) | (x == np.round(x))):
-            out = pd.Series(x, index=col.index).round().astype("Int64")
-        else:
-            out = pd.Series(x, index=col.index)
-            new_var = var.evolve(type="continuous")
+        out, new_var = numeric_column(x, col.index, var)
         return MethodResult(data.with_columns({name: out}, [new_var]), info)
-
-
-def _number_text(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
 def _with_labels(x: np.ndarray, var, labelled: dict):
@@ -109,10 +102,10 @@ def _with_labels(x: np.ndarray, var, labelled: dict):
     for mask, _ in labelled.values():
         coded |= mask
     middle = np.unique(x[~coded & ~np.isnan(x)])
-    text = np.array([None if np.isnan(v) else _number_text(v) for v in x], dtype=object)
+    text = np.array([None if np.isnan(v) else number_text(v) for v in x], dtype=object)
     for mask, label in labelled.values():
         text[mask] = label
     order = ([labelled["bottom"][1]] if "bottom" in labelled else []) + \
-        [_number_text(v) for v in middle] + ([labelled["top"][1]] if "top" in labelled else [])
+        [number_text(v) for v in middle] + ([labelled["top"][1]] if "top" in labelled else [])
     return pd.Series(text, dtype="str"), var.evolve(type="ordinal",
                                                      order=tuple(dict.fromkeys(order)))
