@@ -141,6 +141,15 @@ def noise_factor(cov: np.ndarray) -> np.ndarray:
     return _scales(cov)[:, None] * v * np.sqrt(w)
 
 
+def column_variances(x: np.ndarray) -> np.ndarray:
+    """The sample variance (divisor m - 1) of the observed values of each column of
+    ``x``; 0 for a column with fewer than 2 observed values."""
+    x = np.asarray(x, dtype=float)
+    observed = (~np.isnan(x)).sum(axis=0)
+    return np.array([np.nanvar(x[:, j], ddof=1) if observed[j] >= 2 else 0.0
+                     for j in range(x.shape[1])])
+
+
 def additive_noise(x: np.ndarray, k: float, rng: np.random.Generator, *,
                    variances: np.ndarray | None = None) -> np.ndarray:
     """``x + eps`` with independent ``eps_j ~ N(0, k Var(x_j))`` (seed 000, "Uncorrelated
@@ -149,8 +158,7 @@ def additive_noise(x: np.ndarray, k: float, rng: np.random.Generator, *,
     x = np.asarray(x, dtype=float)
     n, p = x.shape
     if variances is None:
-        variances = np.array([np.nanvar(x[:, j], ddof=1) if np.sum(~np.isnan(x[:, j])) > 1
-                              else 0.0 for j in range(p)])
+        variances = column_variances(x)
     out = rng.standard_normal((p, n)).T
     out *= np.sqrt(k * np.nan_to_num(np.asarray(variances, dtype=float)))
     out += x

@@ -45,6 +45,7 @@ from ..data.strata import stratum_codes, stratum_members
 from ..kernels.changes import changed_values
 from ..kernels.noise import (
     additive_noise,
+    column_variances,
     complete_rows,
     correlated_noise,
     correlated_restored,
@@ -140,8 +141,7 @@ class Noise(Method):
             groups = stratum_members(codes, count)
         overall = None
         if len(groups) > 1:  # the fallback estimate for small strata
-            overall = (np.array([np.nanvar(X[:, j], ddof=1) for j in range(X.shape[1])])
-                       if method == "additive" else moments(X)[1])
+            overall = column_variances(X) if method == "additive" else moments(X)[1]
         tally = {"perturbed": 0, "pooled": 0, "small": 0, "incomplete": 0}
         del codes
         for rows in groups:
@@ -178,8 +178,7 @@ class Noise(Method):
             return multiplicative_noise(xs, k, rng)
         if method == "additive":
             counts = (~np.isnan(xs)).sum(axis=0)
-            variances = np.array([np.nanvar(xs[:, j], ddof=1) if counts[j] >= 2 else 0.0
-                                  for j in range(xs.shape[1])])
+            variances = column_variances(xs)
             small = counts < MIN_STRATUM
             if overall is not None and small.any():
                 variances[small] = overall[small]
