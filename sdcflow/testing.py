@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Dataset
+from .engine import canonical_json
 from .registry import (
     Measure,
     MeasureResult,
@@ -35,13 +36,13 @@ def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
     JSON-serialisable summary and a per-record table of the right length."""
     failures: list[str] = []
     failures += [f"declaration: {p}" for p in declaration_problems(plugin)]
+    if failures:  # (a broken schema cannot validate the params)
+        raise AssertionError(_report(plugin, failures))
     params = with_defaults(plugin.params, params or {})
     try:
         jsonschema.Draft202012Validator(plugin.params).validate(params)
     except jsonschema.ValidationError as exc:
         failures.append(f"params do not fit the plugin's own schema: {exc.message}")
-    except jsonschema.SchemaError:
-        pass  # already reported as a declaration problem
     if failures:
         raise AssertionError(_report(plugin, failures))
     meta = data.meta
@@ -106,9 +107,8 @@ def _check_measure_result(data, first, second) -> list[str]:
     out = []
     if not isinstance(first, MeasureResult):
         return [f"evaluate() returned {type(first).__name__}, not MeasureResult"]
-    try:
-        a = json.dumps(first.summary, sort_keys=True, default=_numpy_default)
-        b = json.dumps(second.summary, sort_keys=True, default=_numpy_default)
+    try:  # as the engine writes it (NumPy scalars as numbers, NaN as null)
+        a, b = canonical_json(first.summary), canonical_json(second.summary)
         if a != b:
             out.append("evaluate() is not deterministic for the same generator seed")
     except (TypeError, ValueError) as exc:
@@ -119,12 +119,6 @@ def _check_measure_result(data, first, second) -> list[str]:
         elif len(first.per_record) != len(data.frame):
             out.append("per_record does not have one row per record")
     return out
-
-
-def _numpy_default(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
 
 def _report(plugin, failures) -> str:
