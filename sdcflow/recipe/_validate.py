@@ -102,12 +102,13 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     out: list[Problem] = []
 
     def broken(path: tuple, skip: tuple = ()) -> bool:
-        """A schema error at ``path``, inside it (except under ``skip``), or above it."""
+        """A schema error at ``path``, inside it (except under ``skip``), or above it (an
+        error of the whole recipe, e.g. a missing section, breaks none of its parts)."""
         n = len(path)
         for b in bad:
             if b[:n] == path and not (skip and b[n:n + len(skip)] == skip):
                 return True
-            if path[:len(b)] == b:
+            if b and path[:len(b)] == b:
                 return True
         return False
 

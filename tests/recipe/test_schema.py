@@ -69,6 +69,13 @@ def test_misspelt_section_suggests_the_right_one():
     ]
 
 
+def test_a_missing_section_does_not_hide_the_problems_elsewhere():
+    text = MINIMAL.replace("name: t\n", "").replace("k_anonymity", "k_anonimity")
+    found = problems(text)
+    assert found[0] == "r.yaml:1:1: recipe: missing required key 'name'"
+    assert any("k_anonimity" in p and "did you mean 'k_anonymity'" in p for p in found[1:])
+
+
 def test_other_format_version():
     assert problems(MINIMAL.replace("sdcflow: 1", "sdcflow: 2")) == [
         "r.yaml:1:10: sdcflow: unsupported recipe format version 2 (this sdcflow reads version 1)"
