@@ -155,7 +155,13 @@ class Pram(Method):
             if invariant is None:
                 invariant = name not in given
             invariant_used[name] = bool(invariant)
-            base = _dense(given[name], categories) if name in given else None
+            # the matrix of every stratum unless it depends on the stratum's frequencies
+            if name in given:
+                base = _dense(given[name], categories)
+            elif params["spread"] != "frequency":
+                base = default_matrix(L, params["retention"])
+            else:
+                base = None
             new_codes = codes.copy()
             used: dict[str, np.ndarray] = {}
             mean = 0.0
@@ -164,12 +170,7 @@ class Pram(Method):
                     continue
                 sub = codes[rows]
                 t = np.bincount(sub[sub >= 0], minlength=L).astype(float)
-                if base is not None:
-                    P = base
-                elif params["spread"] == "frequency":
-                    P = default_matrix(L, params["retention"], t)
-                else:
-                    P = default_matrix(L, params["retention"])
+                P = base if base is not None else default_matrix(L, params["retention"], t)
                 if invariant and L > 0:
                     P = invariant_matrix(P, t, params["alpha"])
                 new_codes[rows] = pram(sub, P, rng)
@@ -236,8 +237,9 @@ def _dense(rows: dict, categories: list[str]) -> np.ndarray:
             continue
         for target, prob in row.items():
             P[i, index[target]] = float(prob)
-    if matrix_problems(P, _ROW_TOLERANCE):
-        raise ValueError(f"not a Markov matrix: {matrix_problems(P, _ROW_TOLERANCE)}")
+    problems = matrix_problems(P, _ROW_TOLERANCE)
+    if problems:
+        raise ValueError(f"not a Markov matrix: {problems}")
     return P
 
 

@@ -260,7 +260,8 @@ def mark_primary(table: Table, mask: np.ndarray, upl: np.ndarray | float = 0.0,
     cells = table.cells.copy()
     old = cells["status"].to_numpy(dtype=object)
     keep = np.zeros(n, dtype=bool) if reset else old == "primary"
-    status = np.where(mask, "primary", np.where(keep, "primary", "safe" if reset else old))
+    # (without reset every other cell keeps its status, earlier primaries included)
+    status = np.where(mask, "primary", "safe" if reset else old)
     cells["status"] = pd.Series(status, index=cells.index, dtype="str")
     levels = {"upl": upl, "lpl": lpl, "spl": spl}
     for col, level in levels.items():
