@@ -44,12 +44,14 @@ def rank_distance(p: float, n: int, unit: str = "percent") -> int:
     raise ValueError(f"unknown unit {unit!r}")
 
 
-def windows(original: np.ndarray, protected: np.ndarray, distance
+def windows(original: np.ndarray, protected: np.ndarray, distance,
+            sorted_protected: list[np.ndarray] | None = None
             ) -> tuple[np.ndarray, np.ndarray]:
     """For every original record and variable, the interval ``[low, high]`` of protected
     values that rank swapping within ``distance`` ranks (one number, or one per variable)
     could have produced from the original value (the set ``B_j``). A missing original
-    value constrains nothing (``-inf, inf``); an empty set is ``(inf, -inf)``."""
+    value constrains nothing (``-inf, inf``); an empty set is ``(inf, -inf)``.
+    ``sorted_protected``: each variable's observed protected values, sorted, if known."""
     original = np.asarray(original, dtype=float)
     protected = np.asarray(protected, dtype=float)
     low = np.full(original.shape, -np.inf)
@@ -57,8 +59,11 @@ def windows(original: np.ndarray, protected: np.ndarray, distance
     dist = np.broadcast_to(np.asarray(distance, dtype=np.int64), (original.shape[1],))
     for j in range(original.shape[1]):
         distance = int(dist[j])
-        s = np.sort(protected[:, j])
-        s = s[~np.isnan(s)]
+        if sorted_protected is None:
+            s = np.sort(protected[:, j])
+            s = s[~np.isnan(s)]
+        else:
+            s = sorted_protected[j]
         a = original[:, j]
         known = ~np.isnan(a)
         if not len(s):
@@ -111,7 +116,6 @@ def intersection_attack(original: np.ndarray, protected: np.ndarray, distance,
     n, c = protected.shape
     zo = original if z_original is None else np.asarray(z_original, dtype=float)
     zp = protected if z_protected is None else np.asarray(z_protected, dtype=float)
-    low, high = windows(original, protected, distance)
     order = np.empty((c, n), dtype=np.int64)
     sorted_vals = np.empty((c, n))
     n_valid = np.empty(c, dtype=np.int64)
@@ -121,6 +125,8 @@ def intersection_attack(original: np.ndarray, protected: np.ndarray, distance,
         order[j] = o
         sorted_vals[j] = col[o]
         n_valid[j] = np.count_nonzero(~np.isnan(col))
+    low, high = windows(original, protected, distance,
+                        [sorted_vals[j, :n_valid[j]] for j in range(c)])
     # the protected records in each variable's order, so that the scan of a window reads
     # memory sequentially (3x faster on 100,000 records); skipped when too large
     if c * c * n <= _SORTED_COPIES_MAX:
