@@ -501,7 +501,7 @@ def report_html(validated: Validated, result: RunResult, *, released_ok: bool) -
     from .report import render_report
 
     recipe = validated.recipe
-    keys = [n for n, v in recipe.variables.items() if v.role == "key"]
+    keys = recipe.meta().names("key")
     return render_report(recipe_name=recipe.name, recipe_text=recipe.text,
                          manifest=result.manifest, measures=result.measures,
                          checks=result.checks, original=validated.data.frame,
