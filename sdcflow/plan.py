@@ -44,13 +44,17 @@ class PlannedStep:
     deps: list[str] = field(default_factory=list)
     reference: dict | None = None  # a measure's reference data (column -> node), if not original
     result_nodes: dict = field(default_factory=dict)  # measure step id -> node it reads
-    table: str | None = None  # the table of a table step
     table_input: str | None = None  # node of the previous step on that table (None: build it)
     first_variant: int = 0  # the first grid variant the instance belongs to (for ordering)
 
     @property
     def kind(self) -> str:
         return self.step.kind
+
+    @property
+    def table(self) -> str | None:
+        """The table of a table step."""
+        return self.step.table
 
     def as_dict(self) -> dict:
         return {
@@ -131,7 +135,9 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     for variant_index, variant in enumerate(variants):
         params = {s.id: {**with_defaults(s.plugin.params, s.params), **variant.get(s.id, {})}
                   for s in recipe.steps}
-        views, bases = _views(recipe, params, meta, columns)
+        writes_of = {s.id: s.plugin.writes(params[s.id], meta) if s.kind == "method" else set()
+                     for s in recipe.steps}
+        views, bases = _views(recipe, params, meta, columns, writes_of, index)
         step_deps: dict[str, set] = {}
         step_io: dict[str, tuple] = {}  # (reads, writes, reference) of each step
         for step in recipe.steps:
@@ -143,7 +149,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
                 raise PlanError([recipe.doc.problem(
                     step.path, f"steps[{step.index}]: {', '.join(map(repr, gone))} no longer "
                     "exist at this step (removed by an earlier step)")])
-            writes = step.plugin.writes(p, meta) if step.kind == "method" else set()
+            writes = writes_of[step.id]
             deps = {base[c] for c in (base if reads is None or writes is None else reads) if c in base}
             if step.input and step.input != ORIGINAL:
                 deps.add(step.input)
@@ -197,7 +203,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
                 reference={c: node_of.get(p, p) for c, p in views[ref].items()} if ref else None,
                 result_nodes={sid: node_of[sid] for sid in step.plugin.results_from(
                     params[step.id])} if step.kind == "measure" else {},
-                table=step.table, table_input=node_of[prev] if prev else None,
+                table_input=node_of[prev] if prev else None,
                 first_variant=variant_index,
             )
         named = {sid: {c: node_of.get(p, p) for c, p in v.items()} for sid, v in views.items()}
@@ -241,10 +247,11 @@ def _reference(step: StepSpec, params: dict) -> str | None:
     return ref if isinstance(ref, str) and ref != ORIGINAL else None
 
 
-def _views(recipe: Recipe, params: dict, meta, columns: list[str]) -> tuple[dict, dict]:
+def _views(recipe: Recipe, params: dict, meta, columns: list[str], writes_of: dict,
+           index: dict) -> tuple[dict, dict]:
     """For each step: the view of the data it sees (``bases``) and leaves (``views``),
-    as column -> producing step id."""
-    index = {s.id: s for s in recipe.steps}
+    as column -> producing step id (``writes_of``: each step's writes; ``index``: the
+    steps by id)."""
     views: dict[str, dict] = {}
     bases: dict[str, dict] = {}
     visiting: list[str] = []
@@ -268,7 +275,7 @@ def _views(recipe: Recipe, params: dict, meta, columns: list[str]) -> tuple[dict
         bases[step.id] = base
         view = dict(base)
         if step.kind == "method":
-            writes = step.plugin.writes(params[step.id], meta)
+            writes = writes_of[step.id]
             for col in (view if writes is None else writes):
                 view[col] = step.id
             for col in step.plugin.removes(params[step.id], meta):
