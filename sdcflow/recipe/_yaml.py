@@ -123,7 +123,6 @@ class _Walker:
             return None
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
-            seen: dict[str, tuple[int, int]] = {}
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     self.problem(key_node, "mapping keys must be plain names, not collections")
@@ -132,13 +131,11 @@ class _Walker:
                 if key == "<<" and key_node.tag == "tag:yaml.org,2002:merge":
                     self.problem(key_node, "merge keys (<<) are not supported in recipes")
                     continue
-                if key in seen:
-                    self.problem(
-                        key_node,
-                        f"duplicate key '{key}' (first given at line {seen[key][0]})",
-                    )
+                first = self.doc.key_positions.get(path + (key,))
+                if first is not None:
+                    self.problem(key_node,
+                                 f"duplicate key '{key}' (first given at line {first[0]})")
                     continue
-                seen[key] = self.mark(key_node)
                 self.doc.key_positions[path + (key,)] = self.mark(key_node)
                 out[key] = self.walk(value_node, path + (key,), depth + 1)
             return out
