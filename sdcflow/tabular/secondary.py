@@ -476,6 +476,19 @@ def _repair(table: Table, pattern: np.ndarray, primary: np.ndarray, lb, ub, upl,
 
 
 @njit(cache=True)
+def _corner(i, mask, deltas, signs, choice):
+    """The cell at corner ``mask`` (bit d: the chosen other category of dimension d) of
+    the hypercube through cell ``i``, and its sign (+1: moves with ``i``)."""
+    cell = i
+    sign = 1.0
+    for d in range(deltas.shape[0]):
+        if mask & (1 << d):
+            cell += deltas[d, choice[d]]
+            sign *= signs[d, choice[d]]
+    return cell, sign
+
+
+@njit(cache=True)
 def _best_hypercube(i, deltas, signs, counts, up_room, down_room, cost, supp, req_up,
                     req_down, req_width, tol):
     """Cheapest feasible hypercube with cell ``i`` as a corner (see the module docstring).
@@ -501,12 +514,7 @@ def _best_hypercube(i, deltas, signs, counts, up_room, down_room, cost, supp, re
         down = down_room[i]
         ok = True
         for mask in range(1, ncorner):
-            cell = i
-            sign = 1.0
-            for d in range(ndim):
-                if mask & (1 << d):
-                    cell += deltas[d, choice[d]]
-                    sign *= signs[d, choice[d]]
+            cell, sign = _corner(i, mask, deltas, signs, choice)
             if not supp[cell]:
                 c_sum += cost[cell]
                 if c_sum >= best:
@@ -630,14 +638,8 @@ def suppress_hypercube(table: Table, *, cost: str | np.ndarray = "unit",
         if not np.isfinite(best):
             failures += 1
             continue
-        ndim = len(counts)
-        for mask in range(1, 1 << ndim):
-            cell = i
-            sign = 1.0
-            for d in range(ndim):
-                if mask & (1 << d):
-                    cell += int(deltas[d, choice[d]])
-                    sign *= signs[d, choice[d]]
+        for mask in range(1, 1 << len(counts)):
+            cell, sign = _corner(i, mask, deltas, signs, choice)
             supp[cell] = True
             cu, cd = (ru, rd) if sign > 0 else (rd, ru)
             for s2 in subs.of_cell(codes_all[cell]):
