@@ -76,6 +76,8 @@ def cmd_run(args) -> int:
     try:
         result = run(args.recipe, args.out, use_cache=not args.no_cache, progress=progress)
     except CheckFailed as exc:
+        for note in exc.result.notes:
+            print(f"note: {note}", file=sys.stderr)
         if args.format == "json":
             print(json.dumps({"released": False, "checks": exc.result.checks,
                               "measures": exc.result.measures}, indent=2, sort_keys=True))
@@ -83,14 +85,20 @@ def cmd_run(args) -> int:
             print(line, file=sys.stderr)
         print("nothing was released", file=sys.stderr)
         return 3
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
     summary = {"released": True, "out": str(result.out_dir), "measures": result.measures,
-               "checks": result.checks}
+               "checks": result.checks, "notes": result.notes,
+               "public": str(result.public_dir) if result.public_manifest else None}
     if result.publishes:
         text = [f"released into {result.out_dir}"]
     else:
         text = [f"measures written into {result.out_dir} (no data released)"]
-    for name, value in result.manifest["outputs"].items():
+    for name, value in result.manifest["files"].items():
         text.append(f"  {name}  sha256 {value[:16]}...")
+    if result.public_manifest is not None:
+        text.append(f"publish {result.public_dir} (and nothing else: the other files are "
+                    "internal)")
     for c in result.checks:
         variant = f" [variant {c['variant']}]" if "variant" in c else ""
         text.append(f"  check passed: {c['check']}{variant}")
@@ -100,17 +108,24 @@ def cmd_run(args) -> int:
 
 def cmd_report(args) -> int:
     from .engine import default_out_dir, run
-    from .errors import CheckFailed
+    from .errors import CheckFailed, OutputError
     from .recipe import load_recipe
+    from .report import write_report
 
     recipe = load_recipe(args.recipe)
     try:
         result = run(recipe, write=False, use_cache=not args.no_cache)
     except CheckFailed as exc:
         result = exc.result
-    target = args.output or (default_out_dir(recipe).parent / f"{recipe.name}.report.html")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(result.report(), "utf-8")
+        if args.external:
+            raise OutputError("a check failed, so nothing may be published: there is no "
+                              "external report (the internal one shows why)") from None
+    suffix = ".external-report.html" if args.external else ".report.html"
+    target = args.output or (default_out_dir(recipe).parent / f"{recipe.name}{suffix}")
+    html = result.external_report() if args.external else result.report()
+    if args.external and html is None:
+        raise OutputError("the recipe releases no variant, so there is no external report")
+    write_report(target, html, recipe.name)
     failed = sum(1 for c in result.checks if not c["passed"])
     print(f"report written to {target}" + (f" ({failed} check(s) failed)" if failed else ""))
     return 0
@@ -178,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("--out", type=Path, default=None,
                    help="output directory (default: output/NAME next to the recipe)")
-    p.add_argument("--no-cache", action="store_true", help="recompute every step")
+    p.add_argument("--no-cache", action="store_true",
+                   help="recompute every step (the cache entries are refreshed)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress per step (default: on a terminal)")
     fmt(p)
@@ -190,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, default=None,
                    help="the HTML file (default: output/NAME.report.html next to the recipe)")
     p.add_argument("--no-cache", action="store_true", help="recompute every step")
+    p.add_argument("--external", action="store_true",
+                   help="the external report (published measures only, as in public/)")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("methods", help="list methods and measures with their parameters")
@@ -202,12 +220,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .errors import RecipeError, SdcflowError
+    from .errors import InternalError, RecipeError, SdcflowError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except InternalError as exc:
+        if args.debug and exc.__cause__ is not None:
+            raise exc.__cause__
+        print(f"sdcflow: internal error: {exc}", file=sys.stderr)
+        return exc.exit_code
     except RecipeError as exc:
         for p in exc.warnings + exc.problems:
             print(p, file=sys.stderr)

@@ -85,3 +85,14 @@ def unique_problems(problems: list[Problem]) -> list[Problem]:
             seen.add(key)
             out.append(p)
     return out
+
+
+class OutputError(SdcflowError):
+    """The output directory cannot be written as asked (it holds files sdcflow did not
+    write, it is a file, it cannot be created...): nothing was touched."""
+
+
+class InternalError(SdcflowError):
+    """A bug in sdcflow or in a plugin (an unexpected exception inside a step)."""
+
+    exit_code = 4

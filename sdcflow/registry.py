@@ -84,6 +84,14 @@ class Plugin(ABC):
     roles: ClassVar[tuple[str, ...] | None] = None
     types: ClassVar[tuple[str, ...] | None] = None
     on_table: ClassVar[bool] = False  # works on a table (step with `table:`), not on records
+    # Parameters safe to print in the public manifest and external report (None: all).
+    # A plugin whose parameters would help an intruder (e.g. the exact sensitivity rules
+    # of a table, a swap rate) lists only the others.
+    public_params: ClassVar[tuple[str, ...] | None] = None
+    # A method that makes values missing on purpose (local suppression, values outside a
+    # recode's breaks); for any other method a value turned missing is an error of the
+    # run (see sdcflow.engine.execution).
+    makes_missing: ClassVar[bool] = False
 
     def named_variables(self, params: Mapping) -> list[tuple[tuple, str]]:
         """The variables named in ``params`` as ``(params path, name)`` pairs.
@@ -188,6 +196,13 @@ class Measure(Plugin):
         self, data: Dataset, params: dict, rng: np.random.Generator, *, original: Dataset
     ) -> MeasureResult:
         """Return the measure's summary (and per-record values if any)."""
+
+    def public_summary(self, summary: dict, params: Mapping) -> dict:
+        """The part of ``summary`` that may be published when the recipe marks the
+        measure publishable (``release.measures``): by default all of it. A measure whose
+        summary can hold original values (cells, records, frequencies of single
+        records) returns only its aggregate figures."""
+        return summary
 
 
 class TableMethod(Method):

@@ -1,12 +1,13 @@
 """The engine's side of tables: build a recipe's table from the data (or read it already
 aggregated), fingerprint it, and turn it into the released CSV (suppressed cells kept
-as rows with their status, their value and frequency left empty)."""
+as rows marked suppressed, their value and frequency left empty) and the internal one."""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .data import Dataset
@@ -54,14 +55,29 @@ def table_hash(table) -> str:
 
 
 def release_frame(table) -> pd.DataFrame:
-    """The published table: every cell with its dimensions, frequency, value, status and
-    (for primary cells) the rules that fired; suppressed cells (primary or secondary) have
-    no frequency or value."""
+    """The published table: every cell with its dimensions, frequency and value, and its
+    status ``published`` or ``suppressed``. Suppressed cells have no frequency or value,
+    and whether a cell was suppressed as sensitive (primary) or to protect another one
+    (secondary), and by which rule, is not said: that would tell an intruder which cells
+    are small or dominated (see :func:`internal_frame`)."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
     hidden = table.suppressed
     out["freq"] = cells["freq"].astype("Int64").mask(hidden)
     out["value"] = cells["value"].astype("float64").mask(hidden)
+    out["status"] = pd.Series(np.where(np.asarray(hidden), "suppressed", "published"),
+                              index=cells.index)
+    return out
+
+
+def internal_frame(table) -> pd.DataFrame:
+    """The protected table for the office: every cell with its original frequency and
+    value, its status (safe, primary, secondary...) and, for primary cells, the rules
+    that fired."""
+    cells = table.cells
+    out = cells[list(table.dims)].copy()
+    out["freq"] = cells["freq"].astype("Int64")
+    out["value"] = cells["value"].astype("float64")
     out["status"] = cells["status"].astype("str")
     if "rule" in cells:
         out["rule"] = cells["rule"].astype("str").where(cells["status"] == "primary", "")

@@ -65,7 +65,7 @@ def test_run_writes_release_and_exit_code_3_on_failed_check(tmp_path, capsys):
     recipe = tmp_path / "q.yaml"
     shutil.copy(QUICKSTART, recipe)
     assert main(["run", str(recipe), "--out", str(tmp_path / "out")]) == 0
-    assert (tmp_path / "out" / "testdata-protected.csv").exists()
+    assert (tmp_path / "out" / "public" / "testdata-protected.csv").exists()
     capsys.readouterr()
     recipe.write_text(recipe.read_text().replace("edits.total == 0", "edits.total > 0"))
     assert main(["run", str(recipe), "--out", str(tmp_path / "out2")]) == 3
@@ -84,7 +84,7 @@ def test_run_without_a_data_file_says_that_nothing_was_released(tmp_path, capsys
     assert "measures written into" in capsys.readouterr().out
     assert "Status: <b>measures only (no data released)</b>" in (
         tmp_path / "out" / "report.html").read_text()
-    assert not (tmp_path / "out" / "testdata-protected.csv").exists()
+    assert not (tmp_path / "out" / "public" / "testdata-protected.csv").exists()
 
 
 def test_run_default_output_directory(tmp_path, capsys):

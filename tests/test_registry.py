@@ -122,13 +122,13 @@ def test_external_plugin_runs_in_a_recipe_reproducibly(external_plugin, tmp_path
         run = sdcflow_cli(["run", str(recipe), "--out", str(tmp_path / out), "--no-cache"],
                           external_plugin)
         assert run.returncode == 0, run.stderr
-        hashes.append((tmp_path / out / "out.csv").read_bytes())
+        hashes.append((tmp_path / out / "public" / "out.csv").read_bytes())
     assert hashes[0] == hashes[1]
     # a different seed gives different noise
     recipe.write_text(recipe.read_text().replace("seed: 7", "seed: 8"))
     run = sdcflow_cli(["run", str(recipe), "--out", str(tmp_path / "c"), "--no-cache"],
                       external_plugin)
-    assert run.returncode == 0 and (tmp_path / "c" / "out.csv").read_bytes() != hashes[0]
+    assert run.returncode == 0 and (tmp_path / "c" / "public" / "out.csv").read_bytes() != hashes[0]
 
 
 def test_broken_entry_point_is_reported_not_fatal(tmp_path):

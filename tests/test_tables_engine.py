@@ -14,7 +14,8 @@ def test_seed_example_primary_secondary_and_audit(tmp_path):
     # seed 000: (P3, M2) has frequency 1; (P5, M3) fails the (1, 50)-dominance rule with
     # contributions 350, 4, 3, 3, 3 (350/363 > 50%); (P1, M1) has 2 contributors
     result = run(RECIPE, tmp_path / "out", use_cache=False)
-    table = pd.read_csv(tmp_path / "out" / "salaries-protected.csv", dtype=str)
+    # the office's table (internal): status and the rules that fired
+    table = pd.read_csv(tmp_path / "out" / "tables" / "salaries.csv", dtype=str)
     status = {(r.profession, r.town): r.status for r in table.itertuples()}
     assert status[("P3", "M2")] == status[("P5", "M3")] == status[("P1", "M1")] == "primary"
     assert list(table.columns) == ["profession", "town", "freq", "value", "status", "rule"]
@@ -22,7 +23,8 @@ def test_seed_example_primary_secondary_and_audit(tmp_path):
     assert rules[("P5", "M3")] == "dominance(1,50)"
     assert rules[("P3", "M2")] == "freq(3),dominance(1,50)"
     hidden = table[table["status"] != "safe"]
-    assert hidden["value"].isna().all() and hidden["freq"].isna().all()
+    # internally the suppressed cells keep their values (the seed's 360, 22, 363 ...)
+    assert hidden["value"].notna().all()
     info = next(s.info for s in result.steps if s.node == "primary")
     # (P1, M1): 200 of 360 is also dominant; (P3, M2): one contributor holds everything
     assert info["primary"] == 3 and info["by_rule"] == {"dominance(1,50)": 3, "freq(3)": 2}
@@ -36,14 +38,22 @@ def test_seed_example_primary_secondary_and_audit(tmp_path):
     assert status[("Total", "Total")] == "safe"
     total = table[(table.profession == "Total") & (table.town == "Total")]["value"].iloc[0]
     assert float(total) == 8620
+    # the published table says only published or suppressed, and hides the same cells
+    public = pd.read_csv(tmp_path / "out" / "public" / "salaries-protected.csv", dtype=str)
+    assert list(public.columns) == ["profession", "town", "freq", "value", "status"]
+    assert set(public["status"]) == {"published", "suppressed"}
+    assert (public["status"] == "suppressed").tolist() == (table["status"] != "safe").tolist()
+    assert public[public["status"] == "suppressed"][["freq", "value"]].isna().all().all()
+    assert public[public["status"] == "published"][["freq", "value"]].equals(
+        table[table["status"] == "safe"][["freq", "value"]])
 
 
 def test_same_pattern_on_every_run(tmp_path):
     a = run(RECIPE, tmp_path / "a", use_cache=False)
     b = run(RECIPE, tmp_path / "b", use_cache=False)
-    assert (tmp_path / "a" / "salaries-protected.csv").read_bytes() == \
-        (tmp_path / "b" / "salaries-protected.csv").read_bytes()
-    assert a.manifest["outputs"] == b.manifest["outputs"]
+    assert (tmp_path / "a" / "public" / "salaries-protected.csv").read_bytes() == \
+        (tmp_path / "b" / "public" / "salaries-protected.csv").read_bytes()
+    assert a.manifest["files"] == b.manifest["files"]
 
 
 def test_table_from_microdata(write_recipe, tmp_path):
@@ -67,11 +77,11 @@ def test_table_from_microdata(write_recipe, tmp_path):
         release: {tables: {inc: inc.csv}}
     """)
     result = run(path, tmp_path / "out", use_cache=False)
-    table = pd.read_csv(tmp_path / "out" / "inc.csv", dtype=str)
+    table = pd.read_csv(tmp_path / "out" / "public" / "inc.csv", dtype=str)
     # 2 x 8 inner cells, totals included: (2 + 1) x (8 + 1)
     assert len(table) == 27
     assert result.measures["audit"]["passed"] is True
-    assert (table["status"] == "primary").sum() >= 1
+    assert (table["status"] == "suppressed").sum() >= 1
 
 
 @pytest.mark.parametrize("step, message", [

@@ -24,6 +24,7 @@ from ..registry import Method, MethodResult, register
 class GlobalRecode(Method):
     name = "global_recode"
     summary = "Recode a variable into intervals, merged categories or a hierarchy level."
+    makes_missing = True  # values outside the breaks become missing (counted in info)
     roles = ("key", "numeric", "sensitive", "pram", "strata")
     params: ClassVar[dict] = {
         "type": "object",

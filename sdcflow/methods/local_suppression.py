@@ -23,6 +23,7 @@ from ..registry import Method, MethodResult, register, strata_param, variables_p
 class LocalSuppression(Method):
     name = "local_suppression"
     summary = "Suppress as few key values as possible to reach k-anonymity (or all-M)."
+    makes_missing = True
     roles = ("key",)
     params: ClassVar[dict] = {
         "type": "object",

@@ -18,6 +18,7 @@ from ..data import Dataset, Variable, read_data
 from ..errors import Problem, RecipeError, unique_problems
 from ..suggest import did_you_mean
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
+from ._release import release_problems
 from ._schema import recipe_schema, schema_problems, where
 from ._yaml import YamlDocument, load_yaml
 
@@ -276,6 +277,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
 
     # release
     release = recipe.release
+    out += release_problems(recipe)
     if "from" in release and release["from"] != ORIGINAL and release["from"] not in ids:
         out.append(doc.problem(("release", "from"), f"release.from: no step "
                                f"'{release['from']}'{did_you_mean(release['from'], ids)}"))

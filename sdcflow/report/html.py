@@ -52,41 +52,52 @@ def _natural(value: str):
         return (value == "(missing)", 1, 0.0, value)
 
 
-def _frequencies(original: pd.DataFrame, released: pd.DataFrame | None, name: str,
+def _frequencies(original: pd.DataFrame | None, released: pd.DataFrame | None, name: str,
                  limit: int = 25) -> str:
     def counts(frame: pd.DataFrame) -> pd.Series:
         return frame[name].astype("str").fillna("(missing)").value_counts(dropna=False)
 
-    before = counts(original)
-    after = counts(released) if released is not None and name in released else None
-    values = sorted(set(before.index) | set(after.index if after is not None else ()),
-                    key=_natural)
-    header = [name, "original"] + (["released"] if after is not None else [])
-    rows = [[v, str(int(before.get(v, 0)))] + ([str(int(after.get(v, 0)))]
-                                              if after is not None else [])
-            for v in values[:limit]]
+    columns = [(label, counts(frame)) for label, frame in
+               (("original", original), ("released", released))
+               if frame is not None and name in frame]
+    values = sorted(set().union(*(c.index for _, c in columns)), key=_natural)
+    header = [name] + [label for label, _ in columns]
+    rows = [[v] + [str(int(c.get(v, 0))) for _, c in columns] for v in values[:limit]]
     if len(values) > limit:
         rows.append([f"... {len(values) - limit} more"] + [""] * (len(header) - 1))
     return _table(header, rows, {1, 2})
 
 
-def render_report(*, recipe_name: str, recipe_text: str, manifest: dict, measures: dict,
-                  checks: list[dict], original: pd.DataFrame, released: pd.DataFrame | None,
-                  keys: list[str], released_ok: bool, publishes: bool) -> str:
-    """The report page as a string (deterministic: same inputs, same bytes)."""
-    parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+GENERATOR = '<meta name="generator" content="sdcflow">'
+
+
+def render_report(*, recipe_name: str, recipe_text: str | None, manifest: dict,
+                  measures: dict, checks: list[dict], original: pd.DataFrame | None,
+                  released: pd.DataFrame | None, keys: list[str], released_ok: bool,
+                  publishes: bool, external: bool = False) -> str:
+    """The report page as a string (deterministic: same inputs, same bytes).
+
+    The internal report shows everything; the ``external`` one (for public/, as
+    sdcMicro's ``report(internal = FALSE)``) gets the public manifest and only the
+    published measures, and shows no original data, seed or recipe text."""
+    kind = "external report" if external else "internal report"
+    parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR}"
+             f"<meta name=\"sdcflow-recipe\" content=\"{escape(recipe_name)}\">"
              f"<title>sdcflow report: {escape(recipe_name)}</title><style>{_STYLE}</style>"
-             f"</head><body><h1>sdcflow report: {escape(recipe_name)}</h1>")]
+             f"</head><body><h1>sdcflow report: {escape(recipe_name)}</h1>"
+             f"<p>{kind}{' (do not publish)' if not external else ''}</p>")]
     if not released_ok:
         status = "not released: a check failed"
     elif not publishes:
         status = "measures only (no data released)"
     else:
         status = "released"
-    parts.append(f"<p>Status: <b>{escape(status)}</b>. sdcflow {escape(manifest['sdcflow'])}, "
-                 f"seed {manifest['seed']}, recipe sha256 "
-                 f"<code>{escape(manifest['recipe']['sha256'][:16])}</code>, input "
-                 f"<code>{escape(str(manifest['input'].get('file', '')))}</code>.</p>")
+    about = (f"<p>Status: <b>{escape(status)}</b>. sdcflow {escape(manifest['sdcflow'])}, "
+             f"recipe sha256 <code>{escape(manifest['recipe']['sha256'][:16])}</code>")
+    if not external:
+        about += (f", seed {manifest['seed']}, input "
+                  f"<code>{escape(str(manifest['input'].get('file', '')))}</code>")
+    parts.append(about + ".</p>")
     parts.append("<h2>Checks</h2>")
     if checks:
         rows = [[c["check"] + (f" [{c['variant']}]" if "variant" in c else ""),
@@ -117,12 +128,15 @@ def render_report(*, recipe_name: str, recipe_text: str, manifest: dict, measure
     for node, summary in measures.items():
         parts.append(f"<h3>{escape(node)}</h3>")
         parts.append(_table(["measure", "value"], [list(r) for r in _flatten(summary)], {1}))
-    if keys:
-        parts.append("<h2>Key variables before and after</h2>")
-        for name in keys:
-            if name in original:
-                parts.append(_frequencies(original, released, name))
-    parts.append("<h2>Recipe</h2>")
-    parts.append(f"<pre>{escape(recipe_text)}</pre>")
+    shown = [n for n in keys if (original is not None and n in original) or
+             (released is not None and n in released)]
+    if shown:
+        parts.append("<h2>Key variables" + (" before and after</h2>" if original is not None
+                                            else " in the release</h2>"))
+        for name in shown:
+            parts.append(_frequencies(original, released, name))
+    if recipe_text is not None:
+        parts.append("<h2>Recipe</h2>")
+        parts.append(f"<pre>{escape(recipe_text)}</pre>")
     parts.append("</body></html>\n")
     return "".join(parts)

@@ -24,7 +24,7 @@ release: {path: out.csv}
 def test_removed_variables_are_not_released(write_recipe, tmp_path):
     result = run(write_recipe(RECIPE), tmp_path / "out", use_cache=False)
     assert list(result.data.columns) == ["sex", "age"]
-    assert (tmp_path / "out" / "out.csv").read_text().splitlines()[0] == "sex,age"
+    assert (tmp_path / "out" / "public" / "out.csv").read_text().splitlines()[0] == "sex,age"
 
 
 def test_a_later_step_cannot_use_a_removed_variable(write_recipe):

@@ -74,8 +74,8 @@ def test_valid_recipe_runs(path: Path, tmp_path: Path):
     result = sdcflow.run(path, out_dir=out_dir, use_cache=False)
     assert (out_dir / "measures.json").is_file()
     assert (out_dir / "manifest.json").is_file()
-    release = result.manifest["outputs"]
+    files = result.manifest["files"]
     released = sdcflow.load_recipe(path).release.get("path")
     if released is not None:
-        assert released in release, f"{released} was not released"
-        assert (out_dir / released).is_file()
+        assert f"public/{released}" in files, f"{released} was not released"
+        assert (out_dir / "public" / released).is_file()

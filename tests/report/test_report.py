@@ -23,7 +23,7 @@ def test_run_writes_a_byte_stable_report(tmp_path):
     second = run(recipe, tmp_path / "b", use_cache=True)  # read back from the cache
     a = (tmp_path / "a" / "report.html").read_bytes()
     assert a == (tmp_path / "b" / "report.html").read_bytes()
-    assert first.manifest["outputs"]["report.html"] == second.manifest["outputs"]["report.html"]
+    assert first.manifest["files"]["report.html"] == second.manifest["files"]["report.html"]
     html = a.decode()
     assert "<h1>sdcflow report: quickstart</h1>" in html
     assert "Status: <b>released</b>" in html

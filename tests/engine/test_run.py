@@ -1,5 +1,6 @@
-"""The engine (sdcflow.engine): reproducibility, caching, checks, atomic release."""
+"""Running a recipe (sdcflow.engine.runner): measures, manifests, releases, checks."""
 
+import hashlib
 import json
 import shutil
 
@@ -10,7 +11,7 @@ from helpers import QUICKSTART
 
 from sdcflow import run
 from sdcflow.engine import step_rng
-from sdcflow.errors import CheckFailed, PluginError
+from sdcflow.errors import CheckFailed, InternalError, RecipeError
 
 
 @pytest.fixture
@@ -19,14 +20,6 @@ def quickstart(tmp_path):
     path = tmp_path / "quickstart.yaml"
     shutil.copy(QUICKSTART, path)
     return path
-
-
-def stable(manifest):
-    """The manifest without the fields that legitimately vary (time, cache hits)."""
-    for step in manifest["steps"]:
-        step.pop("seconds")
-        step.pop("cached")
-    return manifest
 
 
 def test_quickstart_measures_match_seed_004(quickstart):
@@ -38,15 +31,21 @@ def test_quickstart_measures_match_seed_004(quickstart):
     assert all(c["passed"] for c in result.checks)
 
 
+def files_of(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
 def test_two_runs_are_byte_identical(quickstart):
     a = run(quickstart, quickstart.parent / "a", use_cache=False)
     b = run(quickstart, quickstart.parent / "b", use_cache=False)
-    for name in ("testdata-protected.csv", "measures.json", "report.html"):
-        assert (a.out_dir / name).read_bytes() == (b.out_dir / name).read_bytes()
-    ma = json.loads((a.out_dir / "manifest.json").read_text())
-    mb = json.loads((b.out_dir / "manifest.json").read_text())
-    assert stable(ma) == stable(mb)
-    assert ma["outputs"]["testdata-protected.csv"] == mb["outputs"]["testdata-protected.csv"]
+    fa, fb = files_of(a.out_dir), files_of(b.out_dir)
+    # every file but the run log (timings, cache hits) is the same, bytes for bytes
+    assert set(fa) == set(fb) == {
+        "public/testdata-protected.csv", "public/manifest.json", "public/report.html",
+        "manifest.json", "measures.json", "report.html", "run.json"}
+    assert {k: v for k, v in fa.items() if k != "run.json"} == \
+        {k: v for k, v in fb.items() if k != "run.json"}
 
 
 def test_manifest_contents(quickstart):
@@ -60,7 +59,14 @@ def test_manifest_contents(quickstart):
     step = next(s for s in manifest["steps"] if s["id"] == "age10")
     assert step["method"] == "global_recode" and step["info"]["outside_breaks"] == 98
     assert step["params"]["include_lowest"] is False
-    assert set(manifest["outputs"]) == {"testdata-protected.csv", "measures.json", "report.html"}
+    assert "seconds" not in step and "cached" not in step  # in run.json
+    assert set(manifest["files"]) == {"public/testdata-protected.csv", "public/manifest.json",
+                                      "public/report.html", "measures.json", "report.html"}
+    for rel, digest in manifest["files"].items():
+        assert hashlib.sha256((result.out_dir / rel).read_bytes()).hexdigest() == digest
+    log = json.loads((result.out_dir / "run.json").read_text())
+    assert [s["id"] for s in log["steps"]] == [s["id"] for s in manifest["steps"]]
+    assert all(isinstance(s["seconds"], float) for s in log["steps"])
 
 
 def test_cached_rerun_and_partial_invalidation(quickstart):
@@ -68,7 +74,7 @@ def test_cached_rerun_and_partial_invalidation(quickstart):
     assert not any(s.cached for s in first.steps)
     second = run(quickstart, quickstart.parent / "out")
     assert all(s.cached for s in second.steps)
-    assert second.manifest["outputs"] == first.manifest["outputs"]
+    assert second.manifest["files"] == first.manifest["files"]
     # Changing the income top-coding recomputes it and what reads income, nothing else.
     quickstart.write_text(quickstart.read_text().replace("quantile: 0.99", "quantile: 0.95"))
     third = run(quickstart, quickstart.parent / "out")
@@ -94,7 +100,8 @@ def test_identifiers_never_reach_the_release(write_recipe, tmp_path):
     """)
     result = run(recipe, tmp_path / "out")
     assert list(result.data.columns) == ["age", "sex"]
-    assert (tmp_path / "out" / "people.csv").read_text() == "age,sex\n30,f\n40,m\n50,m\n"
+    assert (tmp_path / "out" / "public" / "people.csv").read_text() == \
+        "age,sex\n30,f\n40,m\n50,m\n"
     assert data.read_text().startswith("name,age,sex\nAnn")  # input untouched
 
 
@@ -113,11 +120,11 @@ def test_failed_check_releases_nothing(quickstart):
 def test_failed_check_keeps_the_previous_release(quickstart):
     out = quickstart.parent / "out"
     run(quickstart, out)
-    before = (out / "testdata-protected.csv").read_bytes()
+    before = files_of(out)
     quickstart.write_text(quickstart.read_text().replace("edits.total == 0", "edits.total == 1"))
     with pytest.raises(CheckFailed):
         run(quickstart, out)
-    assert (out / "testdata-protected.csv").read_bytes() == before
+    assert files_of(out) == before
 
 
 def test_release_from_a_step_and_parquet(quickstart, testdata):
@@ -126,7 +133,7 @@ def test_release_from_a_step_and_parquet(quickstart, testdata):
         "release: {path: data/early.parquet, from: age10}")
     quickstart.write_text(text)
     result = run(quickstart, quickstart.parent / "out")
-    frame = pd.read_parquet(result.out_dir / "data" / "early.parquet")
+    frame = pd.read_parquet(result.public_dir / "data" / "early.parquet")
     assert frame["age"].iloc[0] == "40-49"
     assert frame["water"].iloc[0] == "3"
     # released before income_top: the top 1% of incomes is not coded yet
@@ -175,7 +182,9 @@ def test_plugin_failure_names_the_step(write_recipe, tmp_path, monkeypatch):
         variables: {income: {role: numeric}}
         steps: [{id: tb, method: top_bottom_code, params: {variable: income, top: {value: 5}}}]
     """)
-    with pytest.raises(PluginError, match="step 'tb': top_bottom_code failed: ZeroDivisionError"):
+    # an unexpected exception inside a plugin is a bug (exit 4), reported with the step
+    with pytest.raises(InternalError, match="step 'tb': top_bottom_code failed unexpectedly: "
+                       "ZeroDivisionError"):
         run(recipe, tmp_path / "out", use_cache=False)
     assert not (tmp_path / "out").exists()
 
@@ -185,12 +194,3 @@ def test_step_generators_depend_on_seed_and_step_only():
     assert np.array_equal(a, step_rng(1, "noise").random(3))
     assert not np.array_equal(a, step_rng(2, "noise").random(3))
     assert not np.array_equal(a, step_rng(1, "noise2").random(3))
-
-
-def test_a_cache_that_cannot_be_written_is_not_fatal(tmp_path):
-    from sdcflow.engine import _cache_save
-
-    blocked = tmp_path / "not-a-directory"
-    blocked.write_text("")  # mkdtemp inside a file fails with an OSError
-    _cache_save(blocked, "ab" * 32, {"x": 1}, {})
-    assert blocked.read_text() == ""

@@ -1,0 +1,32 @@
+"""The engine: executes a validated plan and writes what a run produces.
+
+* :mod:`.execution` runs the steps (one generator per step, cached results verified);
+* :mod:`.fingerprint` says what a step's result depends on;
+* :mod:`.cache` stores and verifies results by fingerprint;
+* :mod:`.checks` evaluates the release checks;
+* :mod:`.manifest` builds the full and the public manifest;
+* :mod:`.outputs` decides what a run may replace and replaces it atomically;
+* :mod:`.runner` ties them together (:func:`run`).
+"""
+
+from .canonical import canonical_json
+from .checks import evaluate_checks, expression_value
+from .execution import StepRecord, execute, step_rng
+from .fingerprint import column_hash
+from .runner import CACHE_DIR, PUBLIC, RunResult, default_out_dir, report_html, run
+
+__all__ = [
+    "CACHE_DIR",
+    "PUBLIC",
+    "RunResult",
+    "StepRecord",
+    "canonical_json",
+    "column_hash",
+    "default_out_dir",
+    "evaluate_checks",
+    "execute",
+    "expression_value",
+    "report_html",
+    "run",
+    "step_rng",
+]

@@ -1,0 +1,366 @@
+"""Executing a plan: one random generator per step, cached results verified on read,
+and every method's output checked before later steps see it.
+
+Reproducibility. Each step instance gets ``numpy.random.default_rng(SeedSequence([seed,
+*words(sha256(node id))]))``: the stream depends only on the recipe seed and the step
+(and variant) id, never on execution order or on which steps came from the cache.
+
+What a plugin sees. A step gets the columns it declares it reads (and writes), with
+their declarations and the edit constraints; everything it sees is in its fingerprint
+(:mod:`sdcflow.engine.fingerprint`), so a cached result is reused only when nothing it
+depends on has changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..data import Dataset, Variable
+from ..errors import InternalError, PluginError, RecipeError
+from ..plan import PlannedStep
+from ..recipe import ORIGINAL, Validated
+from ..registry import MeasureResult, MethodResult
+from .cache import Cache
+from .canonical import canonical_json, jsonable
+from .fingerprint import column_hash, constraint_spec, fingerprint, variable_spec
+
+_SHOW = 5
+
+
+def step_rng(seed: int, node: str) -> np.random.Generator:
+    """The generator of step instance ``node``: from the recipe seed and the node id only."""
+    digest = hashlib.sha256(node.encode("utf-8")).digest()
+    words = [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
+    return np.random.default_rng(np.random.SeedSequence([seed, *words]))
+
+
+@dataclass
+class StepRecord:
+    """What the manifest says of one step instance (``seconds`` and ``cached`` vary
+    between runs and go to the run log, not the manifest)."""
+
+    node: str
+    kind: str
+    plugin: str
+    version: str
+    params: dict
+    variant: dict
+    fingerprint: str
+    output_sha256: str
+    seconds: float
+    cached: bool
+    info: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        out = {
+            "id": self.node,
+            self.kind: self.plugin,
+            "plugin_version": self.version,
+            "params": self.params,
+            "fingerprint": self.fingerprint,
+            "output_sha256": self.output_sha256,
+        }
+        if self.variant:
+            out["variant"] = self.variant
+        if self.info:
+            out["info"] = self.info
+        return out
+
+
+class Store:
+    """Column versions by producing node, with their hashes and metadata."""
+
+    def __init__(self, original: Dataset):
+        self.columns: dict[str, dict[str, pd.Series]] = {ORIGINAL: dict(original.frame.items())}
+        self.meta: dict[str, dict[str, Variable]] = {ORIGINAL: dict(original.variables)}
+        self.hashes: dict[tuple[str, str], str] = {}
+        self.result_hashes: dict[str, str] = {}  # measure node -> sha256 of its summary
+        self.tables: dict[str, object] = {}  # table step node -> the table it left
+        self.order = list(original.frame.columns)
+        self.constraints = original.constraints
+
+    def put(self, node: str, frame: pd.DataFrame, meta: dict[str, Variable]) -> None:
+        self.columns[node] = dict(frame.items())
+        self.meta[node] = meta
+
+    def hash(self, node: str, col: str) -> str:
+        key = (node, col)
+        if key not in self.hashes:
+            self.hashes[key] = column_hash(self.columns[node][col])
+        return self.hashes[key]
+
+    def records(self, view: dict) -> int:
+        """The number of records in a view (every column of a view has the same length)."""
+        col = next(iter(view), None)
+        return len(self.columns[view[col]][col]) if col is not None else 0
+
+    def dataset(self, view: dict) -> Dataset:
+        cols = [c for c in self.order if c in view]
+        frame = pd.DataFrame({c: self.columns[view[c]][c] for c in cols})
+        if not cols:
+            frame = pd.DataFrame(index=pd.RangeIndex(self.records(view)))
+        meta = {c: self.meta[view[c]][c] for c in cols}
+        return Dataset(frame, meta, self.constraints)
+
+    def described(self, view: dict) -> dict:
+        """Each column of ``view`` with its hash and full declaration."""
+        return {c: [self.hash(p, c), variable_spec(self.meta[p][c])]
+                for c, p in sorted(view.items())}
+
+
+def visible(ps: PlannedStep) -> dict:
+    """The columns the step's plugin gets (column -> producing node): what it declares
+    it reads and writes, or every column when it reads or changes all of them."""
+    if ps.reads is None or ps.writes is None:
+        return dict(ps.view)
+    wanted = set(ps.reads) | set(ps.writes)
+    return {c: p for c, p in ps.view.items() if c in wanted}
+
+
+def step_fingerprint(validated: Validated, ps: PlannedStep, store: Store) -> str:
+    """The fingerprint of a step instance (see :mod:`sdcflow.engine.fingerprint`)."""
+    view = visible(ps)
+    payload = {
+        "plugin": ps.step.plugin_name,
+        "version": ps.step.plugin.version,
+        "params": ps.params,
+        "seed": validated.recipe.seed,
+        "node": ps.node,
+        "records": store.records(ps.view),
+        "inputs": store.described(view),
+        "constraints": [constraint_spec(c) for c in store.constraints],
+    }
+    if ps.kind == "measure":
+        reference = ps.reference or dict.fromkeys(store.order, ORIGINAL)
+        payload["reference"] = store.described(reference)
+        payload["results"] = {sid: store.result_hashes[node]
+                              for sid, node in sorted(ps.result_nodes.items())}
+    return fingerprint(payload)
+
+
+def _call(ps: PlannedStep, data, rng, original, results: dict):
+    """Run the plugin; plugin errors name the step, anything unexpected is a bug."""
+    plugin = ps.step.plugin
+    try:
+        if ps.kind == "method":
+            result = plugin.apply(data, ps.params, rng)
+            if not isinstance(result, MethodResult):
+                raise TypeError(f"apply() returned {type(result).__name__}, not MethodResult")
+            return result
+        extra = {"results": results} if ps.result_nodes else {}
+        result = plugin.evaluate(data, ps.params, rng, original=original, **extra)
+        if not isinstance(result, MeasureResult):
+            raise TypeError(f"evaluate() returned {type(result).__name__}, not MeasureResult")
+        return result
+    except (PluginError, RecipeError):
+        raise
+    except MemoryError:
+        raise PluginError(ps.node, f"{ps.step.plugin_name} ran out of memory; use smaller "
+                          "parameters or a machine with more memory") from None
+    except Exception as exc:
+        raise InternalError(f"step '{ps.node}': {ps.step.plugin_name} failed unexpectedly: "
+                            f"{type(exc).__name__}: {exc} (a bug: please report it; "
+                            "--debug shows the traceback)") from exc
+
+
+def execute(validated: Validated, cache: Cache | None = None,
+            progress: Callable[[str], None] | None = None
+            ) -> tuple[Store, dict, list[StepRecord], dict]:
+    """Run every step of the plan; return the column store, measures, step records and
+    per-record measure tables."""
+    plan, original = validated.plan, validated.data
+    store = Store(original)
+    measures: dict = {}
+    per_record: dict = {}
+    records: list[StepRecord] = []
+    total = len(plan.steps)
+    for i, ps in enumerate(plan.steps, 1):
+        if ps.table is not None:
+            record = _run_table_step(validated, ps, store, measures)
+        elif ps.kind == "method":
+            record = _run_method(validated, ps, store, cache)
+        else:
+            record = _run_measure(validated, ps, store, cache, measures, per_record)
+        records.append(record)
+        if progress:
+            how = "cached" if record.cached else f"{record.seconds:.2f}s"
+            progress(f"[{i}/{total}] {ps.node} ({ps.step.plugin_name}) {how}")
+    return store, measures, records, per_record
+
+
+def _run_method(validated: Validated, ps: PlannedStep, store: Store,
+                cache: Cache | None) -> StepRecord:
+    start = time.perf_counter()
+    fp = step_fingerprint(validated, ps, store)
+    cols = sorted(ps.writes) if ps.writes is not None else None
+    entry = cache.load(fp, ps.node) if cache else None
+    loaded = _method_entry(entry, cols, store.records(ps.view)) if entry else None
+    if entry is not None and loaded is None and cache is not None:
+        cache.notes.append(f"step '{ps.node}': the cached result does not fit the step "
+                           "(columns or records); recomputed")
+    if loaded is not None:
+        frame, meta, info = loaded
+    else:
+        data = store.dataset(visible(ps))
+        result = _call(ps, data, step_rng(validated.recipe.seed, ps.node), None, {})
+        frame, meta, info = _method_output(ps, data, result)
+        info = jsonable(info)
+        if cache:
+            cache.save(fp, {"variables": {k: variable_spec(v) for k, v in meta.items()},
+                            "info": info}, {"columns.parquet": frame})
+    store.put(ps.node, frame, meta)
+    out_hash = hashlib.sha256("".join(
+        f"{c}:{store.hash(ps.node, c)};" for c in sorted(frame.columns)).encode()).hexdigest()
+    return StepRecord(ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version,
+                      jsonable(ps.params), ps.variant, fp, out_hash,
+                      time.perf_counter() - start, loaded is not None, info)
+
+
+def _method_entry(entry: dict, cols: list[str] | None, records: int):
+    """A cached method result as (frame, metadata, info), or None if it does not fit."""
+    try:
+        frame = entry["frames"]["columns.parquet"]
+        meta = {name: Variable(name=name, **_var_fields(spec))
+                for name, spec in entry["variables"].items()}
+        if sorted(meta) != sorted(frame.columns):
+            return None
+        if cols is not None and (list(frame.columns) != cols or len(frame) != records):
+            return None
+        return frame, meta, entry["info"]
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _var_fields(spec: dict) -> dict:
+    out = dict(spec)
+    if out.get("order") is not None:
+        out["order"] = tuple(out["order"])
+    out["missing"] = tuple(out.get("missing", ()))
+    if "level" in out and "level" not in Variable.__dataclass_fields__:
+        out.pop("level")
+    return out
+
+
+def _run_measure(validated: Validated, ps: PlannedStep, store: Store, cache: Cache | None,
+                 measures: dict, per_record: dict) -> StepRecord:
+    start = time.perf_counter()
+    fp = step_fingerprint(validated, ps, store)
+    entry = cache.load(fp, ps.node) if cache else None
+    result = None
+    if entry is not None:
+        frames = entry.get("frames", {})
+        if isinstance(entry.get("summary"), dict) and set(frames) <= {"per_record.parquet"}:
+            result = MeasureResult(entry["summary"], frames.get("per_record.parquet"))
+        elif cache is not None:
+            cache.notes.append(f"step '{ps.node}': the cached result does not fit the step; "
+                               "recomputed")
+    cached = result is not None
+    if result is None:
+        data = store.dataset(visible(ps))
+        reference = store.dataset(ps.reference) if ps.reference else validated.data
+        results = {sid: measures[node] for sid, node in ps.result_nodes.items()}
+        result = _call(ps, data, step_rng(validated.recipe.seed, ps.node), reference, results)
+        result = MeasureResult(jsonable(result.summary), result.per_record)
+        if cache:
+            frames = {}
+            if isinstance(result.per_record, pd.DataFrame):
+                frames["per_record.parquet"] = result.per_record
+            cache.save(fp, {"summary": result.summary}, frames)
+    measures[ps.node] = result.summary
+    if result.per_record is not None:
+        per_record[ps.node] = result.per_record
+    out_hash = hashlib.sha256(canonical_json(result.summary).encode()).hexdigest()
+    store.result_hashes[ps.node] = out_hash
+    return StepRecord(ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version,
+                      jsonable(ps.params), ps.variant, fp, out_hash,
+                      time.perf_counter() - start, cached, {})
+
+
+def _run_table_step(validated: Validated, ps: PlannedStep, store: Store,
+                    measures: dict) -> StepRecord:
+    """A step on a table: its input is the table left by the previous step on the same
+    table, or the table built from the data it sees. Table steps are not cached (a table
+    is rebuilt in well under a second)."""
+    from ..tables import build, table_hash
+
+    recipe = validated.recipe
+    start = time.perf_counter()
+    if ps.table_input is not None:
+        table = store.tables[ps.table_input]
+    else:
+        table = build(recipe.tables[ps.table], store.dataset(ps.view), recipe.base_dir)
+    rng = step_rng(recipe.seed, ps.node)
+    result = _call(ps, table, rng, None, {})
+    info: dict = {}
+    if ps.kind == "method":
+        store.tables[ps.node] = result.data
+        info = jsonable(result.info or {})
+        out_hash = table_hash(result.data)
+    else:
+        store.tables[ps.node] = table
+        summary = jsonable(result.summary)
+        measures[ps.node] = summary
+        out_hash = hashlib.sha256(canonical_json(summary).encode()).hexdigest()
+        store.result_hashes[ps.node] = out_hash
+    fp = fingerprint({"plugin": ps.step.plugin_name, "version": ps.step.plugin.version,
+                      "params": ps.params, "seed": recipe.seed, "node": ps.node,
+                      "table": table_hash(table)})
+    return StepRecord(ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version,
+                      jsonable(ps.params), ps.variant, fp, out_hash,
+                      time.perf_counter() - start, False, info)
+
+
+def _method_output(ps: PlannedStep, data: Dataset, result: MethodResult):
+    """The columns a method wrote, after checking that it kept its declarations: the
+    records (unless it declares it changes them), the columns it writes, and values
+    that are finite and not newly missing (unless it declares ``makes_missing``)."""
+    out = result.data
+    name = ps.step.plugin_name
+    if ps.writes is None:
+        cols = list(data.frame.columns)
+    else:
+        cols = sorted(ps.writes)
+        if len(out.frame) != len(data.frame):
+            raise InternalError(f"step '{ps.node}': {name} changed the number of records but "
+                                "does not declare it (writes() must return None)")
+    missing = [c for c in cols if c not in out.frame.columns]
+    if missing:
+        raise InternalError(f"step '{ps.node}': {name} dropped columns {missing}")
+    frame = out.frame[cols].reset_index(drop=True)
+    meta = {c: out.variables[c] for c in cols}
+    for c in cols:
+        _check_values(ps, c, frame[c], data.frame[c] if ps.writes is not None and
+                      c in data.frame else None)
+    return frame, meta, dict(result.info or {})
+
+
+def _check_values(ps: PlannedStep, column: str, values: pd.Series,
+                  before: pd.Series | None) -> None:
+    """A method may not release infinite numbers, nor make values missing unless it
+    declares that it does (``Plugin.makes_missing``)."""
+    if pd.api.types.is_float_dtype(values.dtype):
+        arr = values.to_numpy(dtype="float64", na_value=np.nan)
+        bad = np.isinf(arr)
+        if bad.any():
+            raise PluginError(ps.node, f"{ps.step.plugin_name} made {_records(bad)} of "
+                              f"'{column}' infinite: with these parameters the values leave "
+                              "the range of floating-point numbers")
+    if before is not None and not ps.step.plugin.makes_missing:
+        new = (values.isna() & before.notna()).to_numpy()
+        if new.any():
+            raise PluginError(ps.node, f"{ps.step.plugin_name} made {_records(new)} of "
+                              f"'{column}' missing (it does not suppress values: this "
+                              "happens when the parameters push the values out of range)")
+
+
+def _records(mask: np.ndarray) -> str:
+    rows = np.flatnonzero(mask)
+    shown = ", ".join(str(r + 1) for r in rows[:_SHOW])
+    more = f" and {len(rows) - _SHOW} more" if len(rows) > _SHOW else ""
+    return f"{len(rows)} value{'s' if len(rows) != 1 else ''} (records {shown}{more})"

@@ -1,0 +1,234 @@
+"""Running a recipe: validate, execute, check, and write the outputs.
+
+The output directory (see :mod:`sdcflow.engine.outputs` for what a run may replace)::
+
+    DIR/
+      public/              safe to publish whole
+        <release files>    the protected data and tables (cells only published/suppressed)
+        manifest.json      public manifest (no seed, no original values)
+        report.html        external report
+      manifest.json        full manifest: seed, input hash, every step, every file's sha256
+      measures.json        every measure's full result and every check
+      report.html          internal report (original frequencies, recipe text, ...)
+      tables/ID.csv        protected tables with primary/secondary status and rules
+      run.json             timings, cache hits and notes of this run (the only file that
+                           differs between two runs of the same recipe and input)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .. import __version__
+from ..data import write_table
+from ..data.io import sha256_file, table_format
+from ..errors import CheckFailed
+from ..plan import Plan
+from ..recipe import Recipe, Validated, load_recipe, validate
+from .cache import Cache
+from .canonical import pretty_json
+from .checks import evaluate_checks
+from .execution import StepRecord, execute
+from .manifest import full_manifest, public_manifest, published_nodes
+from .outputs import MANIFEST, RUN_LOG, check_target, replace_output
+
+CACHE_DIR = ".sdcflow-cache"
+PUBLIC = "public"
+
+
+@dataclass
+class RunResult:
+    """What :func:`run` returns: measures by step, the released data, per-record
+    measure tables, check results, the manifests, and where the outputs went
+    (``out_dir`` is None when nothing was written)."""
+
+    measures: dict
+    data: pd.DataFrame | None
+    per_record: dict
+    checks: list[dict]
+    manifest: dict
+    out_dir: Path | None
+    steps: list[StepRecord]
+    report: Callable[[], str] | None = None  # the internal HTML report of the run
+    publishes: bool = False  # the release holds data (a file of records or a table)
+    public_manifest: dict | None = None
+    external_report: Callable[[], str] | None = None
+    notes: list[str] = field(default_factory=list)  # e.g. cache entries recomputed
+
+    @property
+    def public_dir(self) -> Path | None:
+        return self.out_dir / PUBLIC if self.out_dir is not None else None
+
+
+def default_out_dir(recipe: Recipe) -> Path:
+    return recipe.base_dir / "output" / recipe.name
+
+
+def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write: bool = True,
+        use_cache: bool = True, progress: Callable[[str], None] | None = None) -> RunResult:
+    """Validate and run a recipe; write the outputs when every check passes.
+
+    Raises :class:`RecipeError` (invalid recipe or data, or a check that cannot be
+    evaluated), :class:`PluginError` (a step failed), :class:`OutputError` (the output
+    directory may not be written) or :class:`CheckFailed` (a check failed: nothing is
+    written). ``use_cache=False`` recomputes every step (and refreshes the cache). With
+    ``write=False`` nothing is written and the result is only returned."""
+    if not isinstance(recipe, Recipe):
+        recipe = load_recipe(recipe)
+    validated = validate(recipe)
+    target = None
+    if write:  # refuse a directory the run may not write before spending time on steps
+        target = check_target(Path(out_dir) if out_dir is not None else
+                              default_out_dir(recipe), recipe.name)
+    with Cache(recipe.base_dir / CACHE_DIR, read=use_cache) as cache:
+        store, measures, records, per_record = execute(validated, cache, progress)
+    plan: Plan = validated.plan
+    release = recipe.release
+    chosen = _chosen_variant(recipe, plan)
+    check_variants = [chosen] if chosen is not None else list(range(len(plan.variants)))
+    checks = evaluate_checks(recipe, plan, measures, check_variants)
+    released, tables = None, {}
+    if chosen is not None:
+        data = store.dataset(plan.release_view(chosen, release.get("from")))
+        released = data.for_release()
+        tables = _released_tables(validated, store, chosen, data)
+    manifest = full_manifest(validated, records, chosen)
+    failures = [c for c in checks if not c["passed"]]
+    result = RunResult(measures, released, per_record, checks, manifest, None, records,
+                       publishes=chosen is not None and ("path" in release or bool(tables)),
+                       notes=list(cache.notes))
+    result.report = lambda: report_html(validated, result, released_ok=not failures)
+    if failures:
+        raise CheckFailed([_failure_text(c) for c in failures], result)
+    if chosen is not None:
+        result.public_manifest = public_manifest(validated, records, chosen, measures, checks,
+                                                 {})
+        result.external_report = lambda: report_html(validated, result, released_ok=True,
+                                                     external=True, chosen=chosen)
+    if write:
+        result.out_dir = replace_output(
+            target, recipe.name,
+            lambda tmp: _write_outputs(tmp, validated, result, tables, chosen))
+    return result
+
+
+def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: dict,
+                   chosen: int | None) -> None:
+    """Write every output file into ``tmp`` (the directory being built)."""
+    from ..tables import internal_frame, release_frame
+
+    release = validated.recipe.release
+    public = tmp / PUBLIC
+    released: dict[str, str] = {}
+    if result.data is not None and "path" in release:
+        rel = Path(release["path"])
+        write_table(result.data, public / rel, table_format(release, rel))
+        released[rel.as_posix()] = sha256_file(public / rel)
+    for tid, table in tables.items():
+        rel = Path(release["tables"][tid])
+        write_table(release_frame(table), public / rel, "csv")
+        released[rel.as_posix()] = sha256_file(public / rel)
+        write_table(internal_frame(table), tmp / "tables" / f"{tid}.csv", "csv")
+    if chosen is not None:
+        result.public_manifest["released"] = dict(sorted(released.items()))
+        _write_text(public / MANIFEST, pretty_json(result.public_manifest))
+        _write_text(public / "report.html", result.external_report())
+    _write_text(tmp / "measures.json", pretty_json({"measures": result.measures,
+                                                     "checks": result.checks}))
+    _write_text(tmp / "report.html", result.report())
+    files = {}
+    for path in sorted(p for p in tmp.rglob("*") if p.is_file()):
+        rel = path.relative_to(tmp).as_posix()
+        if rel not in (MANIFEST, RUN_LOG) and not rel.startswith("."):
+            files[rel] = sha256_file(path)
+    result.manifest["files"] = files
+    _write_text(tmp / MANIFEST, pretty_json(result.manifest))
+    _write_text(tmp / RUN_LOG, pretty_json(run_log(result)))
+
+
+def run_log(result: RunResult) -> dict:
+    """The volatile part of a run: how long each step took, which came from the cache,
+    and the notes (e.g. cache entries that failed verification and were recomputed)."""
+    return {"sdcflow": __version__,
+            "steps": [{"id": s.node, "seconds": round(s.seconds, 4), "cached": s.cached}
+                      for s in result.steps],
+            "notes": result.notes}
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+    path.chmod(0o644)
+
+
+def report_html(validated: Validated, result: RunResult, *, released_ok: bool,
+                external: bool = False, chosen: int | None = None) -> str:
+    """The HTML report of a run (see :mod:`sdcflow.report`): the internal one, or with
+    ``external`` the one for public/ (published measures and public parameters only, no
+    original data, no recipe text)."""
+    from ..report import render_report
+
+    recipe = validated.recipe
+    keys = recipe.meta().names("key")
+    if not external:
+        return render_report(recipe_name=recipe.name, recipe_text=recipe.text,
+                             manifest=result.manifest, measures=result.measures,
+                             checks=result.checks, original=validated.data.frame,
+                             released=result.data, keys=keys, released_ok=released_ok,
+                             publishes=result.publishes)
+    pub = result.public_manifest
+    nodes = published_nodes(validated, chosen)
+    return render_report(recipe_name=recipe.name, recipe_text=None, manifest=pub,
+                         measures={sid: pub["measures"][sid] for sid in nodes},
+                         checks=pub["checks"], original=None, released=result.data,
+                         keys=keys, released_ok=True, publishes=result.publishes,
+                         external=True)
+
+
+def _failure_text(check: dict) -> str:
+    text = f"check failed: {check['check']}"
+    if "variant" in check:
+        text += f" [variant {check['variant']}]"
+    if "error" in check:
+        text += f" ({check['error']})"
+    if "message" in check:
+        text += f": {check['message']}"
+    return text
+
+
+def _chosen_variant(recipe: Recipe, plan: Plan) -> int | None:
+    """Index of the variant whose data are released (None: a sweep without a choice)."""
+    if len(plan.variants) == 1:
+        return 0
+    wanted = recipe.release.get("variant")
+    if not wanted:
+        return None
+    for i, variant in enumerate(plan.variants):
+        flat = {}
+        for step_id, values in variant.items():
+            for param, value in values.items():
+                flat[f"{step_id}.{param}"] = value
+                flat.setdefault(param, value)
+        if all(flat.get(k) == v for k, v in wanted.items()):
+            return i
+    return None
+
+
+def _released_tables(validated: Validated, store, variant: int, data) -> dict:
+    """Table id -> the table to release: as left by the last step on it (of the released
+    variant), or built from the released ``data`` when no step works on it."""
+    from ..tables import build
+
+    recipe, plan = validated.recipe, validated.plan
+    out = {}
+    for tid in recipe.release.get("tables", {}):
+        last = [s.id for s in recipe.steps if s.table == tid]
+        if last:
+            out[tid] = store.tables[plan.nodes_by_variant[variant][last[-1]]]
+        else:
+            out[tid] = build(recipe.tables[tid], data, recipe.base_dir)
+    return out
