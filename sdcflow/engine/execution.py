@@ -123,6 +123,14 @@ def visible(ps: PlannedStep) -> dict:
     return {c: p for c, p in ps.view.items() if c in wanted}
 
 
+def reference_view(ps: PlannedStep, store: Store) -> dict:
+    """The columns of a measure's reference data (the original data unless it names a
+    step) that it gets: those it reads, as for the data it measures."""
+    reference = ps.reference or dict.fromkeys(store.order, ORIGINAL)
+    wanted = visible(ps)
+    return {c: p for c, p in reference.items() if c in wanted}
+
+
 def step_fingerprint(validated: Validated, ps: PlannedStep, store: Store) -> str:
     """The fingerprint of a step instance (see :mod:`sdcflow.engine.fingerprint`)."""
     view = visible(ps)
@@ -137,8 +145,7 @@ def step_fingerprint(validated: Validated, ps: PlannedStep, store: Store) -> str
         "constraints": [constraint_spec(c) for c in store.constraints],
     }
     if ps.kind == "measure":
-        reference = ps.reference or dict.fromkeys(store.order, ORIGINAL)
-        payload["reference"] = store.described(reference)
+        payload["reference"] = store.described(reference_view(ps, store))
         payload["results"] = {sid: store.result_hashes[node]
                               for sid, node in sorted(ps.result_nodes.items())}
     return fingerprint(payload)
@@ -263,7 +270,7 @@ def _run_measure(validated: Validated, ps: PlannedStep, store: Store, cache: Cac
     cached = result is not None
     if result is None:
         data = store.dataset(visible(ps))
-        reference = store.dataset(ps.reference) if ps.reference else validated.data
+        reference = store.dataset(reference_view(ps, store))
         results = {sid: measures[node] for sid, node in ps.result_nodes.items()}
         result = _call(ps, data, step_rng(validated.recipe.seed, ps.node), reference, results)
         result = MeasureResult(jsonable(result.summary), result.per_record)

@@ -1,0 +1,67 @@
+"""Release checks (sdcflow.engine.checks): a false check fails (exit 3), a check the
+recipe got wrong is a recipe mistake (exit 1, at its position), a missing value fails."""
+
+import shutil
+
+import pytest
+from helpers import QUICKSTART
+
+from sdcflow.cli import main
+from sdcflow.constraints import parse
+from sdcflow.engine.checks import MissingValue, check_value
+
+
+@pytest.fixture
+def recipe(tmp_path):
+    path = tmp_path / "quickstart.yaml"
+    shutil.copy(QUICKSTART, path)
+    return path
+
+
+def value(text, env):
+    return check_value(parse(text, subscripts=True, condition=False).tree.body, env)
+
+
+def test_values_and_lookups():
+    env = {"r": {"violations": {"2": 3, "3": 5}, "percent": {"age": 1.5}, "n": 10}}
+    assert value("r.violations[3] + r.n", env) == 15
+    assert value("r.percent.age < 2", env) is True
+    assert value("r.violations[2] < 3 or r.n == 10", env) is True
+
+
+@pytest.mark.parametrize("text, error, message", [
+    ("r.violation[3] == 0", KeyError, "no 'violation' in the result (it has: violations"),
+    ("r.violations[4] == 0", KeyError, "no '4' in the result (it has: 2, 3)"),
+    ("r.percent < 5", TypeError, "one side is a mapping; pick one of its entries"),
+    ("r.n.x == 1", TypeError, "cannot look up 'x' in int"),
+])
+def test_mistakes_in_checks_are_errors(text, error, message):
+    env = {"r": {"violations": {"2": 3, "3": 5}, "percent": {"age": 1.5}, "n": 10}}
+    with pytest.raises(error) as info:
+        value(text, env)
+    assert message in str(info.value)
+
+
+def test_a_missing_value_is_not_a_pass():
+    with pytest.raises(MissingValue):
+        value("r.x < 1", {"r": {"x": None}})
+
+
+def test_a_check_that_cannot_be_evaluated_is_a_recipe_mistake(recipe, tmp_path, capsys):
+    # (the validator reports most such mistakes before running; at run time, whatever is
+    # left is still exit 1 with the check's position, never exit 3)
+    text = recipe.read_text().replace('  - "edits.total == 0"', '  - "edits.constraints < 1"')
+    recipe.write_text(text)
+    code = main(["run", str(recipe), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    line = 1 + text.splitlines().index('  - "edits.constraints < 1"')
+    assert f"quickstart.yaml:{line}:5: checks[2]: cannot evaluate 'edits.constraints < 1': " \
+           "a comparison needs numbers, but one side is a mapping" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_false_check_is_exit_3(recipe, tmp_path, capsys):
+    recipe.write_text(recipe.read_text().replace("edits.total == 0", "edits.total > 0"))
+    assert main(["run", str(recipe), "--out", str(tmp_path / "out")]) == 3
+    assert "check failed: edits.total > 0" in capsys.readouterr().err

@@ -1,0 +1,71 @@
+"""Executing steps (sdcflow.engine.execution): what a plugin sees, and what its output
+may not contain."""
+
+import textwrap
+
+import pytest
+
+from sdcflow import registry, run
+from sdcflow.cli import main
+from sdcflow.registry import MethodResult
+
+
+def test_a_step_sees_only_the_columns_it_declares(write_recipe, tmp_path, monkeypatch):
+    seen = {}
+    plugin = registry.get("top_bottom_code")
+    real = type(plugin).apply
+
+    def spy(self, data, params, rng):
+        seen["columns"] = list(data.frame.columns)
+        seen["variables"] = sorted(data.variables)
+        return real(self, data, params, rng)
+
+    monkeypatch.setattr(type(plugin), "apply", spy)
+    path = write_recipe("""
+        sdcflow: 1
+        name: see
+        seed: 1
+        data: {builtin: testdata}
+        variables: {income: {role: numeric}, expend: {role: numeric}, sex: {role: key}}
+        steps: [{id: tb, method: top_bottom_code, params: {variable: income,
+                 top: {value: 5}}}]
+    """)
+    run(path, write=False, use_cache=False)
+    # what the step sees is what its fingerprint holds: nothing else can change its result
+    assert seen == {"columns": ["income"], "variables": ["income"]}
+
+
+def infinite(self, data, params, rng):
+    out = data.frame[["income"]].copy()
+    out.loc[out.index[:7], "income"] = float("inf")
+    return MethodResult(data.with_columns({"income": out["income"]}), {})
+
+
+def blanked(self, data, params, rng):
+    out = data.frame["income"].copy()
+    out.iloc[[2, 4]] = float("nan")
+    return MethodResult(data.with_columns({"income": out}), {})
+
+
+@pytest.mark.parametrize("apply, message", [
+    (infinite, "step 'tb': top_bottom_code made 7 values (records 1, 2, 3, 4, 5 and 2 more) "
+               "of 'income' infinite"),
+    (blanked, "step 'tb': top_bottom_code made 2 values (records 3, 5) of 'income' missing"),
+])
+def test_infinite_or_newly_missing_values_are_refused(write_recipe, tmp_path, capsys,
+                                                      monkeypatch, apply, message):
+    monkeypatch.setattr(type(registry.get("top_bottom_code")), "apply", apply)
+    path = write_recipe(textwrap.dedent("""
+        sdcflow: 1
+        name: inf
+        seed: 1
+        data: {builtin: testdata}
+        variables: {income: {role: numeric}}
+        steps: [{id: tb, method: top_bottom_code, params: {variable: income,
+                 top: {value: 5}}}]
+        release: {path: out.csv}
+    """))
+    assert main(["run", str(path), "--out", str(tmp_path / "out"), "--no-cache"]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
