@@ -40,6 +40,12 @@ class ConstraintViolations(Measure):
             if cid not in known and cid not in meta.broken:
                 yield ("constraints", i), f"unknown constraint '{cid}'{did_you_mean(cid, known)}"
 
+    def public_summary(self, summary, params):
+        """The counts, without the numbers of the violating records."""
+        return {"total": summary["total"],
+                "constraints": {cid: {k: v for k, v in r.items() if k != "first_records"}
+                                for cid, r in summary["constraints"].items()}}
+
     def evaluate(self, data, params, rng, *, original):
         results = {
             c.id: c.violations(data.frame, original.frame)

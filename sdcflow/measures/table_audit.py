@@ -23,6 +23,11 @@ class TableAudit(TableMeasure):
         },
     }
 
+    def public_summary(self, summary, params):
+        """Only the verdict and the counts: the listed cells hold the original values of
+        suppressed cells."""
+        return {k: v for k, v in summary.items() if k != "cells"}
+
     def evaluate(self, data, params, rng, *, original=None):
         from ..tabular import audit
 

@@ -29,6 +29,10 @@ _RULE = {
 class SensitivityRules(TableMethod):
     name = "sensitivity_rules"
     summary = "Primary suppression: flag table cells by frequency, dominance, p%, pq rules."
+    # The rules' thresholds stay internal: knowing them tells an intruder how small or
+    # dominated a suppressed cell must be (agencies keep them confidential, e.g.
+    # Statistics Canada for its p% rule threshold).
+    public_params = ()
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,

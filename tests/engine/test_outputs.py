@@ -200,7 +200,8 @@ def test_a_failed_write_leaves_nothing_behind(recipe, tmp_path, monkeypatch):
 ])
 def test_release_paths_that_cannot_be_written_are_validation_errors(recipe, capsys, path,
                                                                     message):
-    recipe.write_text(recipe.read_text().replace("release: {path: testdata-protected.csv}",
+    recipe.write_text(recipe.read_text().replace("release: {path: testdata-protected.csv, "
+                                                 "measures: [risk, edits]}",
                                                  f"release: {{path: {path!r}, format: csv}}"))
     err = refused(["validate", str(recipe)], capsys, message)
     assert f"{recipe.name}:" in err  # at the recipe position

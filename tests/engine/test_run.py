@@ -129,7 +129,7 @@ def test_failed_check_keeps_the_previous_release(quickstart):
 
 def test_release_from_a_step_and_parquet(quickstart, testdata):
     text = quickstart.read_text().replace(
-        "release: {path: testdata-protected.csv}",
+        "release: {path: testdata-protected.csv, measures: [risk, edits]}",
         "release: {path: data/early.parquet, from: age10}")
     quickstart.write_text(text)
     result = run(quickstart, quickstart.parent / "out")

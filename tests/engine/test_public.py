@@ -1,0 +1,206 @@
+"""public/ (sdcflow.engine.manifest, runner): what a run says may be published holds
+nothing disclosive. For every shipped recipe, public/ is scanned for the original values
+of suppressed cells and of masked records, identifiers and the seed."""
+
+import json
+import re
+import shutil
+
+import pandas as pd
+import pytest
+from helpers import QUICKSTART, ROOT
+
+from sdcflow import load_recipe, run
+from sdcflow.cli import main
+
+RECIPES = sorted((ROOT / "recipes").glob("*.yaml"))
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.])")
+
+
+def tokens(text: str) -> set[str]:
+    """The numbers in a text, each as written and in its canonical float form."""
+    out = set()
+    for t in NUMBER.findall(text):
+        out.add(t)
+        out.add(repr(float(t)))
+    return out
+
+
+def canonical(values) -> set[str]:
+    return {repr(float(v)) for v in values}
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """Every shipped recipe run once: recipe path -> (result, output directory)."""
+    out = {}
+    for path in RECIPES:
+        target = tmp_path_factory.mktemp(path.stem) / "out"
+        out[path.name] = (run(path, target, use_cache=False), target)
+    return out
+
+
+@pytest.mark.parametrize("path", RECIPES, ids=[p.name for p in RECIPES])
+def test_public_holds_only_the_release_its_manifest_and_the_external_report(released, path):
+    result, out = released[path.name]
+    recipe = load_recipe(path)
+    public = out / "public"
+    if result.public_manifest is None:  # a sweep without a released variant
+        assert not public.exists()
+        return
+    files = sorted(p.relative_to(public).as_posix() for p in public.rglob("*") if p.is_file())
+    expected = [recipe.release["path"]] if "path" in recipe.release else []
+    expected += list(recipe.release.get("tables", {}).values())
+    assert files == sorted(expected + ["manifest.json", "report.html"])
+    manifest = json.loads((public / "manifest.json").read_text())
+    assert set(manifest) == {"sdcflow", "layout", "recipe", "variant", "released", "steps",
+                             "measures", "checks"}
+    assert set(manifest["recipe"]) == {"name", "sha256"}
+    for rel, digest in manifest["released"].items():
+        assert result.manifest["files"][f"public/{rel}"] == digest
+    # only the measures the recipe marks publishable, and only methods otherwise
+    published = recipe.release.get("measures", [])
+    assert sorted(manifest["measures"]) == sorted(published)
+    kinds = {s["id"]: s for s in manifest["steps"]}
+    for step in recipe.steps:
+        if step.kind == "measure":
+            assert (step.id in kinds) == (step.id in published)
+        for entry in kinds.values():
+            assert "info" not in entry and "fingerprint" not in entry
+    text = (public / "manifest.json").read_text() + (public / "report.html").read_text()
+    assert "seed" not in text.lower()
+
+
+@pytest.mark.parametrize("path", RECIPES, ids=[p.name for p in RECIPES])
+def test_public_holds_no_original_value_of_a_suppressed_cell_or_masked_record(released, path):
+    result, out = released[path.name]
+    public = out / "public"
+    if not public.exists():
+        return
+    recipe = load_recipe(path)
+    secrets: set[str] = set()
+    # the seed and the input's hash (the seed regenerates the noise of perturbative methods)
+    full = json.loads((out / "manifest.json").read_text())
+    secret_text = {full["input"]["sha256"]} if full.get("input") else set()
+    # tables: the original value of every suppressed cell (frequencies are small counts,
+    # which occur everywhere in a text: the release file's blank cells are tested in
+    # tests/test_tables_engine.py)
+    published: set[str] = set()
+    data_files = set()
+    for tid, rel in recipe.release.get("tables", {}).items():
+        cells = pd.read_csv(out / "tables" / f"{tid}.csv")
+        hidden = cells["status"] != "safe"
+        published |= canonical(cells.loc[~hidden, "value"])
+        secrets |= canonical(cells.loc[hidden, "value"])
+        data_files.add(rel)
+    # microdata: each original number of a record that the release changed (top coded,
+    # perturbed, aggregated, suppressed)
+    if result.data is not None and "path" in recipe.release:
+        from sdcflow import validate
+
+        original = validate(path).data.frame
+        for name in result.data.columns:
+            before, after = original[name], result.data[name]
+            if not pd.api.types.is_numeric_dtype(before.dtype):
+                continue
+            if pd.api.types.is_numeric_dtype(after.dtype):
+                changed = before.notna() & (after.isna() | (after.astype("float64") != before))
+                published |= canonical(after.dropna())
+            else:  # recoded into classes: every value changed
+                changed = before.notna()
+            values = before[changed].astype("float64")
+            # distinctive numbers only (4 digits or more): small counts occur everywhere
+            secrets |= canonical(values[values.abs() >= 1000])
+        data_files.add(recipe.release["path"])
+    # a number the release publishes anyway (another record's or cell's value) is no secret
+    secrets -= published
+    found = {}
+    for file in sorted(p for p in public.rglob("*") if p.is_file()):
+        if file.relative_to(public).as_posix() in data_files:
+            continue  # the release itself: its values are the published ones
+        text = file.read_text("utf-8")
+        hits = tokens(text) & secrets
+        hits |= {s for s in secret_text if s in text}
+        if hits:
+            found[file.name] = sorted(hits)[:5]
+    assert not found, f"original values in public/: {found}"
+    assert secrets or secret_text  # the scan looked for something
+
+
+def test_identifiers_and_the_seed_never_reach_public(write_recipe, tmp_path):
+    data = tmp_path / "people.csv"
+    data.write_text("name,age,sex,income\nAnn Smith,30,f,52311\nBob Jones,40,m,61822\n"
+                    "Cid Brown,50,m,70455\n")
+    path = write_recipe("""
+        sdcflow: 1
+        name: ids
+        seed: 987654321
+        data: {path: people.csv}
+        variables:
+          name: {role: identifier}
+          age: {role: key, type: integer}
+          sex: {role: key}
+          income: {role: numeric}
+        steps:
+          - {id: noise, method: noise, params: {variables: [income], k: 0.5}}
+          - {id: risk, measure: k_anonymity, params: {k: 1}}
+        release: {path: people.csv, measures: [risk]}
+    """)
+    result = run(path, tmp_path / "out")
+    text = "".join(p.read_text() for p in result.public_dir.rglob("*") if p.is_file())
+    for secret in ("Ann Smith", "Bob", "987654321", "52311", "61822", "70455"):
+        assert secret not in text
+    internal = (tmp_path / "out" / "manifest.json").read_text()
+    assert '"seed": 987654321' in internal
+
+
+def test_the_external_report_shows_no_original_data(tmp_path):
+    recipe = tmp_path / "q.yaml"
+    shutil.copy(QUICKSTART, recipe)
+    result = run(recipe, tmp_path / "out")
+    internal = (tmp_path / "out" / "report.html").read_text()
+    external = (result.public_dir / "report.html").read_text()
+    assert "internal report (do not publish)" in internal and "<h2>Recipe</h2>" in internal
+    assert "external report" in external
+    assert "<h2>Recipe</h2>" not in external and "risk_original" not in external
+    # key variables: the released frequencies only (the internal one has both columns)
+    assert "<th>water</th><th>original</th><th>released</th>" in internal
+    assert "<th>water</th><th>released</th>" in external
+    assert "<th>original</th>" not in external
+
+
+def test_publishable_measures_go_through_their_public_summary(tmp_path):
+    shutil.copytree(ROOT / "recipes" / "data", tmp_path / "data")
+    recipe = tmp_path / "t.yaml"
+    shutil.copy(ROOT / "recipes" / "tables_profession_town.yaml", recipe)
+    result = run(recipe, tmp_path / "out")
+    public = json.loads((result.public_dir / "manifest.json").read_text())
+    # the audit's verdict is published, its cells (original values) are not
+    assert public["measures"]["audit"] == {"passed": True, "suppressed": 7, "unprotected": 0}
+    assert "cells" in result.measures["audit"]
+    # the sensitivity rules' thresholds stay internal
+    primary = next(s for s in public["steps"] if s["id"] == "primary")
+    assert primary["params"] == {} and primary["method"] == "sensitivity_rules"
+    assert public["checks"] == [{"check": "audit.unprotected == 0", "passed": True}]
+
+
+def test_checks_about_unpublished_measures_stay_internal(tmp_path):
+    recipe = tmp_path / "q.yaml"
+    shutil.copy(QUICKSTART, recipe)
+    result = run(recipe, tmp_path / "out")
+    checks = json.loads((result.public_dir / "manifest.json").read_text())["checks"]
+    # risk_original is not published, so the check comparing with it is not either
+    assert [c["check"] for c in checks] == ["risk.violations[5] <= 400", "edits.total == 0"]
+
+
+@pytest.mark.parametrize("measures, message", [
+    ("[riks]", "release.measures: no step 'riks' (did you mean 'risk'?)"),
+    ("[age10]", "release.measures: 'age10' is a method; only the results of measure steps"),
+])
+def test_release_measures_are_checked(tmp_path, capsys, measures, message):
+    recipe = tmp_path / "q.yaml"
+    recipe.write_text(QUICKSTART.read_text().replace("measures: [risk, edits]",
+                                                     f"measures: {measures}"))
+    assert main(["validate", str(recipe)]) == 1
+    assert message in capsys.readouterr().err
+
