@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..registry import Measure, MeasureResult, register
+from ..results import COUNT, FLAG, TEXT, Keyed, ListOf, Record, record
 from ..suggest import did_you_mean
 
 
@@ -39,6 +40,13 @@ class ConstraintViolations(Measure):
         for i, cid in enumerate(params.get("constraints", [])):
             if cid not in known and cid not in meta.broken:
                 yield ("constraints", i), f"unknown constraint '{cid}'{did_you_mean(cid, known)}"
+
+    def result_shape(self, params, meta):
+        one = Record({"kind": TEXT, "applicable": FLAG, "violations": COUNT,
+                      "not_checked": COUNT, "first_records": ListOf(COUNT)},
+                     {"reason": TEXT})  # why it could not be checked (not applicable)
+        ids = [c.id for c in self.selected(params, meta.constraints)]
+        return record(constraints=Keyed(one, "constraint", tuple(ids)), total=COUNT)
 
     def evaluate(self, data, params, rng, *, original):
         results = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..registry import MeasureResult, TableMeasure, register
+from ..results import COUNT, FLAG, NUMBER, TEXT, ListOf, record
 
 
 @register
@@ -22,6 +23,11 @@ class TableAudit(TableMeasure):
                                      "interval."},
         },
     }
+
+    def result_shape(self, params, meta):
+        cell = record(cell=TEXT, status=TEXT, value=NUMBER.with_null(), lower=NUMBER,
+                      upper=NUMBER, protected=FLAG)
+        return record(passed=FLAG, suppressed=COUNT, unprotected=COUNT, cells=ListOf(cell))
 
     def evaluate(self, data, params, rng, *, original=None):
         from ..tabular import audit
