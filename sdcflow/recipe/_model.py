@@ -66,6 +66,7 @@ class CheckSpec:
     expr: Expr | None
     index: int
     message: str | None = None
+    path: tuple = ()  # where its expression is in the recipe
 
 
 @dataclass
