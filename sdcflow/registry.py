@@ -197,6 +197,10 @@ class Plugin(ABC):
         """Semantic checks that need the declarations (variables, constraints), not data."""
         return ()
 
+    def warnings(self, params: Mapping, meta: Metadata) -> Iterable[Finding]:
+        """Like :meth:`check`, findings that do not stop the recipe (shown as warnings)."""
+        return ()
+
     def check_data(self, params: Mapping, data: Dataset) -> Iterable[Finding]:
         """Semantic checks that need the data (e.g. ``k`` larger than the records)."""
         return ()

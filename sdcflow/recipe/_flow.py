@@ -157,14 +157,16 @@ def _one_step(recipe: Recipe, step: StepSpec, params: dict, state, meta: Metadat
     relevant = set(named.values()) & recipe.unusable if named else recipe.unusable
     if any(s == "error" for _, _, s in out) or relevant:
         return out
-    changed = {n: col for n in plugin.variables(params, meta)
+    changed = {n: col for n in [*plugin.variables(params, meta), *state.columns]
                if (col := state.columns.get(n)) is not None and col.changed_by}
-    for ppath, message in plugin.check(params, meta):
+    findings = [(f, "error") for f in plugin.check(params, meta)] + \
+        [(f, "warning") for f in plugin.warnings(params, meta)]
+    for (ppath, message), severity in findings:
         full = (*path, "params", *ppath)
         made = [f"'{n}' is {_phrase(col.variable.type)} at this step (made so by step "
                 f"'{col.changed_by}')" for n, col in changed.items() if f"'{n}'" in message]
         text = f"{'; '.join(made)}: {message}" if made else message
-        out.append((full, f"{where(full)}: {text}", "error"))
+        out.append((full, f"{where(full)}: {text}", severity))
     return out
 
 

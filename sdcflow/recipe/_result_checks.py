@@ -187,6 +187,14 @@ class _Typer:
             return
         # == and !=: like with like (true/false counts as 1/0, as in Python)
         kinds = [_kind(shape) for shape in (left, right)]
+        if kinds == ["text", "text"]:
+            for (node, shape), (other, _) in (sides, sides[::-1]):
+                if shape.values is not None and isinstance(other, ast.Constant) \
+                        and other.value not in shape.values:
+                    self.problems.append(f"{ast.unparse(node)} is one of "
+                                         f"{', '.join(map(repr, shape.values))} here: it is "
+                                         f"never {other.value!r}")
+                    return
         if kinds[0] == kinds[1] or set(kinds) == {"number", "flag"}:
             return
         for node, shape in sides:

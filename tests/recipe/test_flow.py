@@ -201,3 +201,24 @@ steps:
     assert plan.node("age10").meta.variables["age"].type == "integer"
     # R's cut labels for the breaks 0, 40, 130 with include_lowest (the default)
     assert plan.node("risk").meta.variables["age"].order == ("[0,40]", "(40,130]")
+
+
+def test_a_constraint_on_a_variable_made_text_is_a_warning(write_recipe, capsys):
+    # after the recode age holds interval labels: the range cannot be checked and the
+    # measure would count no violations (applicable: false), so a check on its total
+    # would pass without checking anything
+    code, err, _ = validate(write_recipe, capsys, """\
+constraints:
+  - {id: age-range, expr: "0 <= age <= 125"}
+  - {id: income-positive, expr: "income >= 0"}
+steps:
+  - {id: age10, method: global_recode, params: {variable: age, breaks: [0, 40, 130]}}
+  - {id: edits, measure: constraints}
+  - {id: edits_income, measure: constraints, params: {constraints: [income-positive]}}
+""")
+    assert code == 0
+    assert [line.split(": ", 1)[1] for line in err if "warning" in line] == [
+        ("warning: steps[1].params: 'age' is ordinal text at this step (made so by step "
+        "'age10'): constraint 'age-range' on 'age' cannot be checked on the data this step "
+        "sees (text can only be compared with == or !=): it will count no violations; check "
+        "it before the recode, or leave it out with 'constraints'")]

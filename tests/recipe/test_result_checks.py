@@ -85,6 +85,8 @@ def test_correct_expressions(text):
                         "has no 'max'")),
     ("freq.Fk == 0", ("freq.Fk is always null here (no variable has role weight): it cannot "
                      "be compared")),
+    ("link.method != 'distanse'", ("link.method is one of 'distance' here: it is never "
+                                  "'distanse'")),
     ("(supp.total < 1) < 2", "supp.total < 1 is true or false: compare it with == or !="),
 ])
 def test_mistakes(text, message):
