@@ -31,10 +31,11 @@ class Variant:
     shapes: dict = field(default_factory=dict)  # measure step id -> declared shape or None
 
 
-def follow(recipe: Recipe) -> list[Variant]:
-    """Every grid variant of the recipe, followed through its steps. When the data flow
-    cannot be followed (a cycle through ``input``, too many variants: the plan reports
-    those), each step is taken to see the variables as declared."""
+def follow(recipe: Recipe) -> tuple[list[Variant], list[Problem]]:
+    """Every grid variant of the recipe, followed through its steps, and the problems
+    that stop the data flow from being followed (a cycle through ``input``); then each
+    step is taken to see the variables as declared. (With too many variants, which the
+    plan reports, only the first is followed.)"""
     from ..plan import (
         MAX_VARIANTS,
         Flow,
@@ -49,19 +50,20 @@ def follow(recipe: Recipe) -> list[Variant]:
     if len(assignments) > MAX_VARIANTS:
         assignments = assignments[:1]
     columns = list(recipe.variables)
-    out = []
+    out, problems = [], []
     for assignment in assignments:
         params = {s.id: {**with_defaults(s.plugin.params, s.params), **assignment.get(s.id, {})}
                   for s in recipe.steps}
         try:
             flow = follow_data(recipe, params, columns)
-        except PlanError:
+        except PlanError as exc:
+            problems = exc.problems
             start = loaded_state(recipe, columns)
             flow = Flow({s.id: start for s in recipe.steps},
                         {s.id: start for s in recipe.steps}, {})
         out.append(Variant(variant_label(assignment) if len(assignments) > 1 else "", params,
                            flow))
-    return out
+    return out, problems
 
 
 def add_shapes(recipe: Recipe, variants: list[Variant]) -> None:
@@ -125,12 +127,23 @@ def step_problems(recipe: Recipe, variants: list[Variant]) -> list[Problem]:
                 collector.add(vi, path, message, severity)
             for path, message in _records(recipe, step, params, variant.flow):
                 collector.add(vi, path, message)
+            if step.sees_loaded_data and not _as_loaded(step, params, state, declared):
+                step.sees_loaded_data = False
     out = collector.problems()
     failed = {p.path[1] for p in out if p.severity == "error" and p.path[:1] == ("steps",)}
     for step in recipe.steps:
         if step.index in failed:
             step.ok = False
     return out
+
+
+def _as_loaded(step: StepSpec, params: dict, state, declared: Metadata) -> bool:
+    """Whether the step sees the records, and the columns it reads, as loaded."""
+    if state.records != ORIGINAL:
+        return False
+    reads = step.plugin.reads(params, state.metadata(declared)) if step.table is None else None
+    columns = state.columns if reads is None else [c for c in reads if c in state.columns]
+    return all(state.columns[c].producer == ORIGINAL for c in columns)
 
 
 def _signature(state) -> tuple:

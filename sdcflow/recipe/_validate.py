@@ -254,8 +254,8 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
                                        "results of measure steps can be used"))
 
     # every step against the variables as they are at that step
-    variants = follow(recipe)
-    out += step_problems(recipe, variants)
+    variants, cycles = follow(recipe)
+    out += cycles + step_problems(recipe, variants)
     add_shapes(recipe, variants)
 
     # checks
@@ -470,7 +470,9 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
             dataset.constraints = tuple(recipe.constraints)
             problems += _input_constraints(recipe, dataset, data_file)
             for step in recipe.steps:
-                if not step.ok:
+                # (a step that sees values or records changed by earlier steps is
+                # checked on its data when it runs)
+                if not step.ok or not step.sees_loaded_data:
                     continue
                 for p in step.variants:
                     for ppath, message in step.plugin.check_data(p, dataset):

@@ -222,3 +222,42 @@ steps:
         "'age10'): constraint 'age-range' on 'age' cannot be checked on the data this step "
         "sees (text can only be compared with == or !=): it will count no violations; check "
         "it before the recode, or leave it out with 'constraints'")]
+
+
+def test_a_cycle_through_input_and_other_problems_are_reported_together(write_recipe,
+                                                                        capsys):
+    code, err, _ = validate(write_recipe, capsys, """\
+steps:
+  - {id: c, method: top_bottom_code, params: {variable: age, top: {value: 3}}, input: d}
+  - {id: d, method: top_bottom_code, params: {variable: income, top: {value: 3}}, input: c}
+  - {id: e, measure: k_anonymity}
+checks: ["e.violation[2] < 1"]
+""")
+    assert code == 1
+    text = "\n".join(err)
+    assert "steps form a cycle through 'input': c -> d -> c" in text
+    assert "checks[0]: e has no 'violation'; did you mean 'violations'?" in text
+
+
+def test_data_checks_of_a_step_that_sees_recoded_values(write_recipe, capsys, tmp_path):
+    # pram's matrix names the merged category 2-3, as the step sees walls after the
+    # recode; checked against the values as loaded (2, 3, 9) it was refused ("category
+    # '2' has no row in the matrix"). The data checks of such a step wait for the run.
+    text = """\
+  walls: {role: pram}
+steps:
+  - {id: wg, method: global_recode, params: {variable: walls, groups: {"2-3": ["2", "3"]}}}
+  - id: pr
+    method: pram
+    params:
+      variables: [walls]
+      matrix:
+        walls:
+          "9": {"9": 0.9, "2-3": 0.1}
+          "2-3": {"9": 0.1, "2-3": 0.9}
+release: {path: out.csv}
+"""
+    code, err, path = validate(write_recipe, capsys, text)
+    assert (code, err) == (0, [])
+    result = sdcflow.run(path, tmp_path / "out", use_cache=False)
+    assert set(result.data["walls"].dropna()) <= {"9", "2-3"}
