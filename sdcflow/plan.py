@@ -9,6 +9,12 @@ DAG has an edge from that producer to the step; ``after`` adds ordering edges. T
 steps that touch different variables are therefore independent, and changing a step's
 parameters only invalidates the steps that read what it wrote.
 
+Metadata. The same walk (:func:`follow_data`) carries the variables' metadata as the
+methods declare they leave it (:meth:`sdcflow.registry.Method.outputs`: a recode into
+intervals makes a variable ordinal) and the step that last changed the records, so that
+each step's variables, reads and writes are those of the data it really sees, and
+validation can check each step against them.
+
 Grids. A step with ``grid: {k: [2, 3]}`` becomes one instance per value (``kanon[k=2]``,
 ``kanon[k=3]``); every step downstream of it is repeated per variant, so measures give
 one result per variant. Several grids multiply.
