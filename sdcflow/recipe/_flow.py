@@ -96,8 +96,9 @@ class _Collector:
         out = []
         for (path, message, severity), variants in self.found.items():
             if len(variants) < total:
-                shown = "; ".join(self.labels[v] for v in variants)
-                message += f" (in variant{'s' if len(variants) > 1 else ''} {shown})"
+                shown = "; ".join(self.labels[v] for v in variants[:3])
+                more = f" and {len(variants) - 3} more" if len(variants) > 3 else ""
+                message += f" (in variant{'s' if len(variants) > 1 else ''} {shown}{more})"
             out.append(self.recipe.doc.problem(path, message, severity=severity))
         return out
 

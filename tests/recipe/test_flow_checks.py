@@ -227,3 +227,17 @@ checks:
     assert any("warning: checks[0]: opaque_measure_for_tests does not declare what its "
                "result contains, so 'x' is checked only when the recipe runs" in line
                for line in err)
+
+
+def test_a_problem_of_many_variants_names_three(write_recipe, capsys):
+    # the four variants with k = 2 have no [3]
+    code, err, _ = validate(write_recipe, capsys, """\
+steps:
+  - {id: risk, measure: k_anonymity, grid: {k: [2, 3], alpha: [0.25, 0.5, 0.75, 1]}}
+checks:
+  - "risk.violations[3] <= 100"
+""")
+    assert code == 1
+    assert any("checks[0]: risk.violations has no [3]: its keys are the values of k (2) (in "
+               "variants alpha=0.25,k=2; alpha=0.5,k=2; alpha=0.75,k=2 and 1 more)" in line
+               for line in err), err
