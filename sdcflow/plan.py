@@ -9,6 +9,12 @@ DAG has an edge from that producer to the step; ``after`` adds ordering edges. T
 steps that touch different variables are therefore independent, and changing a step's
 parameters only invalidates the steps that read what it wrote.
 
+Metadata. The same walk (:func:`follow_data`) carries the variables' metadata as the
+methods declare they leave it (:meth:`sdcflow.registry.Method.outputs`: a recode into
+intervals makes a variable ordinal) and the step that last changed the records, so that
+each step's variables, reads and writes are those of the data it really sees, and
+validation can check each step against them.
+
 Grids. A step with ``grid: {k: [2, 3]}`` becomes one instance per value (``kanon[k=2]``,
 ``kanon[k=3]``); every step downstream of it is repeated per variant, so measures give
 one result per variant. Several grids multiply.
@@ -23,9 +29,10 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from .data.dataset import Metadata, Variable
 from .errors import Problem
 from .recipe._model import ORIGINAL, Recipe, StepSpec
-from .registry import with_defaults
+from .registry import DataOrder, with_defaults
 
 MAX_VARIANTS = 1000
 
@@ -46,6 +53,7 @@ class PlannedStep:
     result_nodes: dict = field(default_factory=dict)  # measure step id -> node it reads
     table_input: str | None = None  # node of the previous step on that table (None: build it)
     first_variant: int = 0  # the first grid variant the instance belongs to (for ordering)
+    meta: Metadata | None = None  # the variables' metadata as the step sees them
 
     @property
     def kind(self) -> str:
@@ -106,7 +114,9 @@ def variant_label(assignments: Mapping) -> str:
     return ",".join(parts)
 
 
-def _variants(recipe: Recipe) -> list[dict]:
+def grid_variants(recipe: Recipe) -> list[dict]:
+    """Every combination of the steps' grid values: ``{step id: {param: value}}`` each
+    (``[{}]`` without grids)."""
     axes = []
     for step in recipe.steps:
         for param, values in sorted(step.grid.items()):
@@ -120,9 +130,28 @@ def _variants(recipe: Recipe) -> list[dict]:
     return out or [{}]
 
 
+def chosen_variant(variants: list[dict], wanted: Mapping | None) -> int | None:
+    """Index of the variant ``release.variant`` (``wanted``: ``{param: value}`` or
+    ``{step.param: value}``) picks; the only one without grids; None: a sweep without a
+    choice (or a choice that matches none)."""
+    if len(variants) == 1:
+        return 0
+    if not wanted:
+        return None
+    for i, variant in enumerate(variants):
+        flat: dict = {}
+        for step_id, values in variant.items():
+            for param, value in values.items():
+                flat[f"{step_id}.{param}"] = value
+                flat.setdefault(param, value)
+        if all(flat.get(k) == v for k, v in wanted.items()):
+            return i
+    return None
+
+
 def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     """Plan ``recipe`` over data with ``columns``; raises :class:`PlanError` on cycles."""
-    variants = _variants(recipe)
+    variants = grid_variants(recipe)
     if len(variants) > MAX_VARIANTS:
         raise PlanError([recipe.doc.problem(
             ("steps",), f"the grids give {len(variants)} variants; at most {MAX_VARIANTS}")])
@@ -135,15 +164,17 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     for variant_index, variant in enumerate(variants):
         params = {s.id: {**with_defaults(s.plugin.params, s.params), **variant.get(s.id, {})}
                   for s in recipe.steps}
-        writes_of = {s.id: s.plugin.writes(params[s.id], meta) if s.kind == "method" else set()
-                     for s in recipe.steps}
-        views, bases = _views(recipe, params, meta, columns, writes_of, index)
+        flow = follow_data(recipe, params, columns)
+        writes_of = flow.writes
+        views = {sid: state.view() for sid, state in flow.after.items()}
+        bases = {sid: state.view() for sid, state in flow.before.items()}
+        metas = {sid: state.metadata(meta) for sid, state in flow.before.items()}
         step_deps: dict[str, set] = {}
         step_io: dict[str, tuple] = {}  # (reads, writes, reference) of each step
         for step in recipe.steps:
             base = bases[step.id]
             p = params[step.id]
-            reads = _reads(recipe, step, p, meta)
+            reads = _reads(recipe, step, p, metas[step.id])
             gone = sorted(set(reads or ()) - set(base))
             if gone:
                 raise PlanError([recipe.doc.problem(
@@ -205,6 +236,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
                     params[step.id])} if step.kind == "measure" else {},
                 table_input=node_of[prev] if prev else None,
                 first_variant=variant_index,
+                meta=metas[step.id],
             )
         named = {sid: {c: node_of.get(p, p) for c, p in v.items()} for sid, v in views.items()}
         named[ORIGINAL] = {c: ORIGINAL for c in columns}
@@ -247,45 +279,133 @@ def _reference(step: StepSpec, params: dict) -> str | None:
     return ref if isinstance(ref, str) and ref != ORIGINAL else None
 
 
-def _views(recipe: Recipe, params: dict, meta, columns: list[str], writes_of: dict,
-           index: dict) -> tuple[dict, dict]:
-    """For each step: the view of the data it sees (``bases``) and leaves (``views``),
-    as column -> producing step id (``writes_of``: each step's writes; ``index``: the
-    steps by id)."""
-    views: dict[str, dict] = {}
-    bases: dict[str, dict] = {}
+def source_of(recipe: Recipe, step: StepSpec) -> str:
+    """The id of the step whose output ``step`` reads (its ``input``, else the step listed
+    before it), or ``original`` for the data as loaded."""
+    if step.input == ORIGINAL or (step.input is None and step.index == 0):
+        return ORIGINAL
+    if step.input is not None:
+        return step.input
+    # (validation follows recipes whose broken steps were left out: the data as loaded)
+    before = [s for s in recipe.steps if s.index == step.index - 1]
+    return before[0].id if before else ORIGINAL
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column as a step sees it: the step that last wrote it (``producer``, or
+    ``original``), its metadata there, every type its values can have (a method may
+    leave an integer variable integer or continuous as the data decide), and the step
+    that last changed its metadata (``changed_by``; None: as declared)."""
+
+    producer: str
+    variable: Variable | None
+    types: tuple[str, ...] = ()
+    changed_by: str | None = None
+
+
+@dataclass
+class DataState:
+    """The data as a step sees them (or leaves them): the columns, the step that last
+    changed the records themselves (``original``: the records as loaded), and which step
+    removed each column that is gone."""
+
+    columns: dict[str, Column]
+    records: str = ORIGINAL
+    removed: dict[str, str] = field(default_factory=dict)
+
+    def view(self) -> dict[str, str]:
+        """Column -> producing step."""
+        return {c: col.producer for c, col in self.columns.items()}
+
+    def metadata(self, declared: Metadata) -> Metadata:
+        """The metadata of the variables as they are here (constraints as ``declared``)."""
+        return Metadata({c: col.variable for c, col in self.columns.items()
+                         if col.variable is not None}, declared.constraints, declared.broken)
+
+
+@dataclass
+class Flow:
+    """What every step sees (``before``) and leaves (``after``), and what it writes."""
+
+    before: dict[str, DataState]
+    after: dict[str, DataState]
+    writes: dict[str, set | None]
+
+
+def loaded_state(recipe: Recipe, columns: list[str]) -> DataState:
+    """The data as loaded: every column as the recipe declares it."""
+    return DataState({c: Column(ORIGINAL, recipe.variables.get(c),
+                                (recipe.variables[c].type,) if c in recipe.variables else ())
+                      for c in columns})
+
+
+def follow_data(recipe: Recipe, params: Mapping[str, dict], columns: list[str]) -> Flow:
+    """Follow the data through the steps (``params``: each step's resolved parameters):
+    the columns each step sees, who wrote them, their metadata as the methods declare it
+    (:meth:`sdcflow.registry.Method.outputs`; a method that declares nothing is taken to
+    keep it) and whether the records are still those loaded. Steps with problems of
+    their own (``ok`` false) change nothing. Raises :class:`PlanError` on an ``input``
+    cycle."""
+    declared = recipe.meta()
+    start = loaded_state(recipe, columns)
+    index = {s.id: s for s in recipe.steps}
+    flow = Flow({}, {}, {})
     visiting: list[str] = []
 
-    def view_after(step: StepSpec) -> dict:
-        if step.id in views:
-            return views[step.id]
+    def after(step: StepSpec) -> DataState:
+        if step.id in flow.after:
+            return flow.after[step.id]
         if step.id in visiting:
             cycle = [*visiting[visiting.index(step.id):], step.id]
             raise PlanError([recipe.doc.problem(
                 (*step.path, "input"),
                 f"steps form a cycle through 'input': {' -> '.join(cycle)}")])
         visiting.append(step.id)
-        if step.input == ORIGINAL or (step.input is None and step.index == 0):
-            base = dict.fromkeys(columns, ORIGINAL)
-        elif step.input is not None:
-            base = view_after(index[step.input])
-        else:
-            base = view_after(recipe.steps[step.index - 1])
+        source = source_of(recipe, step)
+        base = after(index[source]) if source in index else start
         visiting.pop()
-        bases[step.id] = base
-        view = dict(base)
+        flow.before[step.id] = base
+        state = base
         if step.kind == "method":
-            writes = writes_of[step.id]
-            for col in (view if writes is None else writes):
-                view[col] = step.id
-            for col in step.plugin.removes(params[step.id], meta):
-                view.pop(col, None)
-        views[step.id] = view
-        return view
+            state, flow.writes[step.id] = _method_effect(step, params[step.id], base, declared)
+        else:
+            flow.writes[step.id] = set()
+        flow.after[step.id] = state
+        return state
 
     for step in recipe.steps:
-        view_after(step)
-    return views, bases
+        after(step)
+    return flow
 
 
-
+def _method_effect(step: StepSpec, params: dict, base: DataState,
+                   declared: Metadata) -> tuple[DataState, set | None]:
+    """The data after a method step, from what its plugin declares, and what it writes."""
+    if not step.ok:
+        return base, set()
+    plugin = step.plugin
+    meta = base.metadata(declared)
+    writes = plugin.writes(params, meta)
+    outputs = plugin.outputs(params, meta)
+    columns = dict(base.columns)
+    for name in (list(columns) if writes is None else sorted(writes)):
+        old = columns.get(name)
+        out = (outputs or {}).get(name)
+        if out is None:  # not declared: the metadata stay as they were
+            columns[name] = Column(step.id, old.variable if old else None,
+                                   old.types if old else (), old.changed_by if old else None)
+            continue
+        var = out.variable
+        if out.order_from_data:
+            var = var.evolve(order=DataOrder(var.order or ()))
+        changed = old is None or old.variable is None or old.types != out.types or \
+            (old.variable.type, old.variable.order) != (var.type, var.order)
+        columns[name] = Column(step.id, var, out.types,
+                               step.id if changed else old.changed_by)
+    removed = dict(base.removed)
+    for name in plugin.removes(params, meta):
+        if columns.pop(name, None) is not None:
+            removed[name] = step.id
+    records = step.id if plugin.changes_records(params, meta) else base.records
+    return DataState(columns, records, removed), writes

@@ -22,7 +22,8 @@ import jsonschema
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from .data.dataset import Dataset, Metadata
+    from .data.dataset import Dataset, Metadata, Variable
+    from .results import Shape
 
 ENTRY_POINT_GROUP = "sdcflow.methods"
 ROLES = ("identifier", "key", "numeric", "sensitive", "weight", "household", "strata", "pram")
@@ -65,6 +66,49 @@ class MethodResult:
 
     data: Dataset
     info: dict
+
+
+class DataOrder(tuple):
+    """The order of an ordinal variable that the data decide when the step runs (e.g. the
+    interval labels of ``width``, the values kept by a labelled top code): the categories
+    known before (possibly none), and true even when empty, since there will be an order."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a method leaves in a variable it writes: ``variable`` is its metadata after
+    the step (type, order, hierarchy; the role never changes); ``types`` every type the
+    data can give it at run time (default: ``variable.type`` only), e.g. ``("integer",
+    "continuous")`` for an integer variable that stays integer only when the new values
+    happen to be whole; ``order_from_data``: an ordinal variable whose order the data
+    decide (``variable.order`` then lists the categories known before, if any)."""
+
+    variable: Variable
+    types: tuple[str, ...] = ()
+    order_from_data: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.types:
+            object.__setattr__(self, "types", (self.variable.type,))
+
+
+def unchanged(names: Iterable[str], meta: Metadata) -> dict[str, Output]:
+    """The outputs of a method that keeps the metadata of the variables ``names``."""
+    return {n: Output(meta.variables[n]) for n in names if n in meta.variables}
+
+
+def numeric_output(var: Variable, *, whole: bool | None = None) -> Output:
+    """A numeric variable given new values: continuous stays continuous; integer stays
+    integer when ``whole`` is True, becomes continuous when False, and with ``None`` the
+    data decide (integer while every new value is whole)."""
+    if var.type != "integer" or whole is True:
+        return Output(var)
+    continuous = var.evolve(type="continuous")
+    return Output(continuous) if whole is False else Output(continuous,
+                                                             ("continuous", "integer"))
 
 
 class Plugin(ABC):
@@ -161,6 +205,10 @@ class Plugin(ABC):
         """Semantic checks that need the declarations (variables, constraints), not data."""
         return ()
 
+    def warnings(self, params: Mapping, meta: Metadata) -> Iterable[Finding]:
+        """Like :meth:`check`, findings that do not stop the recipe (shown as warnings)."""
+        return ()
+
     def check_data(self, params: Mapping, data: Dataset) -> Iterable[Finding]:
         """Semantic checks that need the data (e.g. ``k`` larger than the records)."""
         return ()
@@ -174,6 +222,17 @@ class Method(Plugin):
     def writes(self, params, meta):
         return set(self.variables(params, meta))
 
+    def outputs(self, params: Mapping, meta: Metadata) -> dict[str, Output] | None:
+        """The metadata of every variable the step writes, as the step leaves it (see
+        :class:`Output`; with ``writes() is None``, of every variable). ``None``: not
+        declared; validation then assumes the variables keep their metadata."""
+        return None
+
+    def changes_records(self, params: Mapping, meta: Metadata) -> bool:
+        """Whether the step changes the records themselves (which and how many), so that
+        they can no longer be paired by position with those of earlier data."""
+        return self.writes(params, meta) is None
+
     @abstractmethod
     def apply(self, data: Dataset, params: dict, rng: np.random.Generator) -> MethodResult:
         """Return the protected dataset; use only ``rng`` for randomness."""
@@ -185,6 +244,22 @@ class Measure(Plugin):
     ``original`` is the dataset as loaded, for measures that compare with it."""
 
     kind = "measure"
+
+    # compares record i of its data with record i of its reference (``reference``
+    # parameter, default the original data): both must hold the same records
+    pairs_records: ClassVar[bool] = False
+
+    def result_shape(self, params: Mapping, meta: Metadata) -> Shape | None:
+        """The shape of the summary (:mod:`sdcflow.results`) for these resolved
+        ``params`` and the variables as the step sees them; ``None``: not declared, and
+        checks on the result are then not validated before the run."""
+        return None
+
+    def expressions(self, params: Mapping) -> dict[str, str]:
+        """Parameters that are expressions over the results of other measure steps (the
+        language of checks), by parameter name; each must give a number. Validation
+        checks them against those steps' declared results."""
+        return {}
 
     def results_from(self, params: Mapping) -> list[str]:
         """Ids of measure steps whose results this measure combines (e.g. a score); they
@@ -213,6 +288,9 @@ class TableMethod(Method):
 
     def variables(self, params, meta):
         return []
+
+    def outputs(self, params, meta):
+        return {}  # the microdata are left as they are
 
 
 class TableMeasure(Measure):

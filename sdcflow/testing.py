@@ -21,6 +21,7 @@ from .registry import (
     declaration_problems,
     with_defaults,
 )
+from .results import conformance
 
 
 def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
@@ -32,8 +33,12 @@ def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
     variables it names exist; the run is deterministic for a given generator; the input
     is left unchanged; a method returns a :class:`MethodResult` that changes only the
     columns it declares (and keeps the records unless it declares ``writes() is None``)
-    with JSON-serialisable ``info``; a measure returns a :class:`MeasureResult` with a
-    JSON-serialisable summary and a per-record table of the right length."""
+    with JSON-serialisable ``info``, and the metadata it leaves on the variables it writes
+    are those its :meth:`~sdcflow.registry.Method.outputs` declares; a measure returns a
+    :class:`MeasureResult` with a JSON-serialisable summary of the shape its
+    :meth:`~sdcflow.registry.Measure.result_shape` declares and a per-record table of
+    the right length. (A plugin that declares no outputs or result shape is not checked
+    on them.)"""
     failures: list[str] = []
     failures += [f"declaration: {p}" for p in declaration_problems(plugin)]
     if failures:  # (a broken schema cannot validate the params)
@@ -61,8 +66,12 @@ def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
         failures.append("the input data were modified in place")
     if isinstance(plugin, Method):
         failures += _check_method_result(plugin, data, params, first, second)
+        if isinstance(first, MethodResult):
+            failures += output_problems(plugin, data, params, first)
     elif isinstance(plugin, Measure):
         failures += _check_measure_result(data, first, second)
+        if isinstance(first, MeasureResult):
+            failures += result_problems(plugin, data.meta, params, first.summary)
     else:
         failures.append("is neither a Method nor a Measure")
     if failures:
@@ -119,6 +128,62 @@ def _check_measure_result(data, first, second) -> list[str]:
         elif len(first.per_record) != len(data.frame):
             out.append("per_record does not have one row per record")
     return out
+
+
+def output_problems(plugin: Method, data: Dataset, params: dict,
+                    result: MethodResult) -> list[str]:
+    """Where the metadata ``apply()`` left on the variables differ from what
+    ``outputs()`` declares (empty when they agree, or when nothing is declared)."""
+    meta = data.meta
+    declared = plugin.outputs(params, meta)
+    if declared is None:
+        return []
+    writes = plugin.writes(params, meta)
+    written = [n for n in (data.variables if writes is None else sorted(writes))
+               if n in data.variables]
+    out = [f"outputs() does not declare '{n}', which the method writes" for n in written
+           if n not in declared]
+    for name, output in declared.items():
+        if name not in written:
+            out.append(f"outputs() declares '{name}', which the method does not write")
+            continue
+        got = result.data.variables.get(name)
+        if got is None:
+            continue  # (reported with the columns)
+        want = output.variable
+        if got.type not in output.types:
+            out.append(f"'{name}' is {got.type} after apply(); outputs() declares "
+                       f"{' or '.join(output.types)}")
+        if output.order_from_data:
+            if got.order is None or not set(want.order or ()) <= set(got.order):
+                out.append(f"'{name}' has the order {got.order} after apply(); outputs() "
+                           f"declares one decided by the data, with {list(want.order or ())}")
+        elif _order(got) != _order(want):
+            out.append(f"'{name}' has the order {_order(got)} after apply(); outputs() "
+                       f"declares {_order(want)}")
+        if got.evolve(type=want.type, order=want.order) != want:
+            fields = [f for f in ("role", "labels", "hierarchy", "missing")
+                      if getattr(got, f) != getattr(want, f)]
+            out.append(f"the {', '.join(fields)} of '{name}' after apply() differ from "
+                       "outputs()")
+    return out
+
+
+def _order(var) -> list | None:
+    return None if var.order is None else list(var.order)
+
+
+def result_problems(plugin: Measure, meta, params: dict, summary: dict) -> list[str]:
+    """Where ``summary`` (as written to measures.json) differs from the shape
+    ``result_shape()`` declares (empty when it conforms, or when nothing is declared)."""
+    shape = plugin.result_shape(params, meta)
+    if shape is None:
+        return []
+    try:
+        value = json.loads(canonical_json(summary))
+    except (TypeError, ValueError):
+        return []  # (reported as not JSON-serialisable)
+    return [f"result_shape(): {p}" for p in conformance(shape, value)]
 
 
 def _report(plugin, failures) -> str:

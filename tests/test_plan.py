@@ -29,8 +29,8 @@ def test_quickstart_dependencies_follow_the_variables():
     assert deps["risk_age"] == ["age10"]
     # risk reads the five keys: age, water and relat were last written by these steps
     assert deps["risk"] == ["age10", "relat_groups", "water_groups"]
-    # the constraints read age and income
-    assert deps["edits"] == ["age10", "income_top"]
+    # the constraint checked (income-positive) reads income
+    assert deps["edits"] == ["income_top"]
     assert [ps.node for ps in plan.steps] == ["risk_original", "age10", "risk_age",
                                               "water_groups", "relat_groups", "income_top",
                                               "risk", "edits"]

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 from helpers import ROOT
 
-from sdcflow import run
+from sdcflow import run, validate
+from sdcflow.results import conformance
 
 RECIPES = sorted((ROOT / "recipes").glob("*.yaml"))
 
@@ -16,6 +17,12 @@ def test_shipped_recipe_runs(path: Path, tmp_path):
     result = run(path, tmp_path / "out", use_cache=False)
     assert all(c["passed"] for c in result.checks)
     assert (tmp_path / "out" / "manifest.json").exists()
+    # every measure's result has the shape its plugin declares (for the step's params
+    # and the metadata the plan says the step sees): validation relies on it
+    for ps in validate(path).plan.steps:
+        if ps.kind == "measure":
+            shape = ps.step.plugin.result_shape(ps.params, ps.meta)
+            assert conformance(shape, result.measures[ps.node]) == [], ps.node
 
 
 def test_perturbative_recipe_keeps_the_identity_and_reports_loss(tmp_path):

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from helpers import small_dataset
 
-from sdcflow.registry import Measure, MeasureResult, Method, MethodResult
+from sdcflow.registry import Measure, MeasureResult, Method, MethodResult, Output
+from sdcflow.results import COUNT, by_variable, record
 from sdcflow.testing import check_method
 
 DATA = small_dataset(x=("numeric", "continuous", [1.0, 2.0, 3.0, 4.0]),
@@ -86,3 +87,41 @@ def test_a_measure_needs_one_per_record_row_per_record():
             return MeasureResult({"n": np.int64(len(data))}, pd.DataFrame({"v": [1.0]}))
 
     assert "per_record does not have one row per record" in failures_of(Short())
+
+
+def test_declared_outputs_are_compared_with_the_metadata_left():
+    class Rounds(AddNoise):
+        """Declares that x stays as it is, but makes it ordinal text."""
+
+        def outputs(self, params, meta):
+            return {"x": Output(meta.variables["x"])}
+
+        def apply(self, data, params, rng):
+            text = data.frame["x"].astype(int).astype(str)
+            var = data.variables["x"].evolve(type="ordinal", order=("1", "2", "3", "4"))
+            return MethodResult(data.with_columns({"x": text}, [var]), {})
+
+    class Forgets(AddNoise):
+        def outputs(self, params, meta):
+            return {}
+
+    assert "'x' is ordinal after apply(); outputs() declares continuous" in failures_of(Rounds())
+    assert "outputs() does not declare 'x', which the method writes" in failures_of(Forgets())
+    # (a method that declares nothing is not compared: AddNoise passes)
+
+
+def test_a_summary_is_compared_with_its_declared_shape():
+    class Counts(Measure):
+        name = "counts_example"
+        summary = "Counts records."
+
+        def result_shape(self, params, meta):
+            return record(records=COUNT, by_variable=by_variable(["x", "y"]))
+
+        def evaluate(self, data, params, rng, *, original):
+            return MeasureResult({"records": len(data), "by_variable": {"x": 1.5},
+                                  "extra": True})
+
+    failures = failures_of(Counts())
+    assert "result_shape(): summary.by_variable has the keys x, declared x, y" in failures
+    assert "result_shape(): summary.extra is not declared" in failures

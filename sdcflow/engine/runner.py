@@ -27,7 +27,7 @@ from .. import __version__
 from ..data import write_table
 from ..data.io import sha256_file, table_format
 from ..errors import CheckFailed
-from ..plan import Plan
+from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, load_recipe, validate
 from .cache import Cache
 from .canonical import pretty_json
@@ -88,7 +88,7 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
         store, measures, records, per_record = execute(validated, cache, progress)
     plan: Plan = validated.plan
     release = recipe.release
-    chosen = _chosen_variant(recipe, plan)
+    chosen = chosen_variant(plan.variants, release.get("variant"))
     check_variants = [chosen] if chosen is not None else list(range(len(plan.variants)))
     checks = evaluate_checks(recipe, plan, measures, check_variants)
     released, tables = None, {}
@@ -198,24 +198,6 @@ def _failure_text(check: dict) -> str:
     if "message" in check:
         text += f": {check['message']}"
     return text
-
-
-def _chosen_variant(recipe: Recipe, plan: Plan) -> int | None:
-    """Index of the variant whose data are released (None: a sweep without a choice)."""
-    if len(plan.variants) == 1:
-        return 0
-    wanted = recipe.release.get("variant")
-    if not wanted:
-        return None
-    for i, variant in enumerate(plan.variants):
-        flat = {}
-        for step_id, values in variant.items():
-            for param, value in values.items():
-                flat[f"{step_id}.{param}"] = value
-                flat.setdefault(param, value)
-        if all(flat.get(k) == v for k, v in wanted.items()):
-            return i
-    return None
 
 
 def _released_tables(validated: Validated, store, variant: int, data) -> dict:

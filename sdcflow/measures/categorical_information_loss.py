@@ -32,6 +32,7 @@ from ..kernels.information_loss import (
     posterior_from_matrix,
 )
 from ..registry import Measure, MeasureResult, register, variables_param
+from ..results import COUNT, NAMES, NUMBER, TEXT, Keyed, Text, by_variable, record
 from .reference import REFERENCE, same_records
 
 _MISSING = "<missing>"
@@ -140,6 +141,21 @@ class CategoricalInformationLoss(Measure):
             if lacking:
                 yield ("matrix", var), (f"no row for the categories {lacking[:5]} of "
                                         f"'{var}'")
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        names = self.variables(params, meta)
+        return record(
+            reference=TEXT, variables=NAMES, records=COUNT, distance=NUMBER,
+            distance_by_variable=by_variable(names), changed_by_variable=by_variable(names, COUNT),
+            K=COUNT, ctbil=NUMBER, ctbil_relative=NUMBER,
+            ctbil_by_order=Keyed(NUMBER, "order of the tables"),
+            # by table (null beyond 200 tables)
+            ctbil_tables=Keyed(NUMBER, "table").with_null(),
+            ebil=NUMBER, ebil_by_variable=by_variable(names), pril=NUMBER,
+            pril_by_variable=by_variable(names), pril_mean=NUMBER,
+            matrix=by_variable(names, Text(("given", "estimated"))))
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..kernels.utility import kmeans, partition_agreement
 from ..registry import Measure, MeasureResult, register, variables_param
+from ..results import COUNT, NAMES, NUMBER, TEXT, record
 from .information_loss import numeric_matrix
 from .reference import REFERENCE, same_records
 
@@ -61,6 +62,18 @@ class ClusteringAgreement(Measure):
         if params["clusters"] > len(data):
             yield ("clusters",), (f"{params['clusters']} clusters for {len(data)} records: "
                                   "at most one cluster per record")
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        pairs = record(together_both=COUNT, together_original_only=COUNT,
+                       together_protected_only=COUNT, apart_both=COUNT)
+        return record(reference=TEXT, variables=NAMES, clusters=COUNT, records=COUNT,
+                      records_used=COUNT, rand=NUMBER, jaccard=NUMBER, adjusted_rand=NUMBER,
+                      wallace_original_to_protected=NUMBER,
+                      wallace_protected_to_original=NUMBER, mantaras=NUMBER, pairs=pairs,
+                      il_rand=NUMBER, il_mantaras=NUMBER, inertia_original=NUMBER,
+                      inertia_protected=NUMBER)
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import pandas as pd
+
 from ..registry import Measure, MeasureResult, register
+from ..results import COUNT, FLAG, TEXT, Keyed, ListOf, Record, record
 from ..suggest import did_you_mean
 
 
@@ -45,6 +48,32 @@ class ConstraintViolations(Measure):
         return {"total": summary["total"],
                 "constraints": {cid: {k: v for k, v in r.items() if k != "first_records"}
                                 for cid, r in summary["constraints"].items()}}
+
+    def result_shape(self, params, meta):
+        one = Record({"kind": TEXT, "applicable": FLAG, "violations": COUNT,
+                      "not_checked": COUNT, "first_records": ListOf(COUNT)},
+                     {"reason": TEXT})  # why it could not be checked (not applicable)
+        ids = [c.id for c in self.selected(params, meta.constraints)]
+        return record(constraints=Keyed(one, "constraint", tuple(ids)), total=COUNT)
+
+    def warnings(self, params, meta):
+        # a constraint that orders or computes with a variable made text by an earlier
+        # step cannot be checked: it would count no violations (applicable: false)
+        for c in self.selected(params, meta.constraints):
+            if c.kind == "domain" or not c.variables <= set(meta.variables):
+                continue
+            sample = pd.DataFrame({
+                n: pd.Series(["1"], dtype="str") if not meta.variables[n].is_numeric
+                else pd.Series([1.0]) for n in sorted(c.variables)})
+            result = c.violations(sample)
+            if not result["applicable"]:
+                names = ", ".join(f"'{n}'" for n in sorted(c.variables))
+                path = ("constraints", params["constraints"].index(c.id)) \
+                    if "constraints" in params else ()
+                yield path, (f"constraint '{c.id}' on {names} cannot be checked on the data "
+                             f"this step sees ({result['reason']}): it will count no "
+                             "violations; check it before the recode, or leave it out with "
+                             "'constraints'")
 
     def evaluate(self, data, params, rng, *, original):
         results = {

@@ -18,6 +18,7 @@ from ..data.codes import key_codes
 from ..data.dataset import Dataset, Metadata
 from ..kernels.frequencies import frequencies, row_ids
 from ..registry import Finding, Measure, MeasureResult, register, variables_param
+from ..results import COUNT, NAMES, NUMBER, TEXT, Null, Shape, record
 
 VARIABLES_PARAM: dict = variables_param(
     "Key variables (default: every variable with role key).", unique=False)
@@ -93,6 +94,15 @@ def _distribution(values: np.ndarray) -> dict:
             "mean": float(values.mean()), "max": float(values.max())}
 
 
+DISTRIBUTION = record(min=NUMBER.with_null(), median=NUMBER.with_null(),
+                      mean=NUMBER.with_null(), max=NUMBER.with_null())  # null without records
+
+
+def weight_shape(weight: str | None, shape: Shape = TEXT) -> Shape:
+    """``shape``, or null when no variable has role weight."""
+    return shape if weight else Null("no variable has role weight")
+
+
 @register
 class Frequencies(KeyFrequencyMeasure):
     name = "frequencies"
@@ -102,6 +112,13 @@ class Frequencies(KeyFrequencyMeasure):
         "additionalProperties": False,
         "properties": {"variables": VARIABLES_PARAM, "alpha": ALPHA_PARAM},
     }
+
+    def result_shape(self, params, meta):
+        weight = self.weight(meta)
+        return record(variables=NAMES, alpha=NUMBER, weight=weight_shape(weight),
+                      records=COUNT, combinations=COUNT, sample_uniques=COUNT,
+                      records_with_missing_keys=COUNT, fk=DISTRIBUTION,
+                      Fk=weight_shape(weight, DISTRIBUTION))
 
     def evaluate(self, data, params, rng, *, original):
         """``fk`` and ``Fk`` per record (:func:`sdcflow.kernels.frequencies.frequencies`:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..registry import MeasureResult, register
-from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold
+from ..results import NUMBER, Record
+from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold, risk_fields
 
 
 @register
@@ -19,6 +20,10 @@ class GlobalRisk(RiskMeasure):
         "additionalProperties": False,
         "properties": RISK_PARAMS,
     }
+
+    def result_shape(self, params, meta):
+        return Record({**risk_fields(self, params, meta), "expected_reidentifications": NUMBER,
+                       "risk": NUMBER, "percent": NUMBER})
 
     def evaluate(self, data, params, rng, *, original):
         """``expected_reidentifications`` = sum of the individual risks r_i (sdcMicro's

@@ -15,8 +15,9 @@ from ..data.codes import key_codes
 from ..data.dataset import Metadata
 from ..kernels.risk import household_risk
 from ..registry import Finding, MeasureResult, register
+from ..results import COUNT, NUMBER, TEXT, Record
 from .frequencies import single_role
-from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold
+from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold, risk_fields
 
 
 @register
@@ -45,6 +46,11 @@ class HouseholdRisk(RiskMeasure):
         elif len(households) > 1:
             yield (), (f"several variables have role household ({', '.join(households)}); "
                        "household_risk needs one household id")
+
+    def result_shape(self, params, meta):
+        return Record({**risk_fields(self, params, meta), "household": TEXT,
+                       "households": COUNT, "expected_reidentifications": NUMBER,
+                       "risk": NUMBER, "percent": NUMBER, "max": NUMBER.with_null()})
 
     def evaluate(self, data, params, rng, *, original):
         """``household_risk`` per record; ``expected_reidentifications`` = sum over the

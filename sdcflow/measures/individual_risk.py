@@ -16,7 +16,8 @@ import pandas as pd
 from ..data.dataset import Dataset
 from ..kernels.risk import METHODS, individual_risk
 from ..registry import MeasureResult, register
-from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, KeyFrequencyMeasure
+from ..results import COUNT, NAMES, NUMBER, TEXT, Record, Text
+from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, KeyFrequencyMeasure, weight_shape
 
 RISK_PARAMS: dict = {
     "variables": VARIABLES_PARAM,
@@ -62,6 +63,20 @@ class RiskMeasure(KeyFrequencyMeasure):
         return r, how
 
 
+def risk_fields(plugin: KeyFrequencyMeasure, params: Mapping, meta) -> dict:
+    """The shapes of the fields :meth:`RiskMeasure.risk` describes the risk with, and of
+    :func:`above_threshold`'s."""
+    weight = plugin.weight(meta)
+    out = {"variables": NAMES, "alpha": NUMBER, "weight": weight_shape(weight),
+           "method": weight_shape(weight, Text(tuple(METHODS))),
+           "qual": weight_shape(weight, NUMBER), "records": COUNT}
+    if weight is None:
+        out["note"] = TEXT
+    if params.get("threshold") is not None:
+        out.update(threshold=NUMBER, above_threshold=COUNT, above_threshold_percent=NUMBER)
+    return out
+
+
 def above_threshold(values: np.ndarray, params: Mapping) -> dict:
     """``threshold`` and the number (and percent) of records whose value is above it,
     when the parameter is given."""
@@ -82,6 +97,12 @@ class IndividualRisk(RiskMeasure):
         "additionalProperties": False,
         "properties": RISK_PARAMS,
     }
+
+    def result_shape(self, params, meta):
+        # (max, mean and median are null without records)
+        return Record({**risk_fields(self, params, meta), "max": NUMBER.with_null(),
+                       "mean": NUMBER.with_null(), "median": NUMBER.with_null(),
+                       "high_risk": COUNT})
 
     def evaluate(self, data, params, rng, *, original):
         """The risk per record and its distribution: ``max``, ``mean``, ``median``,

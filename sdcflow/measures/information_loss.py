@@ -22,6 +22,7 @@ import pandas as pd
 from ..data.dataset import Dataset
 from ..kernels.information_loss import continuous_information_loss
 from ..registry import Measure, MeasureResult, register, variables_param
+from ..results import COUNT, NAMES, NUMBER, TEXT, Record, record
 from .reference import REFERENCE, same_records
 
 
@@ -63,6 +64,23 @@ class InformationLoss(Measure):
     def check(self, params, meta):
         if not self.variables(params, meta):
             yield ("variables",), "no numeric variables: declare variables with role 'numeric'"
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        names = self.variables(params, meta)
+        # null with fewer than two complete records, or when a statistic is undefined
+        row = Record({"mse": NUMBER.with_null(), "mae": NUMBER.with_null(),
+                      "mv": NUMBER.with_null(), "mv_left_out": COUNT}, {"cells": COUNT})
+        pil = {"quantiles": NUMBER, "means": NUMBER, "variances": NUMBER}
+        if len(names) > 1:
+            pil.update(covariances=NUMBER, correlations=NUMBER.with_null())
+        return record(reference=TEXT, variables=NAMES, records=COUNT, records_complete=COUNT,
+                      X=row, V=row.with_null(), R=row.with_null(), RF=row.with_null(),
+                      C=row.with_null(), F=row.with_null(), eigen=NUMBER.with_null(),
+                      pil=NUMBER.with_null(), pil_by_statistic=Record({}, pil),
+                      il1s=NUMBER.with_null(), il1_sdcmicro=NUMBER.with_null(),
+                      il1_constant_variables=NAMES, eigen_percent=NUMBER.with_null())
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

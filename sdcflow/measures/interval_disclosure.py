@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..kernels.linkage import interval_disclosure
 from ..registry import Measure, MeasureResult, register
+from ..results import COUNT, NAMES, NUMBER, TEXT, Text, by_variable, record
 from .record_linkage import VARIABLES, check_variables, values
 from .reference import REFERENCE, same_records
 
@@ -48,6 +49,13 @@ class IntervalDisclosure(Measure):
 
     def check(self, params, meta):
         return check_variables(params, self.variables(params, meta))
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        return record(p=NUMBER, kind=Text(("value", "rank")), reference=TEXT,
+                      variables=NAMES, percent=NUMBER, disclosed=COUNT, values=COUNT,
+                      per_variable=by_variable(self.variables(params, meta)))
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

@@ -17,6 +17,7 @@ from ..data.codes import key_codes
 from ..data.strata import stratum_codes
 from ..kernels.frequencies import frequencies
 from ..registry import Measure, MeasureResult, register, strata_param
+from ..results import COUNT, NAMES, NUMBER, Keyed, Record, by_values
 from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, single_role
 
 
@@ -61,6 +62,16 @@ class KAnonymity(Measure):
             if k > len(data):
                 where = ("k", i) if isinstance(params["k"], list) else ("k",)
                 yield where, f"k = {k} is larger than the number of records ({len(data)})"
+
+    def result_shape(self, params, meta):
+        ks = sorted(set(params["k"] if isinstance(params["k"], list) else [params["k"]]))
+        fields = {"variables": NAMES, "alpha": NUMBER, "records": COUNT,
+                  "violations": by_values("k", ks, COUNT),
+                  "percent": by_values("k", ks, NUMBER)}
+        if self.strata(params, meta):
+            fields["strata"] = NAMES
+            fields["by_stratum"] = Keyed(by_values("k", ks, COUNT), "stratum")
+        return Record(fields)
 
     def evaluate(self, data, params, rng, *, original):
         keys = self.variables(params, data.meta)

@@ -22,6 +22,7 @@ from ..data.dataset import Metadata
 from ..kernels.frequencies import row_ids
 from ..kernels.risk import l_diversity
 from ..registry import Finding, Measure, MeasureResult, register, variables_param
+from ..results import COUNT, NAMES, NUMBER, Record, by_variable
 from ..suggest import did_you_mean
 from .frequencies import VARIABLES_PARAM, key_variables
 
@@ -83,6 +84,17 @@ class LDiversity(Measure):
                 # sdcMicro refuses this too: the class would always have one value
                 yield ("sensitive", i), (f"'{name}' is a key variable; a sensitive variable "
                                          "must not be one of the keys")
+
+    def result_shape(self, params, meta):
+        l_wanted = params.get("l")
+        # (the minima are null without records)
+        stats = {"distinct_min": COUNT.with_null(), "entropy_min": NUMBER.with_null()}
+        fields = {"variables": NAMES, "records": COUNT, "classes": COUNT}
+        if l_wanted is not None:
+            stats["below_l"] = COUNT
+            fields.update(l=COUNT, below_l=COUNT, below_l_percent=NUMBER)
+        fields["sensitive"] = by_variable(self.sensitive(params, meta), Record(stats))
+        return Record(fields)
 
     def evaluate(self, data, params, rng, *, original):
         """Per record ``l_distinct_<var>`` and ``l_entropy_<var>``; in the summary, the

@@ -21,6 +21,7 @@ import numpy as np
 from ..kernels.learned_linkage import learn_distance
 from ..kernels.linkage import Links, nearest_links, standardize
 from ..registry import Measure, MeasureResult, register
+from ..results import COUNT, FLAG, NAMES, NUMBER, TEXT, ListOf, Record, by_variable, record
 from .record_linkage import VARIABLES, check_variables, links_frame, values
 from .reference import REFERENCE, same_records
 
@@ -84,6 +85,24 @@ class LearnedLinkage(Measure):
         if params.get("reference", "original") == "original" \
                 and len(data) > params["max_records"]:
             yield ("max_records",), _too_many(len(data), params["max_records"])
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        names = self.variables(params, meta)
+        fields = {"form": TEXT, "reference": TEXT, "variables": NAMES, "records": COUNT,
+                  "used_records": COUNT, "correct": NUMBER, "percent": NUMBER,
+                  "correct_any": COUNT, "percent_correct_any": NUMBER,
+                  "equal_weights": record(correct=NUMBER, percent=NUMBER)}
+        # learned only with two complete records or more: the data decide
+        learned = {"program": record(status=TEXT, solution=TEXT, message=TEXT,
+                                     objective=NUMBER, relaxed=FLAG, constraints=COUNT,
+                                     candidates=TEXT, unlinkable=COUNT, margin=NUMBER)}
+        if params["form"] == "weighted_mean":
+            learned["weights"] = by_variable(names)
+        else:
+            learned.update(matrix=ListOf(ListOf(NUMBER)), min_eigenvalue=NUMBER)
+        return Record(fields, learned)
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..kernels.utility import propensity_utility
 from ..registry import Measure, MeasureResult, register, variables_param
+from ..results import COUNT, FLAG, NAMES, NUMBER, TEXT, record
 from .categorical_information_loss import shared_codes
 from .reference import REFERENCE
 
@@ -56,6 +57,14 @@ class Propensity(Measure):
         if not self.variables(params, meta):
             yield ("variables",), ("no key, numeric or pram variables: name the variables of "
                                    "the model")
+
+    def result_shape(self, params, meta):
+        return record(reference=TEXT, variables=NAMES, interactions=FLAG, squares=FLAG,
+                      records_left_out=record(reference=COUNT, protected=COUNT),
+                      U=NUMBER, pmse=NUMBER, c=NUMBER, records=COUNT, maximum=NUMBER,
+                      null_expected=NUMBER, ratio=NUMBER.with_null(),
+                      standardised=NUMBER.with_null(), parameters=COUNT, iterations=COUNT,
+                      converged=FLAG, separated=FLAG, deviance=NUMBER)
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

@@ -28,7 +28,14 @@ from ..data.strata import stratum_codes, stratum_members
 from ..kernels.linkage import standardize
 from ..kernels.rank_swap_attack import AttackResult, intersection_attack, rank_distance
 from ..registry import Measure, MeasureResult, register, strata_param, variables_param
-from .record_linkage import SCENARIO_PARAM, check_variables, run_scenarios, values
+from ..results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, by_variable
+from .record_linkage import (
+    SCENARIO_PARAM,
+    check_variables,
+    run_scenarios,
+    scenario_fields,
+    values,
+)
 from .reference import REFERENCE, same_records
 
 _SIZE_BINS = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 5), (6, 10), (11, 100), (101, None)]
@@ -84,6 +91,21 @@ class RankSwapAttack(Measure):
             var = meta.variables.get(name)
             if var is not None and var.type == "ordinal" and not var.order:
                 yield ("variables",), f"the ordinal variable '{name}' has no declared order"
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        names = self.variables(params, meta)
+        fields = {"p": NUMBER, "p_unit": TEXT, "rank_distance": by_variable(names, COUNT),
+                  "reference": TEXT, "variables": NAMES, "records": COUNT, "scenarios": TEXT,
+                  **scenario_fields(names, params["scenarios"],
+                                    ("certain", "linked", "inconsistent")),
+                  # the sizes found in the data, in bins: 1, 2, 3-5, ...
+                  "intersection_sizes": Keyed(COUNT, "intersection size"),
+                  "wrong_certain": COUNT}
+        if self.strata(params, meta):
+            fields["strata"] = COUNT
+        return Record(fields)
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

@@ -30,6 +30,18 @@ from ..kernels.linkage import (
     weighted,
 )
 from ..registry import Measure, MeasureResult, register, variables_param
+from ..results import (
+    COUNT,
+    FLAG,
+    NAMES,
+    NUMBER,
+    TEXT,
+    ListOf,
+    Record,
+    Text,
+    by_values,
+    by_variable,
+)
 from .reference import REFERENCE, same_records
 
 SCENARIOS = ("all", "prefixes", "subsets")
@@ -102,6 +114,25 @@ def run_scenarios(names: list[str], mode: str, n: int,
     mean = {k: float(np.mean([by_size[str(s)][k] for s in range(1, len(names) + 1)]))
             for k in keys}
     return {**figures(mean), "by_size": by_size}
+
+
+def scenario_fields(names: list[str], mode: str, keys: tuple[str, ...]) -> dict:
+    """The shapes of the fields :func:`run_scenarios` returns."""
+
+    def figures() -> dict:
+        out: dict = {}
+        for i, k in enumerate(keys):
+            out[k] = NUMBER
+            out["percent" if i == 0 else f"percent_{k}"] = NUMBER
+        return out
+
+    out = figures()
+    if mode == "prefixes":
+        out["by_scenario"] = ListOf(Record({"variables": NAMES, **figures()}))
+    elif mode == "subsets":
+        out["by_size"] = by_values("number of variables known", range(1, len(names) + 1),
+                                   Record({"scenarios": COUNT, **figures()}))
+    return out
 
 
 def check_variables(params: Mapping, names: list[str]):
@@ -183,6 +214,28 @@ class RecordLinkage(Measure):
         for name in weights:
             if name not in names:
                 yield ("weights", name), f"'{name}' is not one of the linkage variables"
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        names = self.variables(params, meta)
+        method = params["method"]
+        fields = {"method": Text((method,)), "reference": TEXT, "variables": NAMES,
+                  "records": COUNT, "scenarios": TEXT,
+                  **scenario_fields(names, params["scenarios"],
+                                    ("correct", "correct_any", "not_linked")),
+                  "ties": TEXT}
+        if method == "probabilistic":
+            fields["em"] = Record({"m": by_variable(names), "u": by_variable(names),
+                                   "p": NUMBER, "iterations": COUNT, "converged": FLAG})
+            fields["tolerance"] = NUMBER
+        else:
+            fields["standardize"] = TEXT
+        if method == "mahalanobis":
+            fields.update(covariance=TEXT, mahalanobis_rank=COUNT.with_null())
+        if method == "weighted":
+            fields["weights"] = by_variable(names)
+        return Record(fields)
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

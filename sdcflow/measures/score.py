@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from ..constraints import ExprError, parse
 from ..registry import Measure, MeasureResult, register
+from ..results import NUMBER, TEXT, record
 
 
 def _heads(text: str) -> list[str]:
@@ -53,6 +54,13 @@ class Score(Measure):
                 parse(params[key], subscripts=True, condition=False)
             except ExprError as exc:
                 yield (key,), str(exc)
+
+    def expressions(self, params):
+        return {key: params[key] for key in ("il", "dr") if isinstance(params.get(key), str)}
+
+    def result_shape(self, params, meta):
+        return record(il=NUMBER, dr=NUMBER, il_weight=NUMBER, score=NUMBER, il_expr=TEXT,
+                      dr_expr=TEXT)
 
     def evaluate(self, data, params, rng, *, original, results=None):
         from ..engine import expression_value

@@ -18,6 +18,7 @@ import pandas as pd
 from ..data.codes import key_codes
 from ..kernels.suda import suda_scores
 from ..registry import Measure, MeasureResult, register, variables_param
+from ..results import COUNT, NAMES, NUMBER, Keyed, Record, by_variable
 
 # The level-wise search visits every subset of at most max_size keys; beyond this many it
 # would run for hours, so the recipe is refused with a hint instead.
@@ -64,6 +65,17 @@ class Suda(Measure):
                 f"{m} variables with MSUs of up to {max_size or m} variables means "
                 f"{subsets:,} variable subsets to search (at most {MAX_SUBSETS:,}): "
                 "lower max_size or use fewer variables")
+
+    def result_shape(self, params, meta):
+        keys = self.variables(params, meta)
+        fields = {"variables": NAMES, "max_size": COUNT, "records": COUNT,
+                  "records_with_msu": COUNT,
+                  "msu_by_size": Keyed(COUNT, "MSU size"),  # the sizes found in the data
+                  "total_score": NUMBER, "mean_score": NUMBER, "max_score": NUMBER,
+                  "contributions": by_variable(keys)}
+        if params.get("threshold") is not None:
+            fields.update(threshold=NUMBER, above_threshold=COUNT)
+        return Record(fields)
 
     def evaluate(self, data, params, rng, *, original):
         keys = self.variables(params, data.meta)

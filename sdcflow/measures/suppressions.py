@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..registry import Measure, MeasureResult, register, variables_param
+from ..results import COUNT, NUMBER, TEXT, by_variable, record
 from .reference import REFERENCE, same_records
 
 
@@ -26,6 +27,13 @@ class Suppressions(Measure):
     }
 
     default_roles = ("key",)
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        names = self.variables(params, meta)
+        return record(reference=TEXT, suppressions=by_variable(names, COUNT),
+                      percent=by_variable(names, NUMBER), total=COUNT)
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..registry import MeasureResult, TableMeasure, register
+from ..results import COUNT, FLAG, NUMBER, TEXT, ListOf, record
 
 
 @register
@@ -27,6 +28,11 @@ class TableAudit(TableMeasure):
         """Only the verdict and the counts: the listed cells hold the original values of
         suppressed cells."""
         return {k: v for k, v in summary.items() if k != "cells"}
+
+    def result_shape(self, params, meta):
+        cell = record(cell=TEXT, status=TEXT, value=NUMBER.with_null(), lower=NUMBER,
+                      upper=NUMBER, protected=FLAG)
+        return record(passed=FLAG, suppressed=COUNT, unprotected=COUNT, cells=ListOf(cell))
 
     def evaluate(self, data, params, rng, *, original=None):
         from ..tabular import audit

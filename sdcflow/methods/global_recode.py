@@ -17,7 +17,7 @@ from ..kernels.recode import (
     interval_labels,
     width_breaks,
 )
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, Output, register
 
 
 @register
@@ -25,6 +25,7 @@ class GlobalRecode(Method):
     name = "global_recode"
     summary = "Recode a variable into intervals, merged categories or a hierarchy level."
     makes_missing = True  # values outside the breaks become missing (counted in info)
+    version = "2"  # 2: groups merge an ordinal order whether or not the data hold each member
     roles = ("key", "numeric", "sensitive", "pram", "strata")
     params: ClassVar[dict] = {
         "type": "object",
@@ -114,6 +115,31 @@ class GlobalRecode(Method):
                 yield ("level",), (f"'{var.name}' has no hierarchy level '{params['level']}'"
                                    f" (levels: {have})")
 
+    def outputs(self, params, meta):
+        var = meta.variables.get(params["variable"])
+        if var is None:
+            return {}
+        if "breaks" in params:  # intervals: ordinal, labelled as given or as R's cut
+            labels = params.get("labels") or interval_labels(
+                params["breaks"], right=params["right"], include_lowest=params["include_lowest"])
+            return {var.name: Output(var.evolve(type="ordinal", order=tuple(labels),
+                                                hierarchy=None))}
+        if "width" in params:  # the intervals cover the data: their labels come from them
+            return {var.name: Output(var.evolve(type="ordinal", order=None, hierarchy=None),
+                                     order_from_data=True)}
+        if "groups" in params:
+            order = var.order
+            if order is not None:
+                merged = {_text(o): new for new, olds in params["groups"].items() for o in olds}
+                order = tuple(dict.fromkeys(merged.get(c, c) for c in order))
+            return {var.name: Output(var.evolve(order=order, hierarchy=None))}
+        levels = list(var.hierarchy or {})
+        level = params.get("level")
+        rest = {k: v for k, v in (var.hierarchy or {}).items()
+                if level in levels and levels.index(k) > levels.index(level)}
+        return {var.name: Output(var.evolve(type="categorical", order=None,
+                                            hierarchy=rest or None))}
+
     def check_data(self, params, data):
         var = data.variables[params["variable"]]
         if "level" in params and var.hierarchy:
@@ -154,7 +180,11 @@ class GlobalRecode(Method):
             mapping = category_mapping(col.dropna().unique().tolist(), groups)
             order = var.order
             if order is not None:
-                order = tuple(dict.fromkeys(mapping.get(c, c) for c in order))
+                # every listed category, whether or not the data hold it, takes its
+                # group's place (not only those observed, or the order would depend on
+                # the data and keep categories the groups merged)
+                merged = category_mapping(order, groups)
+                order = tuple(dict.fromkeys(merged.get(c, c) for c in order))
             new_var = var.evolve(order=order, hierarchy=None)
         else:
             mapping = hierarchy_mapping(var.hierarchy, params["level"])

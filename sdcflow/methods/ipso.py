@@ -20,7 +20,7 @@ from ..data.strata import stratum_codes, stratum_members
 from ..kernels.design import Columns, Constant, Design, Indicators
 from ..kernels.ipso import VARIANTS, ipso
 from ..kernels.least_squares import TooFewRecords
-from ..registry import Method, MethodResult, register, strata_param, variables_param
+from ..registry import Method, MethodResult, numeric_output, register, strata_param, variables_param
 
 # Dummy columns make the design n x q floats; beyond this a categorical predictor is
 # more likely an identifier than a model term (and the design would not fit in memory).
@@ -125,6 +125,12 @@ class RegressionSynthesis(Method):
             yield ("predictors",), (f"the predictors make {width} design columns (dummy "
                                     f"variables included), more than {MAX_DESIGN_COLUMNS}: "
                                     "recode the categorical predictors with many categories")
+
+    def outputs(self, params, meta):
+        # synthetic values are real numbers unless the method hands out the variable's own
+        # values (keeps_values): then an integer variable stays integer
+        return {n: numeric_output(meta.variables[n], whole=bool(self.keeps_values))
+                for n in self.variables(params, meta) if n in meta.variables}
 
     @abstractmethod
     def synthesise(self, X: Design, Y: np.ndarray, params: dict,

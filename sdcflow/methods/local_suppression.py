@@ -16,7 +16,7 @@ from ..data.codes import key_codes
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.frequencies import frequencies
 from ..kernels.local_suppression import suppress_to_k
-from ..registry import Method, MethodResult, register, strata_param, variables_param
+from ..registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 
 
 @register
@@ -95,6 +95,9 @@ class LocalSuppression(Method):
             rank = np.array([imp.get(v, top) for v in keys], dtype=float)
             return 1000.0 ** (rank.max() - rank)
         return np.ones(len(keys))
+
+    def outputs(self, params, meta):
+        return unchanged(self.variables(params, meta), meta)  # values only become missing
 
     def apply(self, data, params, rng):
         keys = self.variables(params, data.meta)

@@ -23,7 +23,7 @@ import pandas as pd
 from ..data.codes import numeric_matrix, ordered_values
 from ..kernels.changes import changed_values
 from ..kernels.lossy_compression import BLOCK, lossy_compress
-from ..registry import Method, MethodResult, register, variables_param
+from ..registry import Method, MethodResult, numeric_output, register, variables_param
 
 
 def sort_order(column: pd.Series, var) -> np.ndarray:
@@ -76,6 +76,11 @@ class LossyCompression(Method):
             yield ("variables",), "a variable is named twice"
         if params.get("sort_by") and params["sort_by"] not in meta.variables:
             yield ("sort_by",), f"'{params['sort_by']}' is not a declared variable"
+
+    def outputs(self, params, meta):
+        # decompressed values are real numbers: an integer variable becomes continuous
+        return {n: numeric_output(meta.variables[n], whole=False)
+                for n in self.variables(params, meta) if n in meta.variables}
 
     def apply(self, data, params, rng):
         names = self.variables(params, data.meta)

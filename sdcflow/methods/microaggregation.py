@@ -31,7 +31,15 @@ from ..kernels.fuzzy import fuzzy_weights
 from ..kernels.mdav import mdav
 from ..kernels.projected import projected
 from ..kernels.univariate import individual_ranking, optimal_univariate
-from ..registry import Method, MethodResult, register, strata_param, variables_param
+from ..registry import (
+    Method,
+    MethodResult,
+    Output,
+    numeric_output,
+    register,
+    strata_param,
+    variables_param,
+)
 
 ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy")
 
@@ -248,6 +256,16 @@ class Microaggregation(Method):
         _, conditions, _ = self.plan_groups(params, meta)
         cond_vars = set().union(*(c.variables for c in conditions)) if conditions else set()
         return super().reads(params, meta) | cond_vars
+
+    def outputs(self, params, meta):
+        # categories stay categories (plurality, lower median); a numeric variable gets
+        # group representatives: integer while they are whole (e.g. medians), else continuous
+        out = {}
+        for name in self.variables(params, meta):
+            var = meta.variables.get(name)
+            if var is not None:
+                out[name] = numeric_output(var) if var.is_numeric else Output(var)
+        return out
 
     # --- checks -------------------------------------------------------------------------
     def check(self, params, meta):

@@ -53,7 +53,7 @@ from ..kernels.noise import (
     multiplicative_noise,
     romm,
 )
-from ..registry import Method, MethodResult, register, strata_param, variables_param
+from ..registry import Method, MethodResult, numeric_output, register, strata_param, variables_param
 
 METHODS = ("additive", "correlated", "correlated_restored", "multiplicative", "romm")
 MULTIVARIATE = ("correlated", "correlated_restored", "romm")
@@ -124,6 +124,11 @@ class Noise(Method):
             yield ("variables",), (f"{method} noise needs at least 2 records without a "
                                    "missing value in " + ", ".join(names)
                                    + " to estimate their covariance matrix")
+
+    def outputs(self, params, meta):
+        # noisy values are real numbers: an integer variable becomes continuous
+        return {n: numeric_output(meta.variables[n], whole=False)
+                for n in self.variables(params, meta) if n in meta.variables}
 
     def apply(self, data, params, rng):
         names = self.variables(params, data.meta)

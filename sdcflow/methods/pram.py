@@ -25,7 +25,7 @@ from ..kernels.pram import (
     matrix_problems,
     pram,
 )
-from ..registry import Method, MethodResult, register, strata_param, variables_param
+from ..registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 
 _ROW_TOLERANCE = 1e-9
 _MAX_LISTED_STRATA = 50
@@ -82,6 +82,9 @@ class Pram(Method):
     default_roles = ("pram",)
     stratified = True
     strata_conflict = "'{name}' is post-randomised, so it cannot define strata"
+
+    def outputs(self, params, meta):
+        return unchanged(self.variables(params, meta), meta)  # categories to categories
 
     # --- checks -------------------------------------------------------------------------
     def check(self, params, meta):

@@ -19,7 +19,7 @@ import pandas as pd
 from ..data.codes import ordered_values
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.rank_swap import VARIANTS, rank_swap, rank_window
-from ..registry import Method, MethodResult, register, strata_param, variables_param
+from ..registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 
 _MAX_LISTED_STRATA = 50
 # what limits the partner choice, per variant, as reported in the manifest
@@ -79,6 +79,9 @@ class RankSwap(Method):
                 yield ("p",), (f"p = {params['p']:g}% of at most {largest} values of '{name}'"
                                " (per stratum) is less than one rank: no value can be "
                                f"swapped; p must be at least {100 / largest:.4g}")
+
+    def outputs(self, params, meta):
+        return unchanged(self.variables(params, meta), meta)  # values swapped, not changed
 
     def apply(self, data, params, rng):
         frame = data.frame

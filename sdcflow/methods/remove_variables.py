@@ -31,6 +31,9 @@ class RemoveVariables(Method):
     def removes(self, params, meta):
         return set(params["variables"])
 
+    def outputs(self, params, meta):
+        return {}  # writes nothing; removes() says what goes
+
     def apply(self, data, params, rng):
         keep = [c for c in data.frame.columns if c not in params["variables"]]
         out = type(data)(data.frame[keep], {c: data.variables[c] for c in keep}, data.constraints)

@@ -12,7 +12,7 @@ from ..data.codes import numeric_column
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.changes import changed_values
 from ..kernels.resampling import resample
-from ..registry import Method, MethodResult, register, strata_param, variables_param
+from ..registry import Method, MethodResult, numeric_output, register, strata_param, variables_param
 
 
 @register
@@ -54,6 +54,11 @@ class Resampling(Method):
             yield ("variables",), ("no variables: name them or declare integer or continuous "
                                    "variables with role numeric")
         yield from self.check_strata(params, meta)
+
+    def outputs(self, params, meta):
+        # averaged bootstrap values: an integer variable stays integer while they are whole
+        return {n: numeric_output(meta.variables[n])
+                for n in self.variables(params, meta) if n in meta.variables}
 
     def apply(self, data, params, rng):
         frame = data.frame

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..kernels.rounding import round_to_base, round_to_points
-from ..registry import Method, MethodResult, register, variables_param
+from ..registry import Method, MethodResult, numeric_output, register, variables_param
 
 _POINTS = {"type": "array", "minItems": 1, "items": {"type": "number"}}
 _BASE = {"type": "number", "exclusiveMinimum": 0}
@@ -95,6 +95,21 @@ class Rounding(Method):
                         not b > a for a, b in pairwise(points)):
                     path = ("points",) if name is None else ("points", name)
                     yield path, "the rounding points must be strictly increasing"
+
+    def outputs(self, params, meta):
+        # an integer variable stays integer when every rounding point is whole
+        out = {}
+        for name in self.variables(params, meta):
+            var = meta.variables.get(name)
+            if var is None:
+                continue
+            try:
+                key, value = self.rule(params, name)
+            except (KeyError, TypeError):  # a rule missing for the variable: check() says so
+                continue
+            whole = all(float(v).is_integer() for v in (value if key == "points" else [value]))
+            out[name] = numeric_output(var, whole=whole)
+        return out
 
     def apply(self, data, params, rng):
         columns, new_vars, details = {}, [], {}

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..data.strata import stratum_codes
 from ..kernels.sampling import allocate, stratified_sample
-from ..registry import Method, MethodResult, register, strata_param
+from ..registry import Method, MethodResult, numeric_output, register, strata_param, unchanged
 
 
 @register
@@ -54,6 +54,15 @@ class Sampling(Method):
         if params.get("size", 0) > len(data):
             yield ("size",), (f"size = {params['size']} is larger than the number of records"
                               f" ({len(data)})")
+
+    def outputs(self, params, meta):
+        # every variable is carried into the sample as it is, but the weight is scaled:
+        # an integer weight stays integer while the scaled weights are whole
+        out = unchanged(meta.variables, meta)
+        for name in meta.names("weight"):
+            if params.get("adjust_weights", True):
+                out[name] = numeric_output(meta.variables[name])
+        return out
 
     def apply(self, data, params, rng):
         strata = self.strata(params, data.meta)

@@ -11,7 +11,7 @@ import pandas as pd
 from ..data.codes import numeric_column
 from ..kernels.recode import number_text
 from ..kernels.top_bottom import code_tail, tail_mask
-from ..registry import Method, MethodResult, register
+from ..registry import Method, MethodResult, Output, numeric_output, register
 
 _TAIL = {
     "type": "object",
@@ -63,6 +63,18 @@ class TopBottomCode(Method):
         top, bottom = params.get("top", {}), params.get("bottom", {})
         if "value" in top and "value" in bottom and bottom["value"] > top["value"]:
             yield ("bottom", "value"), "the bottom threshold is above the top threshold"
+
+    def outputs(self, params, meta):
+        var = meta.variables.get(params["variable"])
+        if var is None:
+            return {}
+        sides = [params[s] for s in ("bottom", "top") if s in params]
+        labels = [s["label"] for s in sides if "label" in s]
+        if labels:  # ordinal text: the labels and the values left between them
+            return {var.name: Output(var.evolve(type="ordinal", order=tuple(labels)),
+                                     order_from_data=True)}
+        # an integer variable stays integer while the replacements are whole numbers
+        return {var.name: numeric_output(var)}
 
     def apply(self, data, params, rng):
         name = params["variable"]

@@ -30,6 +30,9 @@ class StepSpec:
     ok: bool = True  # False when the step has problems of its own (not run, not checked)
     # the parameters with their defaults, one set per grid value (set by validation)
     variants: list[dict] = field(default_factory=list)
+    # the step sees the records and the columns it reads as loaded, in every variant (set
+    # by validation): only then can its data checks run on the data as loaded
+    sees_loaded_data: bool = True
 
     @property
     def path(self) -> tuple:
@@ -66,6 +69,7 @@ class CheckSpec:
     expr: Expr | None
     index: int
     message: str | None = None
+    path: tuple = ()  # where its expression is in the recipe
 
 
 @dataclass

@@ -17,6 +17,7 @@ from ..constraints import Constraint, ExprError, parse
 from ..data import Dataset, Variable, read_data
 from ..errors import Problem, RecipeError, unique_problems
 from ..suggest import did_you_mean
+from ._flow import add_shapes, follow, result_problems, step_problems
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._release import release_problems
 from ._schema import recipe_schema, schema_problems, where
@@ -253,6 +254,11 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
                 out.append(doc.problem(rpath, f"{where(rpath)}: '{used}' is a method; only the "
                                        "results of measure steps can be used"))
 
+    # every step against the variables as they are at that step
+    variants, cycles = follow(recipe)
+    out += cycles + step_problems(recipe, variants)
+    add_shapes(recipe, variants)
+
     # checks
     for i, check in enumerate(section("checks", list) or []):
         if broken(("checks", i)):
@@ -273,7 +279,9 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
                 out.append(doc.problem(path, f"checks[{i}]: '{head}' is a method; checks read "
                                        "the results of measure steps"))
         recipe.checks.append(CheckSpec(text, expr, i, None if isinstance(check, str)
-                                       else check.get("message")))
+                                       else check.get("message"), path))
+
+    out += result_problems(recipe, variants)
 
     # release
     release = recipe.release
@@ -391,20 +399,8 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
     if any(p.severity == "error" for p in out):
         step.ok = False
         return out
-    meta = recipe.meta()
     variants = [first] + [{**first, k: v} for k, vs in swept.items() for v in vs[1:]]
     step.variants = [registry.with_defaults(plugin.params, v) for v in variants]
-    named_any: set[str] = set()
-    for resolved in step.variants:
-        named = {tuple(p): n for p, n in plugin.named_variables(resolved)}
-        named_any |= set(named.values())
-        for name_var in plugin.variables(resolved, meta):
-            ppath = next((p for p, n in named.items() if n == name_var), ())
-            if ppath and ppath[0] in swept:
-                full = (*path, "grid", *ppath)
-            else:
-                full = (*path, "params", *ppath)
-            out += _variable_fits(recipe, plugin, name_var, full)
     ref = first.get("reference")
     if kind == "measure" and isinstance(ref, str) and ref != ORIGINAL:
         rpath = (*path, "params", "reference")
@@ -413,34 +409,10 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
         elif ref not in ids:
             out.append(doc.problem(rpath, f"{where(rpath)}: no step '{ref}'"
                                    f"{did_you_mean(ref, [*ids, ORIGINAL])}"))
-    # A plugin's own checks would mislead when what it acts on was left out for errors.
-    relevant = named_any & recipe.unusable if named_any else recipe.unusable
-    if not any(p.severity == "error" for p in out) and not relevant:
-        for resolved in step.variants:
-            for ppath, message in plugin.check(resolved, meta):
-                full = (*path, "params", *ppath)
-                out.append(doc.problem(full, f"{where(full)}: {message}"))
+    # the variables it acts on and the plugin's own checks: along the data flow, once
+    # every step is known (_flow.step_problems)
     step.ok = not any(p.severity == "error" for p in out)
     return unique_problems(out)
-
-
-def _variable_fits(recipe: Recipe, plugin, name_var: str, full: tuple) -> list[Problem]:
-    """Problems with a variable a step acts on: not declared, wrong role or type."""
-    doc, name = recipe.doc, plugin.name
-    var = recipe.variables.get(name_var)
-    if var is None:
-        if name_var in recipe.unusable:
-            return []
-        return [doc.problem(full, f"{where(full)}: '{name_var}' is not a declared variable"
-                            f"{did_you_mean(name_var, recipe.variables)}")]
-    out = []
-    if plugin.roles is not None and var.role not in plugin.roles:
-        out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
-                               f"(role {var.role}); accepted roles: {', '.join(plugin.roles)}"))
-    if plugin.types is not None and var.type not in plugin.types:
-        out.append(doc.problem(full, f"{where(full)}: {name} does not accept '{name_var}' "
-                               f"(type {var.type}); accepted types: {', '.join(plugin.types)}"))
-    return out
 
 
 def _example_variant(grid_steps: list[StepSpec]) -> str:
@@ -500,7 +472,9 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
             dataset.constraints = tuple(recipe.constraints)
             problems += _input_constraints(recipe, dataset, data_file)
             for step in recipe.steps:
-                if not step.ok:
+                # (a step that sees values or records changed by earlier steps is
+                # checked on its data when it runs)
+                if not step.ok or not step.sees_loaded_data:
                     continue
                 for p in step.variants:
                     for ppath, message in step.plugin.check_data(p, dataset):

@@ -33,8 +33,9 @@ def test_a_later_step_cannot_use_a_removed_variable(write_recipe):
                           " params: {variable: income, top: {value: 5}}}")
     with pytest.raises(RecipeError) as info:
         validate(write_recipe(text))
+    # found along the data flow, at the parameter, naming the step that removed it
     assert info.value.problems[0].message == (
-        "steps[1]: 'income' no longer exist at this step (removed by an earlier step)")
+        "steps[1].params.variable: 'income' was removed by step 'drop' before this step")
 
 
 def test_steps_before_the_removal_still_see_it(write_recipe, tmp_path):

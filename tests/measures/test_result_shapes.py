@@ -1,0 +1,182 @@
+"""Every built-in measure's declared result (Measure.result_shape) against its real
+summary, for parameters that change the shape: the declarations cannot drift from what
+the measures return, since validation checks the recipe's checks against them."""
+
+import json
+
+import numpy as np
+import pytest
+from helpers import ROOT
+
+from sdcflow import registry
+from sdcflow.constraints import Constraint
+from sdcflow.data import Dataset, Variable, read_data
+from sdcflow.engine import canonical_json
+from sdcflow.results import conformance
+
+
+def _variables(weight: bool = True) -> dict:
+    out = {n: Variable(n, "key", "categorical") for n in ("urbrur", "water", "sex", "relat")}
+    out["age"] = Variable("age", "key", "integer")
+    out["walls"] = Variable("walls", "sensitive", "categorical")
+    for name in ("expend", "income", "savings"):
+        out[name] = Variable(name, "numeric", "continuous")
+    out["ori_hid"] = Variable("ori_hid", "household", "categorical")
+    if weight:
+        out["sampling_weight"] = Variable("sampling_weight", "weight", "continuous")
+    return out
+
+
+def _head(n: int, weight: bool = True) -> Dataset:
+    data, _, findings = read_data({"builtin": "testdata"}, ROOT, _variables(weight))
+    assert not findings
+    constraints = (Constraint.from_recipe({"id": "positive", "expr": "income >= 0"}),
+                   Constraint.from_recipe({"id": "exists", "domain": ["walls"]}))
+    return Dataset(data.frame.iloc[:n].reset_index(drop=True), data.variables, constraints)
+
+
+ORIGINAL = _head(200)
+UNWEIGHTED = _head(200, weight=False)
+
+
+def _protected(original: Dataset) -> Dataset:
+    """Noise on the numeric variables, a few key values suppressed, a few categories
+    changed (a fixed generator: the same data on every run)."""
+    rng = np.random.default_rng(7)
+    frame = original.frame.copy()
+    for name in ("expend", "income", "savings"):
+        x = frame[name].to_numpy(dtype=float)
+        frame[name] = x + rng.normal(0, 0.1 * np.nanstd(x), len(x))
+    frame.loc[::17, "water"] = None
+    frame.loc[::13, "urbrur"] = frame["urbrur"].iloc[::13].map({"1": "2", "2": "1"})
+    frame.loc[::11, "walls"] = "2"
+    return Dataset(frame, original.variables, original.constraints)
+
+
+PROTECTED = _protected(ORIGINAL)
+
+NUMERIC = ["income", "expend"]
+CASES = {
+    "k_anonymity": [{}, {"k": 3}, {"k": [2, 5], "strata": ["urbrur"]}],
+    "frequencies": [{}, ("unweighted", {})],
+    "individual_risk": [{}, {"threshold": 0.1, "method": "exact"}, ("unweighted", {})],
+    "global_risk": [{}, {"threshold": 0.01}, ("unweighted", {})],
+    "household_risk": [{}, {"threshold": 0.5}],
+    "l_diversity": [{"sensitive": ["walls"]}, {"sensitive": ["walls", "income"], "l": 2}],
+    "suda": [{"variables": ["urbrur", "water", "sex"]},
+             {"variables": ["urbrur", "water", "sex", "relat"], "max_size": 2,
+              "threshold": 1}],
+    "suppressions": [{}, {"variables": ["water", "urbrur"]}],
+    "constraints": [{}, {"constraints": ["exists"]}],
+    "information_loss": [{"variables": NUMERIC}, {"variables": ["income"]}],
+    "interval_disclosure": [{"variables": NUMERIC}, {"variables": NUMERIC, "kind": "rank"}],
+    "categorical_information_loss": [{"variables": ["urbrur", "water", "walls"]},
+                                     {"variables": ["urbrur", "age"], "K": 1}],
+    "clustering_agreement": [{"variables": NUMERIC, "clusters": 3, "restarts": 1}],
+    "propensity": [{"variables": ["income", "urbrur"]},
+                   {"variables": NUMERIC, "interactions": True, "squares": True}],
+    "rank_swap_attack": [{"variables": NUMERIC, "p": 5},
+                         {"variables": NUMERIC, "p": 5, "scenarios": "prefixes",
+                          "strata": ["urbrur"]},
+                         {"variables": NUMERIC, "p": 5, "scenarios": "subsets"}],
+    "record_linkage": [{"variables": NUMERIC},
+                       {"variables": NUMERIC, "method": "mahalanobis", "scenarios": "prefixes"},
+                       {"variables": NUMERIC, "method": "weighted", "weights": {"income": 2},
+                        "scenarios": "subsets"},
+                       {"variables": NUMERIC, "method": "probabilistic"}],
+    "learned_linkage": [{"variables": NUMERIC, "max_records": 40, "time_limit": 10},
+                        {"variables": NUMERIC, "max_records": 40, "form": "bilinear",
+                         "time_limit": 10}],
+}
+# score combines other results and table_audit measures a table: both are checked on
+# what the engine gives them (test_engine_results_conform below)
+ENGINE_ONLY = {"score", "table_audit"}
+
+
+def _runs():
+    for name, cases in CASES.items():
+        for case in cases:
+            which, params = case if isinstance(case, tuple) else ("weighted", case)
+            yield pytest.param(name, which, params, id=f"{name}-{which}-{json.dumps(params)}")
+
+
+def test_every_measure_is_covered():
+    assert {p.name for p in registry.plugins("measure")} == set(CASES) | ENGINE_ONLY
+
+
+@pytest.mark.parametrize("name, which, params", list(_runs()))
+def test_the_summary_has_the_declared_shape(name, which, params):
+    plugin = registry.get(name)
+    resolved = registry.with_defaults(plugin.params, params)
+    original = ORIGINAL if which == "weighted" else UNWEIGHTED
+    protected = PROTECTED if which == "weighted" else _protected(UNWEIGHTED)
+    if name == "learned_linkage":  # an exact program: on few records
+        original = Dataset(original.frame.iloc[:40], original.variables, original.constraints)
+        protected = Dataset(protected.frame.iloc[:40], protected.variables,
+                            protected.constraints)
+    result = plugin.evaluate(protected, resolved, np.random.default_rng(1), original=original)
+    summary = json.loads(canonical_json(result.summary))  # as measures.json holds it
+    shape = plugin.result_shape(resolved, protected.meta)
+    assert shape is not None
+    assert conformance(shape, summary) == []
+
+
+def test_a_drifting_declaration_is_caught():
+    # the summary of k_anonymity for k = 2, 3 checked against a declaration for 2, 5
+    plugin = registry.get("k_anonymity")
+    summary = plugin.evaluate(ORIGINAL, registry.with_defaults(plugin.params, {"k": [2, 3]}),
+                              None, original=ORIGINAL).summary
+    shape = plugin.result_shape(registry.with_defaults(plugin.params, {"k": [2, 5]}),
+                                ORIGINAL.meta)
+    problems = conformance(shape, json.loads(canonical_json(summary)))
+    assert "summary.violations has the keys 2, 3, declared 2, 5" in problems
+
+
+ENGINE_RECIPE = """
+sdcflow: 1
+name: t
+seed: 1
+data: {builtin: testdata}
+variables:
+  urbrur: {role: key}
+  water: {role: key}
+  sex: {role: key}
+  income: {role: numeric}
+tables:
+  - {id: inc, dims: [urbrur, water], response: income}
+steps:
+  - {id: primary, method: sensitivity_rules, table: inc, params: {rules: [{freq: 30}]}}
+  - {id: secondary, method: secondary_suppression, table: inc, params: {algorithm: heuristic}}
+  - {id: audit, measure: table_audit, table: inc, params: {cells: 3}}
+  - {id: kanon, method: local_suppression, params: {k: 3}}
+  - {id: risk, measure: k_anonymity}
+  - {id: supp, measure: suppressions}
+  - {id: sc, measure: score, params: {il: "supp.total / 10", dr: "risk.percent[3]"}}
+"""
+
+
+def test_engine_results_conform(write_recipe, tmp_path):
+    """What the engine records for every measure step (score with the results it
+    combines, table_audit on its table) has the shape declared for the step's
+    parameters and the metadata the plan says it sees."""
+    from sdcflow import run, validate
+
+    path = write_recipe(ENGINE_RECIPE)
+    result = run(path, tmp_path / "out", use_cache=False)
+    plan = validate(path).plan
+    for ps in plan.steps:
+        if ps.kind == "measure":
+            shape = ps.step.plugin.result_shape(ps.params, ps.meta)
+            assert conformance(shape, result.measures[ps.node]) == [], ps.node
+    assert result.measures["audit"]["cells"]  # (the audit lists cells: their shape counts)
+
+
+def test_measures_pairing_records_are_those_that_call_same_records():
+    # the measures that refuse different records at run time (reference.same_records)
+    # are those validation checks the records of
+    import inspect
+
+    pairing = {p.name for p in registry.plugins("measure")
+               if "same_records(" in inspect.getsource(type(p))}
+    assert pairing == {p.name for p in registry.plugins("measure") if p.pairs_records}
+    assert len(pairing) == 8
