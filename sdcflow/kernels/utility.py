@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 from scipy.linalg.blas import dsyrk
 
 from .frequencies import row_ids
+from .jit import njit
 
 _CHUNK = 65536  # rows per block: keeps the n x c distance matrix small and in cache
 
