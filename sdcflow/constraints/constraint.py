@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .columns import require_64_bit
 from .expr import Expr, ExprError, degree, parse
 
 _SHOW = 5
@@ -76,11 +77,15 @@ class Constraint:
             try:
                 with np.errstate(all="ignore"):
                     if self.kind == "conditional":
-                        applies = np.asarray(self.condition.evaluate(env, self.tolerance), bool)
-                        holds = np.asarray(self.then.evaluate(env, self.tolerance), dtype=bool)
+                        applies = np.asarray(self.condition.evaluate(
+                            env, self.tolerance, skip=missing), dtype=bool)
+                        # the consequence is only evaluated where the condition applies
+                        holds = np.asarray(self.then.evaluate(
+                            env, self.tolerance, skip=missing | ~applies), dtype=bool)
                         bad = applies & ~holds
                     else:
-                        bad = ~np.asarray(self.expr.evaluate(env, self.tolerance), dtype=bool)
+                        bad = ~np.asarray(self.expr.evaluate(env, self.tolerance, skip=missing),
+                                          dtype=bool)
             except ExprError as exc:
                 # e.g. a range on age after age was recoded into classes (text)
                 return {"kind": self.kind, "applicable": False, "reason": str(exc),
@@ -99,7 +104,9 @@ class Constraint:
 
 def _parse_field(spec: Mapping, key: str) -> Expr:
     try:
-        return parse(spec[key])
+        expr = parse(spec[key])
+        require_64_bit(expr)
+        return expr
     except ExprError as exc:
         raise ExprError(str(exc), exc.offset, field=key) from None
 
@@ -120,8 +127,15 @@ def classify(expr: Expr) -> str:
 
 
 def column_values(series: pd.Series) -> np.ndarray:
-    """A column as a NumPy array for expression evaluation: numbers as float64 with NaN
-    for missing, text as an object array with None for missing."""
+    """A column as a NumPy array for expression evaluation: integers as int64 (exact
+    integer arithmetic; a missing value becomes 0, so pass the records with missing
+    values as ``skip`` to :meth:`Expr.evaluate`), other numbers as float64 with NaN for
+    missing, text as an object array with None for missing."""
+    if pd.api.types.is_integer_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        try:
+            return series.astype("Int64").to_numpy(dtype="int64", na_value=0)
+        except (TypeError, ValueError, OverflowError):  # uint64 beyond int64
+            return series.to_numpy(dtype="float64", na_value=np.nan)
     if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
         return series.to_numpy(dtype="float64", na_value=np.nan)
     return series.astype(object).where(series.notna(), None).to_numpy()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..constraints import ExprError, parse
+from ..constraints.checks import expression_value
 from ..registry import Measure, MeasureResult, register
 
 
@@ -55,8 +56,6 @@ class Score(Measure):
                 yield (key,), str(exc)
 
     def evaluate(self, data, params, rng, *, original, results=None):
-        from ..engine import expression_value
-
         il = float(expression_value(params["il"], results or {}))
         dr = float(expression_value(params["dr"], results or {}))
         w = float(params["il_weight"])
