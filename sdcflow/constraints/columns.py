@@ -35,10 +35,19 @@ from . import int64
 from .exact import Unrepresentable, apply_binary, apply_function, shown, to_float
 from .expr import Expr, ExprError, dotted_name, shorten, subject
 
-__all__ = ["evaluate", "require_64_bit"]
+__all__ = ["RecordsRefused", "evaluate", "require_64_bit"]
 
 _EXACT = 2 ** 53  # every integer up to this magnitude is a float64
 _SHOW = 5
+
+
+class RecordsRefused(ExprError):
+    """An operation has no representable value in some records: ``records`` marks them
+    (the caller may skip them and evaluate the rest)."""
+
+    def __init__(self, message: str, records: np.ndarray):
+        super().__init__(message)
+        self.records = records
 
 
 def evaluate(expr: Expr, env: Mapping[str, np.ndarray], tolerance: float = 0.0,
@@ -131,8 +140,8 @@ class _Columns:
             shown_rows = ", ".join(str(r + 1) for r in rows[:_SHOW])
             more = " ..." if len(rows) > _SHOW else ""
             noun = "record" if len(rows) == 1 else "records"
-            raise ExprError(f"{shorten(ast.unparse(node))}: {what} in {len(rows)} {noun} "
-                            f"({noun} {shown_rows}{more})")
+            raise RecordsRefused(f"{shorten(ast.unparse(node))}: {what} in {len(rows)} "
+                                 f"{noun} ({noun} {shown_rows}{more})", mask)
 
     def ints(self, node: ast.AST, value):
         if isinstance(value, (int, np.integer)) and not isinstance(value, np.ndarray):

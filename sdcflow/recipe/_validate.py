@@ -539,10 +539,12 @@ def _input_constraints(recipe: Recipe, dataset: Dataset, data_file: str) -> list
             records = ", ".join(map(str, result["first_records"]))
             more = " ..." if result["violations"] > len(result["first_records"]) else ""
             noun = "record" if result["violations"] == 1 else "records"
+            undefined = (f"; in {result['undefined']} of them it has no value: "
+                         f"{result['reason']}") if result.get("undefined") else ""
             out.append(recipe.doc.problem(
                 path,
                 f"the data violate constraint '{c.id}' in {result['violations']} {noun} "
-                f"({noun} {records}{more} of {data_file})",
+                f"({noun} {records}{more} of {data_file}){undefined}",
                 severity="warning" if c.enforce == "warn" else "error"))
     return out
 

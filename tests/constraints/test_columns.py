@@ -93,16 +93,30 @@ FRAME = pd.DataFrame({
 })
 
 
-def test_a_constraint_that_cannot_be_evaluated_says_why_and_where():
+def test_records_where_a_constraint_has_no_value_violate_it_and_say_why():
+    # profit / turnover has no value in record 2 (division by zero): it cannot satisfy
+    # the constraint (the former inf <= 1 was False too, but without a reason); record 4
+    # has a missing profit: not checked, and not a division by zero
     c = Constraint.from_recipe({"id": "margin", "expr": "profit / turnover <= 1"})
-    result = c.violations(FRAME)
-    # record 4 has a missing profit: not checked, and not a division by zero
-    assert result == {"kind": "inequality", "applicable": False,
-                      "reason": "profit / turnover: division by zero in 1 record (record 2)",
-                      "violations": 0, "not_checked": 4, "first_records": []}
+    assert c.violations(FRAME) == {
+        "kind": "inequality", "applicable": True, "violations": 2, "not_checked": 1,
+        "first_records": [2, 3], "undefined": 1,
+        "reason": "profit / turnover: division by zero in 1 record (record 2)"}
     c = Constraint.from_recipe({"id": "twice", "expr": "n * 2 >= n"})
-    assert c.violations(FRAME)["reason"] == ("n * 2: overflows 64-bit integers in 1 record "
-                                             "(record 1)")
+    result = c.violations(FRAME)
+    assert result["first_records"] == [1] and result["undefined"] == 1
+    assert result["reason"] == "n * 2: overflows 64-bit integers in 1 record (record 1)"
+
+
+def test_every_operation_that_has_no_value_is_found():
+    # record 1 divides by zero, record 2 overflows the square: both are found (the
+    # evaluation is repeated without the records already refused)
+    frame = pd.DataFrame({"a": pd.Series([1, 2 ** 40, 3], dtype="Int64"),
+                          "b": pd.Series([0, 1, 1], dtype="Int64")})
+    c = Constraint.from_recipe({"id": "c", "expr": "a // b + a ** 2 >= 0"})
+    result = c.violations(frame)
+    assert result["first_records"] == [1, 2] and result["undefined"] == 2
+    assert result["reason"] == "a // b: division by zero in 1 record (record 1)"
 
 
 def test_conditional_consequence_is_evaluated_only_where_the_condition_holds():
