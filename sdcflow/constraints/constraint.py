@@ -96,6 +96,25 @@ class Constraint:
             result["reason"] = reason
         return result
 
+    def condition_holds(self, frame: pd.DataFrame) -> np.ndarray:
+        """Per record, whether the ``if`` of a conditional constraint holds: false where
+        a variable of the condition is missing or the condition has no value."""
+        missing = np.zeros(len(frame), dtype=bool)
+        for name in sorted(self.condition.names):
+            missing |= frame[name].isna().to_numpy()
+        env = {name: column_values(frame[name]) for name in self.condition.names}
+        undefined = np.zeros(len(frame), dtype=bool)
+        for _ in range(len(list(ast.walk(self.condition.tree))) + 1):
+            try:
+                holds = self.condition.evaluate(env, self.tolerance, skip=missing | undefined)
+                break
+            except RecordsRefused as exc:
+                undefined |= np.broadcast_to(exc.records, undefined.shape)
+        else:
+            return np.zeros(len(frame), dtype=bool)
+        return np.broadcast_to(np.asarray(holds, dtype=bool), (len(frame),)) \
+            & ~missing & ~undefined
+
     def _evaluate(self, frame: pd.DataFrame, missing: np.ndarray):
         """The records that violate the constraint, among them those where it has no value
         (a division by zero, an overflow: they cannot satisfy it), and why the first of

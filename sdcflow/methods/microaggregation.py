@@ -353,16 +353,12 @@ class Microaggregation(Method):
         return MethodResult(data.with_columns(columns, new_vars), info)
 
     def _partition(self, data, params, conditions) -> np.ndarray:
-        from ..constraints import column_values
-
         keys = []
         strata = self.strata(params, data.meta)
         if strata:
             keys.append(stratum_codes(data.frame, strata)[0])
         for c in conditions:
-            env = {v: column_values(data.frame[v]) for v in c.condition.names}
-            holds = np.broadcast_to(np.asarray(c.condition.evaluate(env), dtype=bool),
-                                    (len(data),))
+            holds = c.condition_holds(data.frame)
             keys.append(np.where(holds, "1", "0"))
         if not keys:
             return np.zeros(len(data), dtype=np.int64)

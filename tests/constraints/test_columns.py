@@ -184,3 +184,14 @@ def test_a_twenty_thousand_term_constraint_is_a_validation_problem(write_recipe,
            "long; at most 10000 are allowed" in err
     assert "recipe.yaml:9:22: constraints[1].expr: the expression is nested more than 100 " \
            "levels deep (a sum of n terms is n levels deep); split it" in err
+
+
+def test_condition_holds_is_false_where_a_value_is_missing_or_undefined():
+    # microaggregation partitions on the "if" of conditional constraints: a missing n
+    # (an Int64 NA, 0 in the integer array) must not satisfy "n < 5", and record 2's
+    # division by zero has no value
+    c = Constraint.from_recipe({"id": "c", "if": "n < 5 and profit / turnover < 1",
+                                "then": "profit >= 0"})
+    frame = FRAME.assign(n=pd.Series([1, 2, None, 3], dtype="Int64"),
+                         profit=[5.0, 1.0, 3.0, 0.0], turnover=[10.0, 0.0, 2.0, 1.0])
+    assert c.condition_holds(frame).tolist() == [True, False, False, True]
