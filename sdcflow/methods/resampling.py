@@ -12,6 +12,7 @@ from ..data.codes import numeric_column
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.changes import changed_values
 from ..kernels.resampling import resample
+from ..limits import MAX_DRAWS, over
 from ..registry import Method, MethodResult, register, strata_param, variables_param
 
 
@@ -54,6 +55,14 @@ class Resampling(Method):
             yield ("variables",), ("no variables: name them or declare integer or continuous "
                                    "variables with role numeric")
         yield from self.check_strata(params, meta)
+
+    def check_data(self, params, data):
+        names = [n for n in self.variables(params, data.meta) if n in data.frame]
+        draws = params["t"] * sum(int(data.frame[n].notna().sum()) for n in names)
+        if draws > MAX_DRAWS:
+            yield ("t",), (f"t = {params['t']} bootstrap samples of every value of "
+                           f"{', '.join(names)} would draw "
+                           f"{over(draws, 'random numbers', MAX_DRAWS)}")
 
     def apply(self, data, params, rng):
         frame = data.frame

@@ -497,6 +497,11 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
         if dataset is not None:
             dataset.constraints = tuple(recipe.constraints)
             problems += _input_constraints(recipe, dataset, data_file)
+            from ..tables import size_problems
+
+            for spec in recipe.tables.values():
+                problems += [doc.problem((*spec.path, "dims"), message)
+                             for message in size_problems(spec, dataset)]
             for step in recipe.steps:
                 if not step.ok:
                     continue
