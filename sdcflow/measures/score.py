@@ -27,6 +27,7 @@ def _heads(text: str) -> list[str]:
 class Score(Measure):
     name = "score"
     summary = "SDC score: weighted average of an information loss and a disclosure risk."
+    version = "2"  # exact arithmetic in the il and dr expressions
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,

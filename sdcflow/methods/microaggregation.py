@@ -117,6 +117,7 @@ def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
 class Microaggregation(Method):
     name = "microaggregation"
     summary = "Replace groups of k..2k-1 similar records by their representative."
+    version = "2"  # a missing value never satisfies a partitioning condition
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous", "ordinal", "categorical")
     stratified = True
