@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Dataset
+from .limits import MAX_TABLE_CELLS, over
 from .recipe import TableSpec
 
 
@@ -28,6 +29,31 @@ def hierarchy_of(data: Dataset, name: str, total: str) -> dict[str, str] | None:
     for parent in {str(p) for p in levels[-1].values()}:
         parents[parent] = total
     return parents
+
+
+def cell_count(spec: TableSpec, data: Dataset) -> int:
+    """The number of cells of the table ``spec`` built from ``data``: the product, over
+    its dimensions, of their categories with their subtotals and total."""
+    n = 1
+    for d in spec.dims:
+        if d not in data.frame:
+            continue
+        h = hierarchy_of(data, d, spec.total)
+        n *= int(data.frame[d].nunique()) + (len(set(h.values())) if h else 1)
+    return n
+
+
+def size_problems(spec: TableSpec, data: Dataset) -> list[str]:
+    """A table that would be too large to build (each cell is a row of several columns,
+    and secondary suppression solves a program over the cells)."""
+    if spec.source:
+        return []
+    cells = cell_count(spec, data)
+    if cells <= MAX_TABLE_CELLS:
+        return []
+    return [(f"tables[{spec.index}].dims: {' x '.join(spec.dims)} make "
+             f"{over(cells, 'cells', MAX_TABLE_CELLS)}: recode the dimensions with many "
+             "categories first")]
 
 
 def build(spec: TableSpec, data: Dataset, base_dir: Path):

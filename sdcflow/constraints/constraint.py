@@ -10,7 +10,10 @@ Five kinds are recognised from the recipe, as in Torra's classification:
 * ``domain``      the values must exist in the original data.
 
 A record with a missing value in a variable of the constraint is not checked (it is
-counted as ``not_checked``): missing values are neither violations nor compliance.
+counted as ``not_checked``): missing values are neither violations nor compliance. A
+record where the constraint has no value (a division by zero, an overflow of the
+arithmetic: see :mod:`sdcflow.constraints.columns`) cannot satisfy it: it counts as a
+violation, and ``undefined`` and ``reason`` say how many and why.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .columns import RecordsRefused, require_64_bit
 from .expr import Expr, ExprError, degree, parse
 
 _SHOW = 5
@@ -72,34 +76,81 @@ class Constraint:
                 allowed = ref[name].dropna().unique()
                 bad |= ~frame[name].isin(allowed).to_numpy()
         else:
-            env = {name: column_values(frame[name]) for name in self.variables}
             try:
-                with np.errstate(all="ignore"):
-                    if self.kind == "conditional":
-                        applies = np.asarray(self.condition.evaluate(env, self.tolerance), bool)
-                        holds = np.asarray(self.then.evaluate(env, self.tolerance), dtype=bool)
-                        bad = applies & ~holds
-                    else:
-                        bad = ~np.asarray(self.expr.evaluate(env, self.tolerance), dtype=bool)
+                bad, undefined, reason = self._evaluate(frame, missing)
             except ExprError as exc:
                 # e.g. a range on age after age was recoded into classes (text)
                 return {"kind": self.kind, "applicable": False, "reason": str(exc),
                         "violations": 0, "not_checked": len(frame), "first_records": []}
-            bad = np.broadcast_to(bad, (len(frame),)).copy()
         bad &= ~missing
         rows = np.flatnonzero(bad)
-        return {
+        result = {
             "kind": self.kind,
             "applicable": True,
             "violations": int(bad.sum()),
             "not_checked": int(missing.sum()),
             "first_records": [int(r) + 1 for r in rows[:_SHOW]],
         }
+        if self.kind != "domain" and undefined.any():
+            result["undefined"] = int((undefined & ~missing).sum())
+            result["reason"] = reason
+        return result
+
+    def condition_holds(self, frame: pd.DataFrame) -> np.ndarray:
+        """Per record, whether the ``if`` of a conditional constraint holds: false where
+        a variable of the condition is missing or the condition has no value."""
+        missing = np.zeros(len(frame), dtype=bool)
+        for name in sorted(self.condition.names):
+            missing |= frame[name].isna().to_numpy()
+        env = {name: column_values(frame[name]) for name in self.condition.names}
+        undefined = np.zeros(len(frame), dtype=bool)
+        for _ in range(len(list(ast.walk(self.condition.tree))) + 1):
+            try:
+                holds = self.condition.evaluate(env, self.tolerance, skip=missing | undefined)
+                break
+            except RecordsRefused as exc:
+                undefined |= np.broadcast_to(exc.records, undefined.shape)
+        else:
+            return np.zeros(len(frame), dtype=bool)
+        return np.broadcast_to(np.asarray(holds, dtype=bool), (len(frame),)) \
+            & ~missing & ~undefined
+
+    def _evaluate(self, frame: pd.DataFrame, missing: np.ndarray):
+        """The records that violate the constraint, among them those where it has no value
+        (a division by zero, an overflow: they cannot satisfy it), and why the first of
+        these has none. Each refused operation adds its records to the skipped ones and
+        the evaluation is repeated, at most once per node of the expressions."""
+        env = {name: column_values(frame[name]) for name in self.variables}
+        n = len(frame)
+        undefined = np.zeros(n, dtype=bool)
+        reason = None
+        exprs = [self.condition, self.then] if self.kind == "conditional" else [self.expr]
+        for _ in range(sum(len(list(ast.walk(e.tree))) for e in exprs) + 1):
+            try:
+                skip = missing | undefined
+                if self.kind == "conditional":
+                    applies = np.asarray(self.condition.evaluate(env, self.tolerance, skip=skip),
+                                         dtype=bool)
+                    # the consequence is only evaluated where the condition applies
+                    holds = np.asarray(self.then.evaluate(env, self.tolerance,
+                                                          skip=skip | ~applies), dtype=bool)
+                    bad = applies & ~holds
+                else:
+                    bad = ~np.asarray(self.expr.evaluate(env, self.tolerance, skip=skip),
+                                      dtype=bool)
+                bad = np.broadcast_to(bad, (n,)) | undefined
+                return bad, undefined, reason
+            except RecordsRefused as exc:
+                undefined |= np.broadcast_to(exc.records, (n,))
+                reason = reason or str(exc)
+        raise ExprError(reason or "the constraint cannot be evaluated")
 
 
 def _parse_field(spec: Mapping, key: str) -> Expr:
     try:
-        return parse(spec[key])
+        expr = parse(spec[key])
+        require_64_bit(expr)
+        return expr
     except ExprError as exc:
         raise ExprError(str(exc), exc.offset, field=key) from None
 
@@ -120,8 +171,15 @@ def classify(expr: Expr) -> str:
 
 
 def column_values(series: pd.Series) -> np.ndarray:
-    """A column as a NumPy array for expression evaluation: numbers as float64 with NaN
-    for missing, text as an object array with None for missing."""
+    """A column as a NumPy array for expression evaluation: integers as int64 (exact
+    integer arithmetic; a missing value becomes 0, so pass the records with missing
+    values as ``skip`` to :meth:`Expr.evaluate`), other numbers as float64 with NaN for
+    missing, text as an object array with None for missing."""
+    if pd.api.types.is_integer_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        try:
+            return series.astype("Int64").to_numpy(dtype="int64", na_value=0)
+        except (TypeError, ValueError, OverflowError):  # uint64 beyond int64
+            return series.to_numpy(dtype="float64", na_value=np.nan)
     if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
         return series.to_numpy(dtype="float64", na_value=np.nan)
     return series.astype(object).where(series.notna(), None).to_numpy()

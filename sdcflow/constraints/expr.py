@@ -5,35 +5,36 @@ arithmetic (``+ - * / // % **``), comparisons (chained, as in ``0 <= age <= 125`
 ``and``/``or``/``not``, ``in``/``not in`` a list of constants, numbers, strings, names,
 dotted names, and the functions ``abs``, ``min``, ``max``, ``sqrt``, ``log``, ``exp``
 and ``round``. Nothing is ever passed to :func:`eval`: evaluation is our own walk over
-the checked tree, vectorised over NumPy arrays for constraints.
+the checked tree, vectorised over NumPy arrays for constraints
+(:mod:`sdcflow.constraints.columns`) and exact over measure results for checks
+(:mod:`sdcflow.constraints.checks`).
+
+Arithmetic is exact or refused. Sub-expressions without names are folded when parsed,
+exactly (:mod:`sdcflow.constraints.exact`): ``2**64`` is 18446744073709551616, never 0,
+and ``2**10**10``, ``1/0`` or ``10.0**400`` are refused with the position of the
+sub-expression. An expression is at most :data:`MAX_LENGTH` characters and
+:data:`MAX_DEPTH` levels deep (a sum of n terms is n levels deep), so that neither
+Python's parser nor the evaluators run out of stack.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-_BINOPS: dict[type, Callable] = {
-    ast.Add: np.add,
-    ast.Sub: np.subtract,
-    ast.Mult: np.multiply,
-    ast.Div: np.true_divide,
-    ast.FloorDiv: np.floor_divide,
-    ast.Mod: np.mod,
-    ast.Pow: np.power,
-}
-_FUNCS: dict[str, Callable] = {
-    "abs": np.abs,
-    "sqrt": np.sqrt,
-    "log": np.log,
-    "exp": np.exp,
-    "round": np.round,
-    "min": lambda *a: np.minimum.reduce(np.broadcast_arrays(*a)) if len(a) > 1 else np.min(a[0]),
-    "max": lambda *a: np.maximum.reduce(np.broadcast_arrays(*a)) if len(a) > 1 else np.max(a[0]),
-}
+from .exact import Unrepresentable, apply_binary, apply_function, as_number, shown
+
+MAX_LENGTH = 10_000  # characters
+MAX_DEPTH = 100      # nested operations
+
+
+# The whitelist of operators and functions (evaluated exactly over measure results by
+# sdcflow.constraints.checks, and over columns by sdcflow.constraints.columns).
+_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+_FUNCTIONS = ("abs", "sqrt", "log", "exp", "round", "min", "max")
 _COMPARE = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn)
 
 
@@ -61,37 +62,69 @@ def dotted_name(node: ast.AST) -> str | None:
 
 @dataclass
 class Expr:
-    """A parsed, checked expression and the (dotted) names it refers to."""
+    """A parsed, checked expression, the (dotted) names it refers to and the exact
+    values of its constant sub-expressions (``constants``, keyed by node)."""
 
     text: str
     tree: ast.Expression
     names: set[str] = field(default_factory=set)
+    constants: dict[ast.AST, object] = field(default_factory=dict)
 
     def evaluate(self, env: Mapping[str, np.ndarray], tolerance: float = 0.0,
-                 rtol: float = 1e-9) -> np.ndarray:
-        """Evaluate over the columns in ``env`` (NumPy arrays of equal length).
+                 rtol: float = 1e-9, *, skip: np.ndarray | None = None) -> np.ndarray:
+        """Evaluate over the columns in ``env`` (NumPy arrays of equal length), see
+        :func:`sdcflow.constraints.columns.evaluate`."""
+        from .columns import evaluate
 
-        ``==``, ``!=``, ``<=`` and ``>=`` allow an absolute ``tolerance`` plus a relative
-        ``rtol`` for floating-point rounding."""
-        return _Evaluator(env, tolerance, rtol).visit(self.tree.body)
+        return evaluate(self, env, tolerance, rtol, skip=skip)
+
+
+def shorten(text: str, width: int = 80) -> str:
+    """``text`` for a message: long expressions abbreviated in the middle."""
+    return text if len(text) <= width else f"{text[:width // 2 - 3]} ... {text[-width // 2:]}"
 
 
 def parse(text: str, *, subscripts: bool = False, condition: bool = True) -> Expr:
-    """Parse and whitelist-check ``text``. ``subscripts`` allows ``a.b[3]`` (checks);
-    ``condition`` requires a comparison or a combination of comparisons (true/false)."""
+    """Parse and whitelist-check ``text`` and fold its constants exactly. ``subscripts``
+    allows ``a.b[3]`` (checks); ``condition`` requires a comparison or a combination of
+    comparisons (true/false)."""
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
+    source = text.strip()
+    if len(source) > MAX_LENGTH:
+        raise ExprError(f"the expression is {len(source)} characters long; at most {MAX_LENGTH}"
+                        " are allowed", 0)
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
         offset = (exc.offset - 1) if exc.offset else None
-        raise ExprError(f"syntax error in expression {text!r}: {exc.msg}", offset) from None
+        raise ExprError(f"syntax error in expression {shorten(text)!r}: {exc.msg}",
+                        offset) from None
+    except (RecursionError, MemoryError):  # Python's parser runs out of stack
+        raise ExprError(f"the expression is nested too deeply to be read (at most {MAX_DEPTH}"
+                        " levels: a sum of n terms is n levels deep)", 0) from None
+    _check_depth(tree.body)
     names: set[str] = set()
     _check(tree.body, names, subscripts)
     if condition and not _is_condition(tree.body):
-        raise ExprError(f"{text!r} is not a condition: write a comparison such as "
+        raise ExprError(f"{shorten(text)!r} is not a condition: write a comparison such as "
                         "'x == y', 'x <= 10' or 'x in [1, 2]'", 0)
-    return Expr(text, tree, names)
+    constants: dict[ast.AST, object] = {}
+    _fold(tree.body, constants)
+    return Expr(text, tree, names, constants)
+
+
+def _check_depth(body: ast.AST) -> None:
+    """Refuse trees deeper than MAX_DEPTH (walked without recursion)."""
+    stack = [(body, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ExprError(f"the expression is nested more than {MAX_DEPTH} levels deep (a "
+                            f"sum of n terms is n levels deep); split it",
+                            getattr(node, "col_offset", 0))
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node)
+                     if isinstance(child, ast.expr))
 
 
 def _is_condition(node: ast.AST) -> bool:
@@ -111,6 +144,9 @@ def _check(node: ast.AST, names: set[str], subscripts: bool) -> None:
     if isinstance(node, ast.Constant):
         if not isinstance(node.value, (int, float, str)) or node.value is None:
             raise bad(f"the constant {node.value!r}")
+        if isinstance(node.value, float) and not np.isfinite(node.value):
+            raise ExprError("a number too large for a 64-bit floating-point number (at most "
+                            "1.797e308; Python would read it as infinity)", node.col_offset)
         return
     if isinstance(node, (ast.Name, ast.Attribute)):
         name = dotted_name(node)
@@ -123,7 +159,7 @@ def _check(node: ast.AST, names: set[str], subscripts: bool) -> None:
         if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, (int, str))):
             raise bad("a subscript other than a number or a string")
         return
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
         _check(node.left, names, subscripts)
         _check(node.right, names, subscripts)
         return
@@ -148,10 +184,10 @@ def _check(node: ast.AST, names: set[str], subscripts: bool) -> None:
                 _check(comp, names, subscripts)
         return
     if isinstance(node, ast.Call):
-        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCS:
-            fname = dotted_name(node.func) or ast.unparse(node.func)
+        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
+            fname = dotted_name(node.func) or shorten(ast.unparse(node.func))
             raise ExprError(
-                f"unknown function '{fname}' (allowed: {', '.join(sorted(_FUNCS))})",
+                f"unknown function '{fname}' (allowed: {', '.join(sorted(_FUNCTIONS))})",
                 node.col_offset,
             )
         if node.keywords or not node.args:
@@ -160,100 +196,72 @@ def _check(node: ast.AST, names: set[str], subscripts: bool) -> None:
             _check(arg, names, subscripts)
         return
     raise bad(f"'{type(node).__name__}'" if not isinstance(node, ast.AST) else
-              f"'{ast.unparse(node)}'")
+              f"'{shorten(ast.unparse(node))}'")
 
 
-def _as_text_constant(value):
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+_NOT_CONSTANT = object()
 
 
-def _is_text(x) -> bool:
-    return isinstance(x, str) or (isinstance(x, np.ndarray) and x.dtype == object)
+def _fold(node: ast.AST, constants: dict) -> object:
+    """The exact value of ``node`` if it has no names (recorded in ``constants`` for the
+    evaluators), else ``_NOT_CONSTANT``; refuses what cannot be computed exactly."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):
+            return _NOT_CONSTANT
+        value = _exactly(node, as_number, node.value)
+    elif isinstance(node, ast.BinOp):
+        left, right = _fold(node.left, constants), _fold(node.right, constants)
+        if left is _NOT_CONSTANT or right is _NOT_CONSTANT:
+            _no_text_operand(node.left, node.right)
+            if right == 0 and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
+                raise ExprError(f"{shorten(ast.unparse(node))}: division by zero",
+                                node.col_offset)
+            return _NOT_CONSTANT
+        value = _exactly(node, apply_binary, node.op, left, right)
+    elif isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        operand = _fold(node.operand, constants)
+        if operand is _NOT_CONSTANT:
+            _no_text_operand(node.operand)
+            return _NOT_CONSTANT
+        value = -operand if isinstance(node.op, ast.USub) else operand
+    elif isinstance(node, ast.Call):
+        args = [_fold(a, constants) for a in node.args]
+        if any(a is _NOT_CONSTANT for a in args):
+            _no_text_operand(*node.args)
+            return _NOT_CONSTANT
+        value = _exactly(node, apply_function, node.func.id, args)
+    else:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                _fold(child, constants)
+        return _NOT_CONSTANT
+    constants[node] = value
+    return value
 
 
-class _Evaluator:
-    def __init__(self, env, tolerance, rtol):
-        self.env = env
-        self.tol = tolerance
-        self.rtol = rtol
+def _exactly(node: ast.AST, function, *args):
+    try:
+        return function(*args)
+    except (Unrepresentable, TypeError) as exc:
+        raise ExprError(f"{subject(node)}{exc}", node.col_offset) from None
 
-    def visit(self, node):
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            return self.env[dotted_name(node)]
-        if isinstance(node, ast.BinOp):
-            return _BINOPS[type(node.op)](self.num(node.left), self.num(node.right))
-        if isinstance(node, ast.UnaryOp):
-            value = self.visit(node.operand)
-            if isinstance(node.op, ast.Not):
-                return np.logical_not(value)
-            return -np.asarray(value, dtype=float) if isinstance(node.op, ast.USub) else value
-        if isinstance(node, ast.BoolOp):
-            values = [np.asarray(self.visit(v), dtype=bool) for v in node.values]
-            combine = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
-            return combine.reduce(np.broadcast_arrays(*values))
-        if isinstance(node, ast.Compare):
-            left = self.visit(node.left)
-            result = None
-            for op, comp in zip(node.ops, node.comparators):
-                if isinstance(op, (ast.In, ast.NotIn)):
-                    consts = [e.value for e in comp.elts]
-                    if _is_text(left):
-                        consts = [_as_text_constant(c) for c in consts]
-                    part = np.isin(np.asarray(left, dtype=object if _is_text(left) else float),
-                                   consts)
-                    if isinstance(op, ast.NotIn):
-                        part = ~part
-                    right = left
-                else:
-                    right = self.visit(comp)
-                    part = self.compare(op, left, right)
-                result = part if result is None else np.logical_and(result, part)
-                left = right
-            return result
-        if isinstance(node, ast.Call):
-            return _FUNCS[node.func.id](*(self.num(a) for a in node.args))
-        raise ExprError(f"cannot evaluate {ast.unparse(node)!r}")  # unreachable after _check
 
-    def num(self, node):
-        value = self.visit(node)
-        if _is_text(value):
-            try:
-                return np.asarray(value, dtype=float)
-            except (TypeError, ValueError):
-                raise ExprError(f"'{ast.unparse(node)}' is text, not a number") from None
-        return value
+def subject(node: ast.AST) -> str:
+    """The sub-expression a message is about, as its prefix (nothing for a number: the
+    message shows it)."""
+    return "" if isinstance(node, ast.Constant) else f"{shorten(ast.unparse(node))}: "
 
-    def compare(self, op, left, right):
-        if _is_text(left) or _is_text(right):
-            # A categorical column holds text: compare with the text form of numbers.
-            if not _is_text(left):
-                left = _as_text_constant(left) if np.ndim(left) == 0 else left
-            if not _is_text(right):
-                right = _as_text_constant(right) if np.ndim(right) == 0 else right
-            if isinstance(op, ast.Eq):
-                return np.asarray(left == right, dtype=bool) if np.ndim(left) or np.ndim(right) \
-                    else left == right
-            if isinstance(op, ast.NotEq):
-                return np.logical_not(np.asarray(left == right, dtype=bool))
-            raise ExprError("text can only be compared with == or !=")
-        a = np.asarray(left, dtype=float)
-        b = np.asarray(right, dtype=float)
-        slack = self.tol + self.rtol * np.maximum(np.abs(a), np.abs(b))
-        if isinstance(op, ast.Eq):
-            return np.abs(a - b) <= slack
-        if isinstance(op, ast.NotEq):
-            return np.abs(a - b) > slack
-        if isinstance(op, ast.LtE):
-            return a <= b + slack
-        if isinstance(op, ast.GtE):
-            return a + slack >= b
-        if isinstance(op, ast.Lt):
-            return a < b
-        return a > b
+
+def _no_text_operand(*nodes: ast.AST) -> None:
+    for operand in nodes:
+        if isinstance(operand, ast.Constant) and isinstance(operand.value, str):
+            raise ExprError(f"{operand.value!r} is text, not a number: arithmetic needs "
+                            "numbers", operand.col_offset)
+
+
+def constant_text(value) -> str:
+    """A folded constant as messages show it."""
+    return shown(value)
 
 
 def degree(node: ast.AST) -> int:

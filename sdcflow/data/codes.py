@@ -37,7 +37,10 @@ def ordered_values(column: pd.Series, var) -> np.ndarray:
 def numeric_column(values: np.ndarray, index: pd.Index, var) -> tuple[pd.Series, object]:
     """New values of a numeric variable ``var`` as a column and its declaration: an
     integer variable stays integer (``Int64``, NaN as missing) while every value is whole,
-    otherwise the variable becomes continuous."""
-    if var.type == "integer" and np.all(np.isnan(values) | (values == np.round(values))):
+    otherwise the variable becomes continuous. Whole values beyond 2**53 make it continuous
+    too: a float there stands for many integers, and beyond 2**63 no Int64 holds it."""
+    with np.errstate(invalid="ignore"):
+        whole = np.isnan(values) | ((values == np.round(values)) & (np.abs(values) <= 2 ** 53))
+    if var.type == "integer" and np.all(whole):
         return pd.Series(values, index=index).round().astype("Int64"), var
     return pd.Series(values, index=index), var.evolve(type="continuous")

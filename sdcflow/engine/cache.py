@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Self
 
 import pandas as pd
 
@@ -48,7 +49,7 @@ class Cache:
         self._lock: DirectoryLock | None = None
         self.usable = False
 
-    def __enter__(self) -> Cache:
+    def __enter__(self) -> Self:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             self._lock = DirectoryLock(self.root)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Self
 
 try:
     import fcntl
@@ -58,7 +59,7 @@ class DirectoryLock:
             os.close(self._fd)  # closing the descriptor releases the lock
             self._fd = None
 
-    def __enter__(self) -> DirectoryLock:
+    def __enter__(self) -> Self:
         self.acquire()
         return self
 

@@ -12,7 +12,8 @@ query returns exactly what a plain scan over the live records returns.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import njit
 
 LEAF_SIZE = 16
 

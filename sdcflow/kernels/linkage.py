@@ -29,9 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from scipy.spatial import cKDTree
 
+from .jit import njit
 from .paired import paired_files
 
 # Relative margin under which two distances computed by different routes (k-d tree,

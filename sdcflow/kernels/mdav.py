@@ -25,8 +25,8 @@ half of them are gone (to stay balanced), and the centroid is kept as a running
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .jit import njit
 from .kdtree import LEAF_SIZE, build, dist2, farthest, nearest, remove
 
 

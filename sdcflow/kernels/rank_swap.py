@@ -48,7 +48,8 @@ import math
 from collections.abc import Iterable
 
 import numpy as np
-from numba import njit
+
+from .jit import njit
 
 VARIANTS = ("standard", "p_buckets", "p_distribution")
 _MAX_REJECTIONS = 64

@@ -24,8 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from .jit import njit
 from .paired import paired_files
 
 # Most elements (variables^2 x records) of the per-variable sorted copies of the protected

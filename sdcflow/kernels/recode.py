@@ -3,6 +3,7 @@ variables" / "Recoding continuous variables"; seed 000, non-perturbative methods
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
@@ -74,8 +75,21 @@ def hierarchy_mapping(levels: Mapping[str, Mapping[str, str]], level: str) -> di
     return mapping
 
 
+def width_count(values: np.ndarray, width: float, origin: float = 0.0) -> tuple[float, float]:
+    """The first break and the number of intervals of :func:`width_breaks` (the count as
+    a float: it may be astronomically large, or infinite, for a tiny width)."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if len(x) == 0:
+        return float(origin), 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = origin + width * np.floor((x.min() - origin) / width)
+        return float(lo), float(np.floor((x.max() - lo) / width)) + 1.0
+
+
 def width_breaks(values: np.ndarray, width: float, origin: float = 0.0, *,
-                 integer: bool = False) -> tuple[list[float], list[str]]:
+                 integer: bool = False,
+                 max_intervals: float = math.inf) -> tuple[list[float], list[str]]:
     """Breaks of the equal-width intervals [a, a + width) that cover ``values`` (starting
     at a multiple of ``width`` from ``origin``), and their labels: ``0-9``, ``10-19`` for
     integers and a whole width, else ``[0,2.5)``."""
@@ -83,8 +97,11 @@ def width_breaks(values: np.ndarray, width: float, origin: float = 0.0, *,
     x = x[~np.isnan(x)]
     if len(x) == 0:
         return [origin, origin + width], _width_labels([origin, origin + width], width, integer)
-    lo = origin + width * np.floor((x.min() - origin) / width)
-    count = int(np.floor((x.max() - lo) / width)) + 1
+    lo, count = width_count(x, width, origin)
+    if not count <= max_intervals:  # (NaN too) refused before allocating the breaks
+        raise ValueError(f"width {width:g} makes {count:.3g} intervals, more than "
+                         f"{max_intervals:.3g}")
+    count = int(count)
     breaks = [float(lo + i * width) for i in range(count + 1)]
     return breaks, _width_labels(breaks, width, integer)
 

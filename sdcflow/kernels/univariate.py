@@ -13,7 +13,8 @@ Welford's update (no cancellation, even for ten million values).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import njit
 
 
 @njit(cache=True)

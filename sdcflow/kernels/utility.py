@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 from scipy.linalg.blas import dsyrk
 
 from .frequencies import row_ids
+from .jit import njit
 
 _CHUNK = 65536  # rows per block: keeps the n x c distance matrix small and in cache
 
@@ -243,8 +243,11 @@ def lloyd(x: np.ndarray, centres: np.ndarray, *, max_iter: int = 300,
     return labels, centres, float(_inertia(x, centres, labels)), int(it)
 
 
+SAMPLE = 100_000  # records on which k-means restarts run (kmeans' default sample)
+
+
 def kmeans(x: np.ndarray, c: int, rng: np.random.Generator, *, n_init: int = 3,
-           max_iter: int = 300, sample: int = 100_000) -> tuple[np.ndarray, float]:
+           max_iter: int = 300, sample: int = SAMPLE) -> tuple[np.ndarray, float]:
     """k-means with ``c`` clusters: ``n_init`` k-means++ seedings drawn from ``rng``, each
     refined by :func:`lloyd`; the solution with the least inertia is kept (the first on a
     tie). With more than ``sample`` records the restarts run on a uniform subsample of

@@ -19,6 +19,7 @@ PRAM). Records are compared by position.
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import numpy as np
@@ -31,6 +32,7 @@ from ..kernels.information_loss import (
     posterior_from_data,
     posterior_from_matrix,
 )
+from ..limits import MAX_CELLS, MAX_COMBINATIONS, over
 from ..registry import Measure, MeasureResult, register, variables_param
 from ..results import COUNT, NAMES, NUMBER, TEXT, Keyed, Text, by_variable, record
 from .reference import REFERENCE, same_records
@@ -123,6 +125,10 @@ class CategoricalInformationLoss(Measure):
         if not names:
             yield ("variables",), ("no categorical key or pram variables: name the variables "
                                    "to compare")
+        tables = sum(math.comb(len(names), t) for t in range(1, min(params["K"], len(names)) + 1))
+        if tables > MAX_COMBINATIONS:
+            yield ("K",), (f"K = {params['K']}: the sets of at most K of {len(names)} "
+                           f"variables make {over(tables, 'contingency tables', MAX_COMBINATIONS)}")
         for var, rows in (params.get("matrix") or {}).items():
             if var not in names:
                 yield ("matrix", var), f"'{var}' is not one of the compared variables"
@@ -133,6 +139,14 @@ class CategoricalInformationLoss(Measure):
                                                  f"{total:g}, not 1")
 
     def check_data(self, params, data):
+        # EBIL and PRIL cross-tabulate each variable's categories: k x k cells
+        for name in self.variables(params, data.meta):
+            if name in data.frame:
+                k = int(data.frame[name].nunique()) + 1  # (+ the missing value)
+                if k * k > MAX_CELLS:
+                    yield ("variables",), (f"'{name}' has {k - 1} categories: the cross-"
+                                           f"tabulation of original and protected ones has "
+                                           f"{over(k * k, 'cells', MAX_CELLS)}")
         for var, rows in (params.get("matrix") or {}).items():
             if var not in data.frame.columns:
                 continue

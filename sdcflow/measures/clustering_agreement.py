@@ -22,7 +22,8 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..kernels.utility import kmeans, partition_agreement
+from ..kernels.utility import SAMPLE, kmeans, partition_agreement
+from ..limits import MAX_CELLS, MAX_DISTANCES, over
 from ..registry import Measure, MeasureResult, register, variables_param
 from ..results import COUNT, NAMES, NUMBER, TEXT, record
 from .information_loss import numeric_matrix
@@ -46,7 +47,7 @@ class ClusteringAgreement(Measure):
             "restarts": {"type": "integer", "minimum": 1, "default": 3,
                          "description": "k-means++ seedings per data set; the partition with "
                                         "the least within-cluster sum of squares is kept."},
-            "max_iter": {"type": "integer", "minimum": 1, "default": 300,
+            "max_iter": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 300,
                          "description": "At most this many Lloyd iterations per run."},
             "reference": REFERENCE,
         },
@@ -59,9 +60,22 @@ class ClusteringAgreement(Measure):
             yield ("variables",), "no numeric variables: declare variables with role 'numeric'"
 
     def check_data(self, params, data):
-        if params["clusters"] > len(data):
-            yield ("clusters",), (f"{params['clusters']} clusters for {len(data)} records: "
+        c = params["clusters"]
+        if c > len(data):
+            yield ("clusters",), (f"{c} clusters for {len(data)} records: "
                                   "at most one cluster per record")
+            return
+        # the agreement cross-tabulates the two partitions: c x c cells
+        if c * c > MAX_CELLS:
+            yield ("clusters",), (f"{c} clusters make a cross-tabulation of "
+                                  f"{over(c * c, 'cells', MAX_CELLS)}")
+        # each k-means++ seeding computes the distance of every record to every centre
+        # (on a subsample of at most SAMPLE records)
+        work = 2 * params["restarts"] * min(len(data), SAMPLE) * c
+        if work > MAX_DISTANCES:
+            yield ("restarts",), (f"{params['restarts']} restarts with {c} clusters on "
+                                  f"{min(len(data), SAMPLE)} records compute "
+                                  f"{over(work, 'distances', MAX_DISTANCES)}")
 
     pairs_records = True
 

@@ -17,6 +17,8 @@ from ..suggest import did_you_mean
 class ConstraintViolations(Measure):
     name = "constraints"
     summary = "Violations of the recipe's edit constraints (counts and first records)."
+    # 2: exact integer arithmetic, records without a value counted with a reason
+    version = "2"
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,

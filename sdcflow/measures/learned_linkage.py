@@ -20,6 +20,7 @@ import numpy as np
 
 from ..kernels.learned_linkage import learn_distance
 from ..kernels.linkage import Links, nearest_links, standardize
+from ..limits import MAX_CELLS, over
 from ..registry import Measure, MeasureResult, register
 from ..results import COUNT, FLAG, NAMES, NUMBER, TEXT, ListOf, Record, by_variable, record
 from .record_linkage import VARIABLES, check_variables, links_frame, values
@@ -85,6 +86,21 @@ class LearnedLinkage(Measure):
         if params.get("reference", "original") == "original" \
                 and len(data) > params["max_records"]:
             yield ("max_records",), _too_many(len(data), params["max_records"])
+            return
+        # the program's matrix: one row per candidate pair, one column per parameter of
+        # the distance (c squared differences, and c (c - 1) / 2 products for bilinear)
+        n, c = min(len(data), params["max_records"]), len(self.variables(params, data.meta))
+        mode = params["candidates"]
+        if mode == "auto":
+            mode = "all" if n <= _ALL_PAIRS_UP_TO else "nearest"
+        per_record = n - 1 if mode == "all" else min(n - 1, (c + 1) * params["neighbours"])
+        width = c if params["form"] == "weighted_mean" else c * (c + 1) // 2
+        cells = n * per_record * width
+        if cells > MAX_CELLS:
+            key = "max_records" if mode == "all" else "neighbours"
+            yield (key,), (f"{n} records with {per_record} candidate originals each and "
+                           f"{width} distance parameters make a program of "
+                           f"{over(cells, 'coefficients', MAX_CELLS)}")
 
     pairs_records = True
 

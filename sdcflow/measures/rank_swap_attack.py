@@ -86,6 +86,8 @@ class RankSwapAttack(Measure):
         if params.get("p_unit") == "records" and params.get("p") is not None \
                 and params["p"] != int(params["p"]):
             yield ("p",), "p in records must be a whole number"
+        if params.get("p_unit", "percent") == "percent" and params.get("p", 0) > 100:
+            yield ("p",), f"p = {params['p']:g} is a percentage of the values: at most 100"
         yield from self.check_strata(params, meta)
         for name in self.variables(params, meta):
             var = meta.variables.get(name)
@@ -106,6 +108,11 @@ class RankSwapAttack(Measure):
         if self.strata(params, meta):
             fields["strata"] = COUNT
         return Record(fields)
+
+    def check_data(self, params, data):
+        if params.get("p_unit") == "records" and params.get("p", 0) > len(data):
+            yield ("p",), (f"p = {params['p']:g} records is more than the {len(data)} "
+                           "records of the data")
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

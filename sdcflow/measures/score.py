@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..constraints import ExprError, parse
+from ..constraints.checks import expression_value
 from ..registry import Measure, MeasureResult, register
 from ..results import NUMBER, TEXT, record
 
@@ -27,6 +28,7 @@ def _heads(text: str) -> list[str]:
 class Score(Measure):
     name = "score"
     summary = "SDC score: weighted average of an information loss and a disclosure risk."
+    version = "2"  # exact arithmetic in the il and dr expressions
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -63,8 +65,6 @@ class Score(Measure):
                       dr_expr=TEXT)
 
     def evaluate(self, data, params, rng, *, original, results=None):
-        from ..engine import expression_value
-
         il = float(expression_value(params["il"], results or {}))
         dr = float(expression_value(params["dr"], results or {}))
         w = float(params["il_weight"])

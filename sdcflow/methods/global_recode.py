@@ -16,7 +16,9 @@ from ..kernels.recode import (
     interval_codes,
     interval_labels,
     width_breaks,
+    width_count,
 )
+from ..limits import MAX_INTERVALS, over
 from ..registry import Method, MethodResult, Output, register
 
 
@@ -142,6 +144,9 @@ class GlobalRecode(Method):
 
     def check_data(self, params, data):
         var = data.variables[params["variable"]]
+        if "width" in params and var.is_numeric:
+            yield from _width_problems(data.frame[var.name], float(params["width"]),
+                                       float(params["origin"]))
         if "level" in params and var.hierarchy:
             first = next(iter(var.hierarchy.values()))
             known = {str(k) for k in first}
@@ -158,7 +163,8 @@ class GlobalRecode(Method):
              if "width" in params or "breaks" in params else None)
         if "width" in params:
             breaks, labels = width_breaks(x, params["width"], params["origin"],
-                                          integer=(var.type == "integer"))
+                                          integer=(var.type == "integer"),
+                                          max_intervals=MAX_INTERVALS)
             params = {**params, "breaks": breaks, "labels": labels, "right": False,
                       "include_lowest": False}
         if "breaks" in params:
@@ -195,6 +201,24 @@ class GlobalRecode(Method):
         out = col.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v).astype("str")
         changed = int(((out != col) & col.notna()).sum())
         return MethodResult(data.with_columns({name: out}, [new_var]), {"changed": changed})
+
+
+def _width_problems(col: pd.Series, width: float, origin: float):
+    """Widths that would make more intervals than MAX_INTERVALS, or intervals that 64-bit
+    floats cannot tell apart at the magnitude of the values."""
+    x = col.to_numpy(dtype=float, na_value=np.nan)
+    lo, count = width_count(x, width, origin)
+    if not count <= MAX_INTERVALS:
+        low, high = np.nanmin(x), np.nanmax(x)
+        yield ("width",), (f"width {width:g} would cut the values of '{col.name}' ({low:g} "
+                           f"to {high:g}) into {over(count, 'intervals', MAX_INTERVALS)}")
+        return
+    if len(x) and not np.isnan(x).all():
+        top = max(abs(lo), abs(lo + count * width))
+        if width < 4 * np.spacing(top):
+            yield ("width",), (f"width {width:g} is below the precision of 64-bit floats "
+                               f"at the magnitude of the intervals ({top:g}): their limits "
+                               f"would not be distinct; choose an origin near the values")
 
 
 def _text(value) -> str:

@@ -7,6 +7,7 @@ suppression", "all-M approach", "Stratification"). The search is
 from __future__ import annotations
 
 import itertools
+import math
 from typing import ClassVar
 
 import numpy as np
@@ -16,6 +17,7 @@ from ..data.codes import key_codes
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.frequencies import frequencies
 from ..kernels.local_suppression import suppress_to_k
+from ..limits import MAX_COMBINATIONS, over
 from ..registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 
 
@@ -34,13 +36,17 @@ class LocalSuppression(Method):
             "variables": variables_param(
                 "Key variables (default: every variable with role key).", unique=False),
             "importance": {
-                "type": "object", "additionalProperties": {"type": "integer", "minimum": 1},
+                # rank r costs 1000 ** (max rank - r): beyond 100 ranks that overflows
+                "type": "object",
+                "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 100},
                 "description": "As sdcMicro: 1 = most important (suppressed last); "
                                "variables not listed are suppressed first.",
             },
             "costs": {
+                # sums of costs must stay finite (and far from the float limit)
                 "type": "object",
-                "additionalProperties": {"type": "number", "exclusiveMinimum": 0},
+                "additionalProperties": {"type": "number", "exclusiveMinimum": 0,
+                                         "maximum": 1e100},
                 "description": "Cost of one suppression per variable (default 1).",
             },
             "alpha": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
@@ -73,10 +79,16 @@ class LocalSuppression(Method):
                 if name not in keys:
                     yield (field, name), f"'{name}' is not one of the key variables {keys}"
         yield from self.check_strata(params, meta)
+        passes = 0
         for i, spec in enumerate(params.get("all_m", [])):
             if spec["size"] > len(keys):
                 yield ("all_m", i, "size"), (f"size {spec['size']} is larger than the number of"
                                              f" key variables ({len(keys)})")
+            else:
+                passes += math.comb(len(keys), spec["size"])
+        if passes > MAX_COMBINATIONS:
+            yield ("all_m",), (f"the combinations of {len(keys)} key variables make "
+                               f"{over(passes, 'suppression passes', MAX_COMBINATIONS)}")
 
     def check_data(self, params, data):
         ks = [params["k"]] + [s["k"] for s in params.get("all_m", [])]

@@ -31,6 +31,7 @@ from ..kernels.fuzzy import fuzzy_weights
 from ..kernels.mdav import mdav
 from ..kernels.projected import projected
 from ..kernels.univariate import individual_ranking, optimal_univariate
+from ..limits import MAX_CELLS, over
 from ..registry import (
     Method,
     MethodResult,
@@ -124,6 +125,7 @@ def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
 class Microaggregation(Method):
     name = "microaggregation"
     summary = "Replace groups of k..2k-1 similar records by their representative."
+    version = "2"  # a missing value never satisfies a partitioning condition
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous", "ordinal", "categorical")
     stratified = True
@@ -153,8 +155,11 @@ class Microaggregation(Method):
             "projection": {"type": "array", "items": {"type": "number"},
                            "description": "projected: the direction (default: the first "
                                           "principal component)."},
-            "fuzziness": {"type": "number", "exclusiveMinimum": 1, "default": 2,
-                          "description": "fuzzy: the exponent m of fuzzy c-means."},
+            # memberships take distance ratios to the power 2 / (m - 1) and weights
+            # mu ** m: outside [1.1, 100] they overflow or vanish in 64-bit floats
+            "fuzziness": {"type": "number", "minimum": 1.1, "maximum": 100, "default": 2,
+                          "description": "fuzzy: the exponent m of fuzzy c-means "
+                                         "(1.1 to 100)."},
             "neighbours": {"type": "integer", "minimum": 1, "default": 5,
                            "description": "fuzzy: prototypes a membership is relative to."},
         },
@@ -292,6 +297,13 @@ class Microaggregation(Method):
     def check_data(self, params, data):
         if params["k"] > len(data):
             yield ("k",), f"k = {params['k']} is larger than the number of records ({len(data)})"
+        elif params.get("algorithm") == "fuzzy":
+            # each record's distances to its nearest prototypes (one per group of >= k)
+            cells = len(data) * min(params["neighbours"], len(data) // params["k"])
+            if cells > MAX_CELLS:
+                yield ("neighbours",), (f"{params['neighbours']} neighbours for each of "
+                                        f"{len(data)} records make "
+                                        f"{over(cells, 'distances', MAX_CELLS)}")
         groups, _, _ = self.plan_groups(params, data.meta)
         for g in groups:
             for v in g.variables:
@@ -371,16 +383,12 @@ class Microaggregation(Method):
         return MethodResult(data.with_columns(columns, new_vars), info)
 
     def _partition(self, data, params, conditions) -> np.ndarray:
-        from ..constraints import column_values
-
         keys = []
         strata = self.strata(params, data.meta)
         if strata:
             keys.append(stratum_codes(data.frame, strata)[0])
         for c in conditions:
-            env = {v: column_values(data.frame[v]) for v in c.condition.names}
-            holds = np.broadcast_to(np.asarray(c.condition.evaluate(env), dtype=bool),
-                                    (len(data),))
+            holds = c.condition_holds(data.frame)
             keys.append(np.where(holds, "1", "0"))
         if not keys:
             return np.zeros(len(data), dtype=np.int64)

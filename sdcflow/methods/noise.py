@@ -53,7 +53,15 @@ from ..kernels.noise import (
     multiplicative_noise,
     romm,
 )
-from ..registry import Method, MethodResult, numeric_output, register, strata_param, variables_param
+from ..limits import FLOAT_MAX, NOISE_SIGMAS
+from ..registry import (
+    Method,
+    MethodResult,
+    numeric_output,
+    register,
+    strata_param,
+    variables_param,
+)
 
 METHODS = ("additive", "correlated", "correlated_restored", "multiplicative", "romm")
 MULTIVARIATE = ("correlated", "correlated_restored", "romm")
@@ -84,10 +92,11 @@ class Noise(Method):
                   "description": "Noise level: Var(noise) = k Var(X) (additive), k Sigma "
                                  "(correlated), Var(factor) = k (multiplicative); romm uses "
                                  "it only for records it cannot rotate."},
-            "romm_lambda": {"type": "number", "exclusiveMinimum": 0,
+            "romm_lambda": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6,
                             "description": "romm: draw A near the identity (Langsrud's "
                                            "lambda, sdcMicro's p) instead of "
-                                           "Haar-distributed (the default)."},
+                                           "Haar-distributed (the default); beyond 1e6 "
+                                           "(refused) A is Haar-distributed in effect."},
             "strata": strata_param("Estimate and preserve the moments within strata"),
         },
     }
@@ -114,6 +123,7 @@ class Noise(Method):
         if not names or method == "multiplicative":
             return
         X = numeric_matrix(data.frame, names)
+        yield from _finite_noise(X, names, float(params.get("k", 0.1)))
         if method == "additive":
             for j, name in enumerate(names):
                 observed = int((~np.isnan(X[:, j])).sum())
@@ -205,3 +215,21 @@ class Noise(Method):
         zs = romm(xs, rng, lam=lam, rows=full)[0]
         zs[~full] = correlated_noise(xs[~full], k, rng, cov=cov)
         return zs
+
+
+def _finite_noise(X: np.ndarray, names: list[str], k: float):
+    """Refuse a noise level that makes the noise or the noisy values infinite: the noise
+    variance is k times a variance, which in any stratum is at most the squared range of
+    the values, and no draw exceeds NOISE_SIGMAS standard deviations."""
+    with np.errstate(all="ignore"):
+        for j, name in enumerate(names):
+            x = X[:, j][~np.isnan(X[:, j])]
+            if len(x) < 2:
+                continue
+            spread = float(x.max() - x.min())
+            variance = k * spread * spread
+            top = float(np.abs(x).max()) + NOISE_SIGMAS * np.sqrt(k) * spread
+            if not (np.isfinite(variance) and top <= FLOAT_MAX):
+                yield ("k",), (f"k = {k:g} makes the noise on '{name}' (variance up to k x "
+                               f"{spread * spread:.3g}, the squared range of its values) "
+                               "infinite or beyond the range of 64-bit floats")

@@ -25,6 +25,7 @@ from ..kernels.pram import (
     matrix_problems,
     pram,
 )
+from ..limits import MAX_CELLS, over
 from ..registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 
 _ROW_TOLERANCE = 1e-9
@@ -118,6 +119,11 @@ class Pram(Method):
                                  f"{total:.12g}, not 1 (tolerance {_ROW_TOLERANCE:g})")
 
     def check_data(self, params, data):
+        for name in self.variables(params, data.meta):  # the k x k transition matrix
+            k = int(data.frame[name].nunique()) if name in data.frame else 0
+            if k * k > MAX_CELLS:
+                yield ("variables",), (f"'{name}' has {k} categories: its transition matrix "
+                                       f"would have {over(k * k, 'cells', MAX_CELLS)}")
         for name, rows in params.get("matrix", {}).items():
             if name not in data.frame or name not in self.variables(params, data.meta):
                 continue

@@ -12,7 +12,15 @@ from ..data.codes import numeric_column
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.changes import changed_values
 from ..kernels.resampling import resample
-from ..registry import Method, MethodResult, numeric_output, register, strata_param, variables_param
+from ..limits import MAX_DRAWS, over
+from ..registry import (
+    Method,
+    MethodResult,
+    numeric_output,
+    register,
+    strata_param,
+    variables_param,
+)
 
 
 @register
@@ -59,6 +67,14 @@ class Resampling(Method):
         # averaged bootstrap values: an integer variable stays integer while they are whole
         return {n: numeric_output(meta.variables[n])
                 for n in self.variables(params, meta) if n in meta.variables}
+
+    def check_data(self, params, data):
+        names = [n for n in self.variables(params, data.meta) if n in data.frame]
+        draws = params["t"] * sum(int(data.frame[n].notna().sum()) for n in names)
+        if draws > MAX_DRAWS:
+            yield ("t",), (f"t = {params['t']} bootstrap samples of every value of "
+                           f"{', '.join(names)} would draw "
+                           f"{over(draws, 'random numbers', MAX_DRAWS)}")
 
     def apply(self, data, params, rng):
         frame = data.frame

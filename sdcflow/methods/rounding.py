@@ -18,7 +18,8 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ..kernels.rounding import round_to_base, round_to_points
+from ..kernels.rounding import decimals, round_to_base, round_to_points
+from ..limits import FLOAT_MAX
 from ..registry import Method, MethodResult, numeric_output, register, variables_param
 
 _POINTS = {"type": "array", "minItems": 1, "items": {"type": "number"}}
@@ -110,6 +111,29 @@ class Rounding(Method):
             whole = all(float(v).is_integer() for v in (value if key == "points" else [value]))
             out[name] = numeric_output(var, whole=whole)
         return out
+
+    def check_data(self, params, data):
+        if "base" not in params:
+            return
+        _, mapping = self._mapping(params)
+        for name in self.variables(params, data.meta):
+            if name not in data.frame or (mapping is not None and name not in mapping):
+                continue
+            base = self.rule(params, name)[1]
+            x = data.frame[name].to_numpy(dtype=float, na_value=np.nan)
+            if np.isnan(x).all():
+                continue
+            top = float(np.nanmax(np.abs(x)))
+            # x / base must be finite, and so must the multiple scaled to the decimals
+            # of the base (rounding 3 x 0.1 to 0.3 computes 0.3 x 10**1)
+            with np.errstate(all="ignore"):
+                finite = np.isfinite(top / base) and \
+                    np.log10(max(top, base)) + decimals(base) < np.log10(FLOAT_MAX)
+            if not finite:
+                path = ("base",) if mapping is None else ("base", name)
+                yield path, (f"base {base:g} is too small for the values of '{name}' (up to "
+                             f"{top:g}): their multiples of it are beyond the range of "
+                             "64-bit floats")
 
     def apply(self, data, params, rng):
         columns, new_vars, details = {}, [], {}

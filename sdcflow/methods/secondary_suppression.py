@@ -23,7 +23,7 @@ class SecondarySuppression(TableMethod):
             "algorithm": {"enum": ["optimal", "heuristic"], "default": "optimal"},
             "cost": {"enum": ["unit", "frequency", "value"], "default": "value",
                      "description": "Cost of suppressing a cell."},
-            "margin_cost": {"type": "number", "minimum": 0, "default": 0,
+            "margin_cost": {"type": "number", "minimum": 0, "maximum": 1e15, "default": 0,
                             "description": "Extra cost of margin cells (prefer inner ones)."},
             "time_limit": {"type": "number", "exclusiveMinimum": 0,
                            "description": "optimal: seconds for the whole search."},

@@ -42,9 +42,11 @@ class SensitivityRules(TableMethod):
                       "description": "Rules; a cell is sensitive when any fires."},
             "protection": {
                 "type": "object", "additionalProperties": False,
-                "properties": {"percent": {"type": "number", "minimum": 0},
-                               "fixed": {"type": "number", "minimum": 0},
-                               "sliding_percent": {"type": "number", "minimum": 0}},
+                # as the rules' own: far below the magnitudes HiGHS takes as infinite
+                "properties": {"percent": {"type": "number", "minimum": 0, "maximum": 1000},
+                               "fixed": {"type": "number", "minimum": 0, "maximum": 1e15},
+                               "sliding_percent": {"type": "number", "minimum": 0,
+                                                   "maximum": 1000}},
                 "description": "Protection levels of the primary cells (default: from the "
                                "rules)."},
         },

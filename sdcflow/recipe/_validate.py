@@ -471,6 +471,11 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
         if dataset is not None:
             dataset.constraints = tuple(recipe.constraints)
             problems += _input_constraints(recipe, dataset, data_file)
+            from ..tables import size_problems
+
+            for spec in recipe.tables.values():
+                problems += [doc.problem((*spec.path, "dims"), message)
+                             for message in size_problems(spec, dataset)]
             for step in recipe.steps:
                 # (a step that sees values or records changed by earlier steps is
                 # checked on its data when it runs)
@@ -515,10 +520,12 @@ def _input_constraints(recipe: Recipe, dataset: Dataset, data_file: str) -> list
             records = ", ".join(map(str, result["first_records"]))
             more = " ..." if result["violations"] > len(result["first_records"]) else ""
             noun = "record" if result["violations"] == 1 else "records"
+            undefined = (f"; in {result['undefined']} of them it has no value: "
+                         f"{result['reason']}") if result.get("undefined") else ""
             out.append(recipe.doc.problem(
                 path,
                 f"the data violate constraint '{c.id}' in {result['violations']} {noun} "
-                f"({noun} {records}{more} of {data_file})",
+                f"({noun} {records}{more} of {data_file}){undefined}",
                 severity="warning" if c.enforce == "warn" else "error"))
     return out
 

@@ -62,6 +62,24 @@ class Rule(Protocol):
     def evaluate(self, table: Table) -> RuleResult: ...
 
 
+# Rule parameters are checked when a rule is made (so that recipes are refused when
+# validated): percentages of cell values and protection amounts stay far below the
+# magnitudes (1e20) that HiGHS, which audits and solves the suppression, takes as infinite.
+MAX_PERCENT = 1000.0
+MAX_AMOUNT = 1e15
+
+
+def _whole(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number >= 1, not {value!r}")
+
+
+def _amount(name: str, value, limit: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 <= value <= limit:
+        raise ValueError(f"{name} must be a number from 0 to {limit:g}, not {value!r}")
+
+
 def _two_sided(sens: np.ndarray, name: str, level: np.ndarray) -> RuleResult:
     """A rule result whose protection is the same upwards and downwards."""
     return RuleResult(sens, name, level, level.copy())
@@ -102,6 +120,11 @@ class FrequencyRule:
     min_protection: float = 1.0
     weighted: bool = False
 
+    def __post_init__(self):
+        _whole("n", self.n)
+        _amount("safety_range", self.safety_range, MAX_PERCENT)
+        _amount("min_protection", self.min_protection, MAX_AMOUNT)
+
     @property
     def name(self) -> str:
         return f"freq({self.n})"
@@ -123,13 +146,16 @@ class DominanceRule:
     n: int
     k: float
 
+    def __post_init__(self):
+        _whole("n", self.n)
+        if not (isinstance(self.k, (int, float)) and 0 < self.k < 100):
+            raise ValueError("k must be a percentage in (0, 100)")
+
     @property
     def name(self) -> str:
         return f"dominance({self.n},{self.k:g})"
 
     def evaluate(self, table: Table) -> RuleResult:
-        if not 0 < self.k < 100:
-            raise ValueError("k must be a percentage in (0, 100)")
         tops = _tops(table, self.n).sum(axis=1)
         total = table.values
         sens = (total > 0) & (tops > self.k / 100.0 * total)
@@ -146,13 +172,16 @@ class PQRule:
     p: float
     q: float
 
+    def __post_init__(self):
+        if not (all(isinstance(v, (int, float)) for v in (self.p, self.q))
+                and 0 < self.p < self.q <= 100):
+            raise ValueError("the pq rule needs 0 < p < q <= 100")
+
     @property
     def name(self) -> str:
         return f"pq({self.p:g},{self.q:g})"
 
     def evaluate(self, table: Table) -> RuleResult:
-        if not 0 < self.p < self.q <= 100:
-            raise ValueError("the pq rule needs 0 < p < q <= 100")
         return _residual_rule(table, self.name, self.p / self.q, by_total=False)
 
 
@@ -170,16 +199,18 @@ class PPercentRule:
     p: float
     reference: str = "largest"
 
+    def __post_init__(self):
+        if not (isinstance(self.p, (int, float)) and 0 < self.p <= 100):
+            raise ValueError("p must be a percentage in (0, 100]")
+        if self.reference not in ("largest", "total"):
+            raise ValueError("reference must be 'largest' or 'total'")
+
     @property
     def name(self) -> str:
         suffix = "" if self.reference == "largest" else ",total"
         return f"p%({self.p:g}{suffix})"
 
     def evaluate(self, table: Table) -> RuleResult:
-        if not 0 < self.p <= 100:
-            raise ValueError("p must be a percentage in (0, 100]")
-        if self.reference not in ("largest", "total"):
-            raise ValueError("reference must be 'largest' or 'total'")
         return _residual_rule(table, self.name, self.p / 100.0,
                               by_total=self.reference == "total")
 
@@ -194,6 +225,9 @@ class ZeroRule:
     protection: float = 1.0
 
     name = "zero"
+
+    def __post_init__(self):
+        _amount("protection", self.protection, MAX_AMOUNT)
 
     def evaluate(self, table: Table) -> RuleResult:
         sens = table.values == 0

@@ -78,9 +78,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from numba import njit
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from ..kernels.jit import njit
 from .audit import (
     MIN_WIDTH,
     AttackerModel,

@@ -25,12 +25,15 @@ tables); ``Table.codes`` gives each cell's code position in every dimension.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
+from ..limits import MAX_TABLE_CELLS, over
 
 __all__ = ["Dimension", "Table", "build_table", "make_dimension", "table_from_cells"]
 
@@ -385,7 +388,9 @@ def build_table(frame: pd.DataFrame, dims: list[str],
         leaves = _leaf_order(text[d]) if h is None else pd.unique(text[d]).tolist()
         dimensions.append(make_dimension(d, leaves, h, total=total))
     shape = tuple(dim.size for dim in dimensions)
-    n_cells = int(np.prod(shape))
+    n_cells = math.prod(shape)
+    if n_cells > MAX_TABLE_CELLS:  # refused before allocating (validation says so earlier)
+        raise ValueError(f"{' x '.join(dims)} make {over(n_cells, 'cells', MAX_TABLE_CELLS)}")
     pos = [dim.positions(text[d]) for dim, d in zip(dimensions, dims, strict=True)]
     cell = np.ravel_multi_index(pos, shape) if len(data) else np.zeros(0, dtype=np.int64)
     w = (data[weight].to_numpy(dtype=float) if weight is not None else np.ones(len(data)))
@@ -460,7 +465,9 @@ def table_from_cells(frame: pd.DataFrame, dims: list[str],
             leaves = [c for c in pd.unique(text[d]) if c not in parents]
         dimensions.append(make_dimension(d, leaves, h, total=total))
     shape = tuple(dim.size for dim in dimensions)
-    n_cells = int(np.prod(shape))
+    n_cells = math.prod(shape)
+    if n_cells > MAX_TABLE_CELLS:  # refused before allocating (validation says so earlier)
+        raise ValueError(f"{' x '.join(dims)} make {over(n_cells, 'cells', MAX_TABLE_CELLS)}")
     pos = np.stack([dim.positions(text[d]) for d, dim in zip(dims, dimensions, strict=True)],
                    axis=1)
     cell = np.ravel_multi_index(tuple(pos.T), shape)

@@ -8,7 +8,7 @@ from helpers import QUICKSTART
 
 from sdcflow.cli import main
 from sdcflow.constraints import parse
-from sdcflow.engine.checks import MissingValue, check_value
+from sdcflow.constraints.checks import Unverifiable, check_value
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def recipe(tmp_path):
 
 
 def value(text, env):
-    return check_value(parse(text, subscripts=True, condition=False).tree.body, env)
+    return check_value(parse(text, subscripts=True, condition=False), env)
 
 
 def test_values_and_lookups():
@@ -42,9 +42,11 @@ def test_mistakes_in_checks_are_errors(text, error, message):
     assert message in str(info.value)
 
 
-def test_a_missing_value_is_not_a_pass():
-    with pytest.raises(MissingValue):
+def test_a_missing_value_or_a_division_by_zero_is_not_a_pass():
+    with pytest.raises(Unverifiable):
         value("r.x < 1", {"r": {"x": None}})
+    with pytest.raises(Unverifiable):
+        value("r.x / r.y < 1", {"r": {"x": 1, "y": 0}})
 
 
 def test_a_check_that_cannot_be_evaluated_is_a_recipe_mistake(recipe, tmp_path, capsys,

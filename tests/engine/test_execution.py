@@ -48,8 +48,8 @@ def blanked(self, data, params, rng):
 
 
 @pytest.mark.parametrize("apply, message", [
-    (infinite, "step 'tb': top_bottom_code made 7 values (records 1, 2, 3, 4, 5 and 2 more) "
-               "of 'income' infinite"),
+    (infinite, ("step 'tb': top_bottom_code made 7 values (records 1, 2, 3, 4, 5 and 2 more) "
+                "of 'income' infinite")),
     (blanked, "step 'tb': top_bottom_code made 2 values (records 3, 5) of 'income' missing"),
 ])
 def test_infinite_or_newly_missing_values_are_refused(write_recipe, tmp_path, capsys,

@@ -56,8 +56,8 @@ MUTATIONS = [
     ("the seed", ("seed: 7", "seed: 8"), ALL),
     # (later steps see the same values, so they keep their fingerprints)
     ("a step id", ("id: micro", "id: micro2"), {"micro2"}),
-    ("a read variable's role", ("tax: {role: numeric}", "tax: {role: sensitive, "
-                                "type: continuous}"), {"micro", "loss"}),
+    ("a read variable's role", ("tax: {role: numeric}",
+                                "tax: {role: sensitive, type: continuous}"), {"micro", "loss"}),
     ("a read variable's type", ("age: {role: key, type: integer}",
                                 "age: {role: key, type: continuous}"), {"risk"}),
     ("a read variable's labels", ("labels: {N: North, S: South}", "labels: {N: Nord, S: Sud}"),

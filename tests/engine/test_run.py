@@ -11,7 +11,7 @@ from helpers import QUICKSTART
 
 from sdcflow import run
 from sdcflow.engine import step_rng
-from sdcflow.errors import CheckFailed, InternalError, RecipeError
+from sdcflow.errors import CheckFailed, InternalError
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """Interval and category recoding kernels (sdcflow.kernels.recode)."""
 
 import numpy as np
+import pytest
 
 from sdcflow.kernels.recode import (
     category_mapping,
@@ -56,3 +57,14 @@ def test_hierarchy_levels():
               "country": {"north": "NL", "south": "NL"}}
     assert hierarchy_mapping(levels, "region") == {"m1": "north", "m2": "north", "m3": "south"}
     assert hierarchy_mapping(levels, "country") == {"m1": "NL", "m2": "NL", "m3": "NL"}
+
+
+def test_width_breaks_refuses_too_many_intervals_before_allocating():
+    # (100 - 0) / 1e-300 = 1e302 intervals: a MemoryError (or hours) before
+    from sdcflow.kernels.recode import width_breaks, width_count
+
+    assert width_count(np.array([0.0, 100.0]), 1e-300) == (0.0, pytest.approx(1e302))
+    with pytest.raises(ValueError, match="makes 1e\\+302 intervals, more than 1e\\+06"):
+        width_breaks(np.array([0.0, 100.0]), 1e-300, max_intervals=1e6)
+    # 0, 10, ..., 100: eleven intervals [0, 10) ... [100, 110)
+    assert len(width_breaks(np.array([0.0, 100.0]), 10, max_intervals=11)[1]) == 11
