@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from .data.dataset import Metadata, Variable
+from .data.households import household_id_for
 from .errors import Problem
 from .recipe._model import ORIGINAL, Recipe, StepSpec
 from .registry import DataOrder, with_defaults
@@ -174,7 +175,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
         for step in recipe.steps:
             base = bases[step.id]
             p = params[step.id]
-            reads = _reads(recipe, step, p, metas[step.id])
+            reads = _reads(recipe, step, p, metas[step.id], writes_of[step.id])
             gone = sorted(set(reads or ()) - set(base))
             if gone:
                 raise PlanError([recipe.doc.problem(
@@ -253,11 +254,17 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
     return Plan([planned[n] for n in order], graph, variants, all_views, nodes_by_variant)
 
 
-def _reads(recipe: Recipe, step: StepSpec, params: dict, meta) -> set | None:
-    """What a step reads: a table step reads the variables its table is built from."""
+def _reads(recipe: Recipe, step: StepSpec, params: dict, meta, writes: set | None
+           ) -> set | None:
+    """What a step reads: a table step reads the variables its table is built from; a
+    method that writes household-level variables also reads the household id (it acts
+    once per household, see :mod:`sdcflow.data.households`)."""
     if step.table is not None:
         return set(recipe.tables[step.table].columns)
-    return step.plugin.reads(params, meta)
+    reads = step.plugin.reads(params, meta)
+    if reads is None or step.kind != "method":
+        return reads
+    return reads | household_id_for(meta, reads | set(writes or ()))
 
 
 def _previous_table_steps(recipe: Recipe) -> dict[str, str | None]:

@@ -136,6 +136,13 @@ class Plugin(ABC):
     # recode's breaks); for any other method a value turned missing is an error of the
     # run (see sdcflow.engine.execution).
     makes_missing: ClassVar[bool] = False
+    # How a method treats household-level variables (level: household):
+    # "per_household": the engine runs it on one record per household and copies the
+    # result to every member (sdcMicro's selectHouseholdData / mergeHouseholdData);
+    # "spread": the method handles them itself, acting on records and spreading to the
+    # whole household what it does to one member (local suppression);
+    # "own": the method handles households itself (sampling draws whole households).
+    households: ClassVar[str] = "per_household"
 
     def named_variables(self, params: Mapping) -> list[tuple[tuple, str]]:
         """The variables named in ``params`` as ``(params path, name)`` pairs.

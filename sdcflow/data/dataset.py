@@ -39,6 +39,7 @@ class Variable:
     labels: Mapping | None = None
     hierarchy: Mapping | None = None
     missing: tuple = ()
+    level: str = "record"  # "household": the same value for every member of a household
 
     @property
     def is_numeric(self) -> bool:
@@ -59,12 +60,15 @@ class Variable:
             labels=dict(spec["labels"]) if spec.get("labels") else None,
             hierarchy=spec.get("hierarchy"),
             missing=tuple(spec.get("missing", ())),
+            level=spec.get("level", "record"),
         )
 
     def as_dict(self) -> dict:
         out = {"role": self.role, "type": self.type}
         if self.order is not None:
             out["order"] = list(self.order)
+        if self.level != "record":
+            out["level"] = self.level
         return out
 
 

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Dataset, Variable
+from ..data.households import collapse, expand, household_units
 from ..errors import InternalError, PluginError, RecipeError
 from ..plan import PlannedStep
 from ..recipe import ORIGINAL, Validated
@@ -215,8 +216,7 @@ def _run_method(validated: Validated, ps: PlannedStep, store: Store,
         frame, meta, info = loaded
     else:
         data = store.dataset(visible(ps))
-        result = _call(ps, data, step_rng(validated.recipe.seed, ps.node), None, {})
-        frame, meta, info = _method_output(ps, data, result)
+        frame, meta, info = _apply_method(ps, data, step_rng(validated.recipe.seed, ps.node))
         info = jsonable(info)
         if cache:
             cache.save(fp, {"variables": {k: variable_spec(v) for k, v in meta.items()},
@@ -227,6 +227,23 @@ def _run_method(validated: Validated, ps: PlannedStep, store: Store,
     return StepRecord(ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version,
                       jsonable(ps.params), ps.variant, fp, out_hash,
                       time.perf_counter() - start, loaded is not None, info)
+
+
+def _apply_method(ps: PlannedStep, data: Dataset, rng: np.random.Generator):
+    """Run a method; one that writes household-level variables (and acts once per
+    household) runs on one record per household, and its result is copied to every
+    member (see :mod:`sdcflow.data.households`)."""
+    ids = [n for n in data.meta.names("household") if n in data.frame]
+    level = [c for c in ps.writes or () if data.variables[c].level == "household"]
+    if ps.step.plugin.households != "per_household" or not level or len(ids) != 1:
+        result = _call(ps, data, rng, None, {})
+        return _method_output(ps, data, result)
+    units, count = household_units(data.frame[ids[0]])
+    cols = [c for c in data.frame.columns if c != ids[0]]
+    once = Dataset(collapse(data.frame[cols], units, count),
+                   {c: data.variables[c] for c in cols}, data.constraints)
+    frame, meta, info = _method_output(ps, once, _call(ps, once, rng, None, {}))
+    return expand(frame, units), meta, {**info, "households": count}
 
 
 def _method_entry(entry: dict, cols: list[str] | None, records: int):
@@ -249,8 +266,6 @@ def _var_fields(spec: dict) -> dict:
     if out.get("order") is not None:
         out["order"] = tuple(out["order"])
     out["missing"] = tuple(out.get("missing", ()))
-    if "level" in out and "level" not in Variable.__dataclass_fields__:
-        out.pop("level")
     return out
 
 

@@ -50,7 +50,7 @@ def variable_spec(var: Variable) -> dict:
             "order": list(var.order) if var.order is not None else None,
             "labels": dict(var.labels) if var.labels is not None else None,
             "hierarchy": var.hierarchy, "missing": list(var.missing),
-            "level": getattr(var, "level", "record")}
+            "level": var.level}
 
 
 def constraint_spec(c: Constraint) -> dict:

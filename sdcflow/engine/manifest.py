@@ -69,6 +69,8 @@ def published_nodes(validated: Validated, chosen: int) -> dict[str, str]:
 def public_manifest(validated: Validated, records: list[StepRecord], chosen: int,
                     measures: dict, checks: list[dict], released: dict[str, str],
                     extra: dict | None = None) -> dict:
+    """The public manifest (``extra``: further entries, e.g. whether household ids were
+    replaced)."""
     """The public manifest; ``released``: file (relative to public/) -> sha256."""
     recipe, plan = validated.recipe, validated.plan
     published = published_nodes(validated, chosen)

@@ -11,6 +11,7 @@ The output directory (see :mod:`sdcflow.engine.outputs` for what a run may repla
       measures.json        every measure's full result and every check
       report.html          internal report (original frequencies, recipe text, ...)
       tables/ID.csv        protected tables with primary/secondary status and rules
+      household-ids.csv    original -> released household id (ids are replaced)
       run.json             timings, cache hits and notes of this run (the only file that
                            differs between two runs of the same recipe and input)
 """
@@ -25,6 +26,7 @@ import pandas as pd
 
 from .. import __version__
 from ..data import write_table
+from ..data.households import household_units, new_ids
 from ..data.io import sha256_file, table_format
 from ..errors import CheckFailed
 from ..plan import Plan, chosen_variant
@@ -32,12 +34,13 @@ from ..recipe import Recipe, Validated, load_recipe, validate
 from .cache import Cache
 from .canonical import pretty_json
 from .checks import evaluate_checks
-from .execution import StepRecord, execute
+from .execution import StepRecord, execute, step_rng
 from .manifest import full_manifest, public_manifest, published_nodes
 from .outputs import MANIFEST, RUN_LOG, check_target, replace_output
 
 CACHE_DIR = ".sdcflow-cache"
 PUBLIC = "public"
+HOUSEHOLD_IDS = "household-ids.csv"  # internal: original -> released household id
 
 
 @dataclass
@@ -58,6 +61,7 @@ class RunResult:
     public_manifest: dict | None = None
     external_report: Callable[[], str] | None = None
     notes: list[str] = field(default_factory=list)  # e.g. cache entries recomputed
+    household_ids: pd.DataFrame | None = None  # original -> released id (internal)
 
     @property
     def public_dir(self) -> Path | None:
@@ -91,12 +95,13 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     chosen = chosen_variant(plan.variants, release.get("variant"))
     check_variants = [chosen] if chosen is not None else list(range(len(plan.variants)))
     checks = evaluate_checks(recipe, plan, measures, check_variants)
-    released, tables = None, {}
+    released, tables, ids = None, {}, None
     if chosen is not None:
         data = store.dataset(plan.release_view(chosen, release.get("from")))
-        released = data.for_release()
+        released, ids = _household_ids(recipe, data.for_release())
         tables = _released_tables(validated, store, chosen, data)
-    manifest = full_manifest(validated, records, chosen)
+    households = _households_entry(recipe, ids, released)
+    manifest = full_manifest(validated, records, chosen, households)
     failures = [c for c in checks if not c["passed"]]
     result = RunResult(measures, released, per_record, checks, manifest, None, records,
                        publishes=chosen is not None and ("path" in release or bool(tables)),
@@ -104,9 +109,12 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     result.report = lambda: report_html(validated, result, released_ok=not failures)
     if failures:
         raise CheckFailed([_failure_text(c) for c in failures], result)
+    result.household_ids = ids
     if chosen is not None:
+        public = {"household_ids": {k: v for k, v in households["household_ids"].items()
+                                    if k != "households"}} if households else {}
         result.public_manifest = public_manifest(validated, records, chosen, measures, checks,
-                                                 {})
+                                                 {}, public)
         result.external_report = lambda: report_html(validated, result, released_ok=True,
                                                      external=True, chosen=chosen)
     if write:
@@ -140,6 +148,8 @@ def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: d
     _write_text(tmp / "measures.json", pretty_json({"measures": result.measures,
                                                      "checks": result.checks}))
     _write_text(tmp / "report.html", result.report())
+    if result.household_ids is not None:
+        write_table(result.household_ids, tmp / HOUSEHOLD_IDS, "csv")
     files = {}
     for path in sorted(p for p in tmp.rglob("*") if p.is_file()):
         rel = path.relative_to(tmp).as_posix()
@@ -198,6 +208,37 @@ def _failure_text(check: dict) -> str:
     if "message" in check:
         text += f": {check['message']}"
     return text
+
+
+def _household_ids(recipe: Recipe, frame: pd.DataFrame
+                   ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The release with the household id replaced by new random numbers (unless
+    ``release.household_ids: keep``), and the table original -> released id. The
+    numbers come from the recipe's seed alone, in a stream of their own."""
+    ids = [n for n, v in recipe.variables.items() if v.role == "household" and n in frame]
+    if len(ids) != 1 or recipe.release.get("household_ids", "replace") == "keep":
+        return frame, None
+    name = ids[0]
+    original = frame[name]
+    units, count = household_units(original)
+    released = new_ids(units, count, original.isna().to_numpy(),
+                       step_rng(recipe.seed, "release:household_ids"))
+    frame = frame.copy()
+    frame[name] = pd.Series(released, index=frame.index, dtype=original.dtype)
+    mapping = pd.DataFrame({"original": original, "released": frame[name]}).dropna()
+    return frame, mapping.drop_duplicates().reset_index(drop=True)
+
+
+def _households_entry(recipe: Recipe, ids: pd.DataFrame | None,
+                      released: pd.DataFrame | None) -> dict:
+    """What the manifests say of the household id."""
+    names = [n for n, v in recipe.variables.items() if v.role == "household"]
+    if released is None or len(names) != 1 or names[0] not in released:
+        return {}
+    entry = {"variable": names[0], "replaced": ids is not None}
+    if ids is not None:
+        entry["households"] = len(ids)
+    return {"household_ids": entry}
 
 
 def _released_tables(validated: Validated, store, variant: int, data) -> dict:

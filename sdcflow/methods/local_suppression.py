@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.codes import key_codes
+from ..data.households import household_units, spread_missing
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.frequencies import frequencies
 from ..kernels.local_suppression import suppress_to_k
@@ -26,6 +27,8 @@ class LocalSuppression(Method):
     name = "local_suppression"
     summary = "Suppress as few key values as possible to reach k-anonymity (or all-M)."
     makes_missing = True
+    version = "2"  # 2: a household-level value suppressed for one member is for all
+    households = "spread"
     roles = ("key",)
     params: ClassVar[dict] = {
         "type": "object",
@@ -111,6 +114,17 @@ class LocalSuppression(Method):
     def outputs(self, params, meta):
         return unchanged(self.variables(params, meta), meta)  # values only become missing
 
+    @staticmethod
+    def _household_columns(data, keys: list[str]):
+        """(household numbers, count, positions among ``keys``) of the household-level
+        keys, or None."""
+        ids = [n for n in data.meta.names("household") if n in data.frame]
+        cols = [j for j, k in enumerate(keys) if data.variables[k].level == "household"]
+        if len(ids) != 1 or not cols:
+            return None
+        units, count = household_units(data.frame[ids[0]])
+        return units, count, cols
+
     def apply(self, data, params, rng):
         keys = self.variables(params, data.meta)
         original = key_codes(data.frame, keys)
@@ -124,19 +138,34 @@ class LocalSuppression(Method):
         # each requirement: the key columns of one combination and its k
         requirements = [(cols, k) for size, k in passes
                         for cols in map(list, itertools.combinations(range(len(keys)), size))]
-        violating = np.zeros(len(data), dtype=bool)
+        members = list(stratum_members(groups, len(labels) if len(data) else 0))
+        household = self._household_columns(data, keys)
         # (no records: no stratum to visit, although the labels name "all")
-        for rows in stratum_members(groups, len(labels) if len(data) else 0):
-            sub = codes[rows]
+        while True:
+            for rows in members:
+                sub = codes[rows]
+                for cols, k in requirements:
+                    sub[:, cols] = suppress_to_k(sub[:, cols], k, alpha=alpha,
+                                                 costs=costs[cols]).codes
+                codes[rows] = sub
+            if household is None:
+                break
+            # A household-level value suppressed for one member is suppressed for every
+            # member (else the others would give it away). With alpha < 1 a suppression
+            # can lower other records' frequencies, so suppress again until nothing moves.
+            units, count, cols = household
+            spread = codes.copy()
+            spread[:, cols] = spread_missing(codes[:, cols], units, count)
+            if (spread == codes).all():
+                break
+            codes = spread
+        # verify every requirement on the final values (a later pass cannot undo an
+        # earlier one, but say so if some stratum is simply too small)
+        violating = np.zeros(len(data), dtype=bool)
+        for rows in members:
             for cols, k in requirements:
-                sub[:, cols] = suppress_to_k(sub[:, cols], k, alpha=alpha,
-                                             costs=costs[cols]).codes
-            # verify every requirement on the final values (a later pass cannot undo an
-            # earlier one, but say so if some stratum is simply too small)
-            for cols, k in requirements:
-                fk, _ = frequencies(sub[:, cols], alpha=alpha)
+                fk, _ = frequencies(codes[rows][:, cols], alpha=alpha)
                 violating[rows[fk < k - 1e-9]] = True
-            codes[rows] = sub
         suppressed = (codes < 0) & (original >= 0)
         columns = {}
         for j, name in enumerate(keys):

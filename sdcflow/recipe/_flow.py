@@ -14,6 +14,7 @@ from ..data import Metadata
 from ..errors import Problem
 from ..registry import with_defaults
 from ..suggest import did_you_mean
+from ._households import step_household_problems
 from ._model import ORIGINAL, Recipe, StepSpec
 from ._result_checks import expression_problems
 from ._schema import where
@@ -171,6 +172,7 @@ def _one_step(recipe: Recipe, step: StepSpec, params: dict, state, meta: Metadat
     relevant = set(named.values()) & recipe.unusable if named else recipe.unusable
     if any(s == "error" for _, _, s in out) or relevant:
         return out
+    out += step_household_problems(step, params, meta)
     changed = {n: col for n in [*plugin.variables(params, meta), *state.columns]
                if (col := state.columns.get(n)) is not None and col.changed_by}
     findings = [(f, "error") for f in plugin.check(params, meta)] + \

@@ -19,6 +19,7 @@ from ..errors import Problem, RecipeError, unique_problems
 from ..suggest import did_you_mean
 from ._flow import add_shapes, follow, result_problems, step_problems
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
+from ._households import household_consistency, household_declarations
 from ._release import release_problems
 from ._schema import recipe_schema, schema_problems, where
 from ._yaml import YamlDocument, load_yaml
@@ -153,6 +154,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     if len(weights) > 1:
         out.append(doc.problem(("variables", weights[1]), f"variables: only one weight "
                                f"variable is allowed, found {', '.join(weights)}", key=True))
+    out += household_declarations(recipe)
     declared = list(recipe.variables)
     recipe.unusable = unusable
 
@@ -471,6 +473,7 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
         if dataset is not None:
             dataset.constraints = tuple(recipe.constraints)
             problems += _input_constraints(recipe, dataset, data_file)
+            problems += household_consistency(recipe, dataset, data_file)
             from ..tables import size_problems
 
             for spec in recipe.tables.values():

@@ -53,8 +53,10 @@ def test_public_holds_only_the_release_its_manifest_and_the_external_report(rele
     expected += list(recipe.release.get("tables", {}).values())
     assert files == sorted(expected + ["manifest.json", "report.html"])
     manifest = json.loads((public / "manifest.json").read_text())
+    households = {"household_ids"} if any(v.role == "household"
+                                          for v in recipe.variables.values()) else set()
     assert set(manifest) == {"sdcflow", "layout", "recipe", "variant", "released", "steps",
-                             "measures", "checks"}
+                             "measures", "checks"} | households
     assert set(manifest["recipe"]) == {"name", "sha256"}
     for rel, digest in manifest["released"].items():
         assert result.manifest["files"][f"public/{rel}"] == digest

@@ -43,7 +43,7 @@ def test_two_runs_are_byte_identical(quickstart):
     # every file but the run log (timings, cache hits) is the same, bytes for bytes
     assert set(fa) == set(fb) == {
         "public/testdata-protected.csv", "public/manifest.json", "public/report.html",
-        "manifest.json", "measures.json", "report.html", "run.json"}
+        "manifest.json", "measures.json", "report.html", "household-ids.csv", "run.json"}
     assert {k: v for k, v in fa.items() if k != "run.json"} == \
         {k: v for k, v in fb.items() if k != "run.json"}
 
@@ -61,7 +61,10 @@ def test_manifest_contents(quickstart):
     assert step["params"]["include_lowest"] is False
     assert "seconds" not in step and "cached" not in step  # in run.json
     assert set(manifest["files"]) == {"public/testdata-protected.csv", "public/manifest.json",
-                                      "public/report.html", "measures.json", "report.html"}
+                                      "public/report.html", "measures.json", "report.html",
+                                      "household-ids.csv"}
+    assert manifest["household_ids"] == {"variable": "ori_hid", "replaced": True,
+                                         "households": 1000}
     for rel, digest in manifest["files"].items():
         assert hashlib.sha256((result.out_dir / rel).read_bytes()).hexdigest() == digest
     log = json.loads((result.out_dir / "run.json").read_text())
