@@ -281,7 +281,8 @@ def choose(constraints: list[Constraint], types: Mapping[str, str],
         kind = default if default in allowed else next(k for k in _PREFERENCE if k in allowed)
         choice.kinds[v] = (kind, state.offsets.get(v, 0.0) if kind == GEOMETRIC else 0.0)
         if kind != default and types[v] not in ("categorical", "ordinal"):
-            choice.overridden[v] = state.ruled_by[state.find(v)][0]
+            choice.overridden[v] = next(cid for cid, kinds in state.ruled_by[state.find(v)]
+                                        if default not in kinds)
     for c, ps in admitted:
         choice.kept.append(c.id)
         for p in ps:
@@ -300,7 +301,8 @@ class _State:
     def __init__(self, allowed: dict[str, frozenset[str]]):
         self.parent = {v: v for v in allowed}
         self.allowed = dict(allowed)
-        self.ruled_by: dict[str, list[str]] = {v: [] for v in allowed}
+        # per set: (constraint id, the representatives its part allows), in admission order
+        self.ruled_by: dict[str, list[tuple[str, frozenset[str]]]] = {v: [] for v in allowed}
         self.offsets: dict[str, float] = {}
 
     def copy(self) -> _State:
@@ -336,7 +338,7 @@ class _State:
                                         for v, off in part.offsets.items()):
             allowed.discard(GEOMETRIC)
         if not allowed:
-            ruled = sorted({i for r in roots for i in self.ruled_by[r]})
+            ruled = sorted({i for r in roots for i, _ in self.ruled_by[r]})
             shown = set(part.kinds)
             if all(types[v] != "categorical" for v in inside):
                 shown.discard(PLURALITY)
@@ -354,8 +356,7 @@ class _State:
             self.parent[r] = head
             self.ruled_by[head] += self.ruled_by[r]
         self.allowed[head] = frozenset(allowed)
-        if cid not in self.ruled_by[head]:
-            self.ruled_by[head].append(cid)
+        self.ruled_by[head].append((cid, part.kinds))
         if GEOMETRIC in allowed:
             for v, off in part.offsets.items():
                 self.offsets.setdefault(v, off)

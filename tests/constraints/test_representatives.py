@@ -145,6 +145,10 @@ def test_reasons_name_the_conflict():
                       one_partition=False)
     assert separate.not_kept == {"ntg": ("'net + tax == gross' relates gross, net, tax, "
                                          "which the algorithm groups separately")}
+    # the note names the constraint that excludes the requested representative
+    both = choose(build(HARVEST, {"id": "dp", "domain": "planted"}),
+                  {"harvested": "continuous", "planted": "continuous"})
+    assert both.overridden == {"harvested": "dp", "planted": "dp"}
     outside = choose(build(NTG), {"net": "continuous", "tax": "continuous"})
     assert outside.not_kept == {"ntg": ("'net + tax == gross' relates net, tax (aggregated) "
                                         "to gross (not aggregated)")}
