@@ -219,7 +219,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _plain_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning that escapes the numerical code is an sdcflow bug: one line, without the
+    source line Python would print."""
+    sys.stderr.write(f"sdcflow: warning: {category.__name__}: {message} (please report "
+                     "it)\n")
+
+
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _plain_warning
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     from .errors import InternalError, RecipeError, SdcflowError
 
     parser = build_parser()

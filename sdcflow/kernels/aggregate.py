@@ -8,10 +8,13 @@ constraints"): which aggregation keeps which edit constraint.
 * geometric mean (Propositions 4-6 and 8): keeps multiplicative constraints
   (``price * (1 + vat) == retail``), applied to each factor (here ``1 + vat``);
 * an order statistic such as the (lower) median: keeps "values exist in the original
-  domain" (the representative is one of the group's values);
+  domain" (the representative is one of the group's values), ranges, and increasing
+  relations between two variables (``x <= y``: order statistics are monotone and commute
+  with increasing maps), but not sums (``net + tax == gross``);
 * plurality (most frequent category) for categorical variables.
 
-Every function takes the values and the group label of each record and returns the
+Which representative each variable gets under the recipe's constraints is decided in
+:mod:`sdcflow.constraints.representatives`. Every function takes the values and the group label of each record and returns the
 representative of each record's group, record by record.
 """
 

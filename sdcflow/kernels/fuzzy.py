@@ -20,7 +20,8 @@ from scipy.spatial import cKDTree
 def fuzzy_weights(X: np.ndarray, labels: np.ndarray, *, m: float = 2.0,
                   neighbours: int = 5, iterations: int = 10) -> np.ndarray:
     """The aggregation weights kappa of every record within its group (they add up to one
-    in each group)."""
+    in each group; equal weights in a group whose every record lies on another group's
+    prototype, where the memberships are all 0)."""
     X = np.asarray(X, dtype=float)
     g = int(labels.max()) + 1
     counts = np.bincount(labels, minlength=g).astype(float)
@@ -43,7 +44,11 @@ def fuzzy_weights(X: np.ndarray, labels: np.ndarray, *, m: float = 2.0,
         mu = np.nan_to_num(mu, nan=1.0)
         w = mu ** m
         den = np.bincount(labels, weights=w, minlength=g)
-        kappa = w / den[labels]
+        # A record on another group's prototype has membership 0 to its own (fuzzy
+        # c-means). When that holds for every record of a group (tied data), its weights
+        # are undefined: the group then takes equal weights, its plain mean.
+        empty = den[labels] == 0
+        kappa = np.where(empty, 1.0 / counts[labels], w / np.where(empty, 1.0, den[labels]))
         proto = np.stack([np.bincount(labels, weights=kappa * X[:, j], minlength=g)
                           for j in range(X.shape[1])], axis=1)
     return kappa

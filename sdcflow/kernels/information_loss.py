@@ -331,12 +331,16 @@ def continuous_information_loss(x: np.ndarray, y: np.ndarray) -> tuple[dict, np.
 # categorical data
 # ----------------------------------------------------------------------------------------
 
-def direct_distance(f: np.ndarray, g: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
+def direct_distance(f: np.ndarray, g: np.ndarray, ranks: np.ndarray | None = None,
+                    domain_size: int | None = None) -> np.ndarray:
     """Per-record distance between original codes ``f`` and protected codes ``g`` (shared
-    code numbering). Nominal (``ranks`` None): 0 if equal, else 1 (the seed's ``d_V``).
-    Ordinal: ``|rank(c) - rank(c')| / (|D(V)| - 1)`` with ``ranks[code]`` the position of
-    each category in the declared order (0 .. |D(V)|-1) or -1 for a value outside it (a
-    missing value, an undeclared category), which is at distance 1 from any other value.
+    code numbering): the direct distance of Domingo-Ferrer & Torra ("Disclosure control
+    methods and information loss for microdata", 2001). Nominal (``ranks`` None): 0 if
+    equal, else 1. Ordinal: ``|rank(c) - rank(c')| / (|D(V)| - 1)`` with ``ranks[code]``
+    the position of each category in the variable's domain D(V) of ``domain_size``
+    categories (its declared order: categories not observed count too), or -1 for a
+    value outside it (a missing value, an undeclared category), which is at distance 1
+    from any other value. Always within [0, 1].
 
     The seed writes the ordinal distance as the number of categories between c and c'
     *inclusive* over |D(V)|, which gives 1/|D(V)| for c = c' and breaks its own requirement
@@ -346,12 +350,16 @@ def direct_distance(f: np.ndarray, g: np.ndarray, ranks: np.ndarray | None = Non
     g = np.asarray(g)
     d = (f != g).astype(float)
     if ranks is not None:
+        if domain_size is None:
+            raise ValueError("the ordinal distance needs the size of the domain D(V)")
         ranks = np.asarray(ranks)
-        size = int((ranks >= 0).sum())
+        if ranks.size and ranks.max() >= domain_size:
+            raise ValueError(f"rank {int(ranks.max())} is outside a domain of {domain_size} "
+                             "categories")
         rf, rg = ranks[f], ranks[g]
         inside = (rf >= 0) & (rg >= 0)
-        if size > 1:
-            d[inside] = np.abs(rf[inside] - rg[inside]) / (size - 1)
+        if domain_size > 1:
+            d[inside] = np.abs(rf[inside] - rg[inside]) / (domain_size - 1)
     return d
 
 

@@ -13,6 +13,9 @@ the category frequencies and ``P`` any Markov matrix, the backward matrix
 k was j) gives ``P* = P Q``, for which ``t P* = t``: the expected frequencies after PRAM
 are the original ones. sdcMicro mixes with the identity, ``alpha P Q + (1 - alpha) I``,
 which is still invariant and changes fewer values.
+
+Built matrices: :func:`default_matrix` keeps every category with one fixed probability;
+:func:`sdcmicro_matrix` draws each category's retention from U(pd, 1), as sdcMicro does.
 """
 
 from __future__ import annotations
@@ -21,26 +24,50 @@ import numpy as np
 
 
 def default_matrix(size: int, retention: float, freq: np.ndarray | None = None) -> np.ndarray:
-    """The Markov matrix that keeps a category with probability ``retention`` and
-    otherwise moves it to another category: uniformly over the other ``size - 1``
-    categories (``freq`` None; as sdcMicro's ``pram``, which spreads ``1 - pd`` evenly),
-    or in proportion to the other categories' frequencies ``freq`` (a row whose other
-    categories all have frequency 0 falls back to the uniform spread)."""
+    """The Markov matrix that keeps every category with the same probability ``retention``
+    and otherwise moves it to another category: uniformly over the other ``size - 1``
+    categories (``freq`` None), or in proportion to the other categories' frequencies
+    ``freq`` (a row whose other categories all have frequency 0 falls back to the uniform
+    spread). (sdcMicro's ``pram`` draws a different retention for each category:
+    :func:`sdcmicro_matrix`.)"""
     if size == 1:
         return np.ones((1, 1))
     if freq is None:
-        P = np.full((size, size), (1.0 - retention) / (size - 1))
-    else:
-        freq = np.asarray(freq, dtype=float)
-        others = freq.sum() - freq  # the frequency of "any other category", per row
-        P = np.empty((size, size))
-        for i in range(size):
-            if others[i] > 0:
-                P[i] = (1.0 - retention) * freq / others[i]
-            else:
-                P[i] = (1.0 - retention) / (size - 1)
+        return uniform_spread(np.full(size, float(retention)))
+    freq = np.asarray(freq, dtype=float)
+    others = freq.sum() - freq  # the frequency of "any other category", per row
+    P = np.empty((size, size))
+    for i in range(size):
+        if others[i] > 0:
+            P[i] = (1.0 - retention) * freq / others[i]
+        else:
+            P[i] = (1.0 - retention) / (size - 1)
     np.fill_diagonal(P, retention)
     return P
+
+
+def uniform_spread(diagonal: np.ndarray) -> np.ndarray:
+    """The Markov matrix with ``P[i, i] = diagonal[i]`` and the rest of row i,
+    ``1 - diagonal[i]``, spread evenly over the other ``L - 1`` categories."""
+    d = np.asarray(diagonal, dtype=float)
+    size = len(d)
+    if size == 1:
+        return np.ones((1, 1))
+    P = np.repeat(((1.0 - d) / (size - 1))[:, None], size, axis=1)
+    np.fill_diagonal(P, d)
+    return P
+
+
+def sdcmicro_matrix(size: int, pd: float, rng: np.random.Generator
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """sdcMicro's ``pram`` matrix before invariance (sdcMicro 5.8.1, ``R/pram.R``): for
+    each of the ``size`` categories a retention ``P[i, i] ~ U(pd, 1)``, drawn
+    independently (here from ``rng``, in category order), the rest of the row spread
+    evenly over the other categories. Returns the matrix and the drawn diagonal.
+    sdcMicro then always makes it invariant, ``alpha P Q + (1 - alpha) I``
+    (:func:`invariant_matrix`), and draws anew for every stratum."""
+    diagonal = rng.uniform(pd, 1.0, size)
+    return uniform_spread(diagonal), diagonal
 
 
 def invariant_matrix(P: np.ndarray, t: np.ndarray, alpha: float = 1.0) -> np.ndarray:

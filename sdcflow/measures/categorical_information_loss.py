@@ -2,7 +2,8 @@
 (seed 000_1eece6b9d3791e64.txt, section 4, "Information Loss Measures: Categorical Data"):
 
 * the direct distance per value (nominal 0/1; ordinal ``|rank difference| / (|D(V)| - 1)``
-  over the declared order), averaged per variable and overall;
+  where D(V) is the declared order, categories absent from the data included; within
+  [0, 1]), averaged per variable and overall;
 * CTBIL(F, G; W, K): the sum over every set of at most K variables of the absolute cell
   differences of the contingency tables of the reference F and the protected G;
 * EBIL: the sum over records of the conditional entropy ``H(V | V' = j_r)``, with
@@ -85,6 +86,7 @@ def shared_codes(f: pd.Series, g: pd.Series, extra=()) -> tuple[np.ndarray, np.n
 class CategoricalInformationLoss(Measure):
     name = "categorical_information_loss"
     summary = "Categorical information loss: direct distance, CTBIL, EBIL and PRIL."
+    version = "2"  # 2: the ordinal distance over the declared domain (was: observed categories)
     types = ("categorical", "ordinal", "integer")
     params: ClassVar[dict] = {
         "type": "object",
@@ -197,16 +199,19 @@ class CategoricalInformationLoss(Measure):
             cards.append(k)
 
             var = data.variables.get(name) or original.variables.get(name)
-            ranks = None
+            ranks, domain = None, None
             if var is not None and var.type == "ordinal":
+                # D(V): the declared order, unobserved categories included (the observed
+                # ones in sorted order when none is declared)
                 order = list(var.order) if var.order else sorted(
                     (v for v in labels if v != _MISSING), key=_sort_key)
                 position = {v: i for i, v in enumerate(order)}
                 ranks = np.array([position.get(v, -1) if v != _MISSING else -1
                                   for v in labels])
-                if len(position) < 2:
+                domain = len(order)
+                if domain < 2:
                     ranks = None
-            d = direct_distance(f, g, ranks)
+            d = direct_distance(f, g, ranks, domain)
             distance += d
             by_var["distance"][name] = float(d.mean()) if n else 0.0
             by_var["changed"][name] = int((f != g).sum())

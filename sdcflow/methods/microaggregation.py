@@ -2,23 +2,29 @@
 representative (seed 000, "Microaggregation", MDAV, optimal univariate, projected; seed
 004, MDAV and individual ranking; seed 001, fuzzy microaggregation and edit constraints).
 
-Edit constraints drive the aggregation (seed 001, Propositions 1-8): the variables of
-a constraint are microaggregated together, with the arithmetic mean for linear
-constraints, inequalities and ranges, the geometric mean of each factor for
-multiplicative ones, the lower median (an existing value) for "values must exist in the
-domain", and the records are partitioned first on the condition of an if/then
-constraint. What was chosen is reported in the manifest (``info.groups``).
+Edit constraints drive the grouping and the representative of each variable (V. Torra,
+"Constrained microaggregation: adding constraints for data editing", Transactions on Data
+Privacy 1(2), 2008): the variables related by a constraint are microaggregated together,
+and :mod:`sdcflow.constraints.representatives` chooses for each variable the
+representative that keeps the constraints on it (the arithmetic mean for linear
+relations, the geometric mean of each factor for products, the lower median, an existing
+value, for "values exist in the domain"; single-variable ranges are kept by all three);
+the records are partitioned first on the condition of an if/then constraint. The
+requested ``aggregation`` applies wherever no constraint needs another representative.
+The manifest says, per variable, which representative was used and which constraints it
+keeps, and lists the constraints that cannot be kept (e.g. overconstrained) with the
+reason: nothing is reported that was not done.
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
+from ..constraints.representatives import PLURALITY, Choice, choose, parts
 from ..data.codes import numeric_column, ordered_values
 from ..data.strata import stratum_codes, stratum_members
 from ..kernels.aggregate import (
@@ -43,6 +49,7 @@ from ..registry import (
 )
 
 ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy")
+PER_VARIABLE = ("optimal_univariate", "individual_ranking")  # a partition per variable
 
 
 @dataclass
@@ -60,51 +67,15 @@ class Group:
                 "because": self.reasons}
 
 
-def _related_sets(constraint) -> list[set[str]]:
-    """The sets of variables a constraint relates to each other: one per comparison of a
-    conjunction (``a >= 0 and b >= 0`` relates nothing; ``a + b == c`` relates a, b, c)."""
-    from ..constraints.expr import dotted_name
+@dataclass
+class Plan:
+    """The groups, the if/then constraints that partition the records, notes, and the
+    constraints kept and not kept (None without ``constraints``)."""
 
-    def names(node) -> set[str]:
-        return {dotted_name(n) for n in ast.walk(node)
-                if isinstance(n, (ast.Name, ast.Attribute)) and dotted_name(n)}
-
-    body = constraint.expr.tree.body
-    parts = body.values if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.And) \
-        else [body]
-    return [names(p) for p in parts]
-
-
-def product_offsets(tree: ast.Expression) -> dict[str, float] | None:
-    """For ``a * (1 + b) == c`` style constraints, each variable's offset inside its factor
-    ({a: 0, b: 1, c: 0}); None when the constraint is not a product of such factors."""
-    body = tree.body
-    if not (isinstance(body, ast.Compare) and len(body.ops) == 1
-            and isinstance(body.ops[0], ast.Eq)):
-        return None
-    offsets: dict[str, float] = {}
-
-    def factor(node) -> bool:
-        if isinstance(node, ast.Constant):
-            return True
-        if isinstance(node, ast.Name):
-            offsets[node.id] = 0.0
-            return True
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
-            return factor(node.left) and factor(node.right)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-            return isinstance(node.right, ast.Constant) and factor(node.left)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
-            name, const = node.left, node.right
-            if isinstance(name, ast.Constant) and isinstance(node.op, ast.Add):
-                name, const = const, name
-            if isinstance(name, ast.Name) and isinstance(const, ast.Constant):
-                value = float(const.value)
-                offsets[name.id] = value if isinstance(node.op, ast.Add) else -value
-                return True
-        return False
-
-    return offsets if factor(body.left) and factor(body.comparators[0]) else None
+    groups: list[Group]
+    conditions: list
+    notes: list[str]
+    choice: Choice | None
 
 
 def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
@@ -125,7 +96,11 @@ def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
 class Microaggregation(Method):
     name = "microaggregation"
     summary = "Replace groups of k..2k-1 similar records by their representative."
-    version = "2"  # a missing value never satisfies a partitioning condition
+    # 2: representatives chosen per constraint part (a range no longer forces the mean on
+    # a domain variable; aggregation: median yields to linear constraints); fuzzy weights
+    # of a group lying on other prototypes are equal instead of NaN; a missing value never
+    # satisfies a partitioning condition
+    version = "2"
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous", "ordinal", "categorical")
     stratified = True
@@ -146,8 +121,9 @@ class Microaggregation(Method):
                             "description": "Scaling of the variables for the distances "
                                            "(zscore: as sdcMicro)."},
             "aggregation": {"enum": ["mean", "median"], "default": "mean",
-                            "description": "Representative of numeric variables not ruled "
-                                           "by a constraint."},
+                            "description": "Representative of the numeric variables, except "
+                                           "where a declared constraint needs another one to "
+                                           "be kept (the manifest says which and why)."},
             "constraints": {"type": "boolean", "default": True,
                             "description": "Let the edit constraints group the variables, "
                                            "choose the aggregation and partition records."},
@@ -175,90 +151,79 @@ class Microaggregation(Method):
             return [list(params["variables"])]
         return [meta.names("numeric")]
 
-    def plan_groups(self, params, meta) -> tuple[list[Group], list, list[str]]:
-        """The groups, the if/then constraints that partition the records, and notes."""
+    def plan_groups(self, params, meta) -> Plan:
+        """The groups (with the representative of each variable), the partitioning
+        constraints, notes and what the constraints get (module docstring)."""
         sets = [list(dict.fromkeys(g)) for g in self.base_variables(params, meta)]
         notes: list[str] = []
-        offsets: dict[str, float] = {}
-        medians: set[str] = set()
-        reasons: dict[str, list[str]] = {}
-        conditions = []
         chosen = {v for s in sets for v in s}
-        if params.get("constraints", True):
-            for c in meta.constraints:
-                inside = c.variables & chosen
-                if not inside:
-                    continue
-                if c.kind == "conditional":
-                    conditions.append(c)
-                    continue
-                if c.kind == "domain":
-                    medians |= set(c.domain) & chosen
-                    for v in set(c.domain) & chosen:
-                        reasons.setdefault(v, []).append(f"{c.id}: values exist -> median")
-                    continue
-                for related in _related_sets(c):
-                    if not related & chosen or len(related) < 2:
-                        continue
-                    missing = sorted(related - chosen)
-                    numeric = [v for v in missing if v in meta.variables
-                               and meta.variables[v].is_numeric]
-                    if numeric:
-                        sets[0].extend(numeric)
-                        chosen |= set(numeric)
-                        notes.append(f"added {', '.join(numeric)}: constraint '{c.id}' needs "
-                                     "them aggregated with "
-                                     + ", ".join(sorted(related & chosen - set(numeric))))
-                    # the variables related by the constraint go into one group
-                    touched = [s for s in sets if set(s) & related]
-                    merged = [v for s in touched for v in s]
-                    sets = [s for s in sets if s not in touched] + [list(dict.fromkeys(merged))]
-                if c.kind == "nonlinear":
-                    form = product_offsets(c.expr.tree)
-                    if form is None:
-                        notes.append(f"constraint '{c.id}' is not a product of factors: "
-                                     "the arithmetic mean cannot keep it")
-                    else:
-                        for v, off in form.items():
-                            offsets.setdefault(v, off)
-                            reasons.setdefault(v, []).append(f"{c.id}: product -> geometric")
-                else:
-                    for v in c.variables & chosen:
-                        reasons.setdefault(v, []).append(f"{c.id}: {c.kind} -> mean")
-        groups = []
         default = params.get("aggregation", "mean")
+        use = params.get("constraints", True)
+        touching: list = []
+        # a variable added for one constraint may bring in others: repeat until none does
+        while use and len(touching) < len(meta.constraints):
+            new = [c for c in meta.constraints if c.variables & chosen and c not in touching]
+            if not new:
+                break
+            touching += new
+            for c in new:
+                sets, added = self._relate(c, sets, chosen, meta, notes)
+                chosen |= added
+        touching.sort(key=list(meta.constraints).index)
         position = {v: i for i, v in enumerate(meta.variables)}
         sets = [sorted(s, key=lambda v: position.get(v, len(position))) for s in sets]
-        for s in sets:
-            group = Group(variables=s)
-            for v in s:
-                var = meta.variables.get(v)
-                if var is not None and var.type == "categorical":
-                    group.aggregation[v] = ("plurality", 0.0)
-                elif var is not None and var.type == "ordinal":
-                    group.aggregation[v] = ("median", 0.0)
-                elif v in offsets:
-                    group.aggregation[v] = ("geometric", offsets[v])
-                    if v in medians:
-                        notes.append(f"'{v}' cannot both keep a product and exist in the "
-                                     "domain (seed 001: overconstrained); kept the product")
-                elif v in medians and not any("-> mean" in r for r in reasons.get(v, [])):
-                    group.aggregation[v] = ("median", 0.0)
-                else:
-                    if v in medians:
-                        notes.append(f"'{v}' cannot both keep a linear constraint and exist "
-                                     "in the domain (seed 001: overconstrained); used the mean")
-                    group.aggregation[v] = (default, 0.0)
-                group.reasons.extend(f"{v}: {r}" for r in reasons.get(v, []))
-            groups.append(group)
-        return groups, conditions, notes
+        types = {v: meta.variables[v].type if v in meta.variables else "continuous"
+                 for s in sets for v in s}
+        choice = None
+        if use:
+            choice = choose(touching, types, default,
+                            one_partition=params.get("algorithm") not in PER_VARIABLE)
+            kinds = choice.kinds
+            for v, cid in choice.overridden.items():
+                notes.append(f"'{v}' uses the {kinds[v][0]}, not aggregation: {default}: "
+                             f"constraint '{cid}' needs it")
+        else:
+            kinds = {v: (PLURALITY if t == "categorical" else "median" if t == "ordinal"
+                         else default, 0.0) for v, t in types.items()}
+        groups = [Group(variables=s, aggregation={v: kinds[v] for v in s},
+                        reasons=[f"{v}: {r}" for v in s
+                                 for r in (choice.because.get(v, []) if choice else [])])
+                  for s in sets]
+        kept = set(choice.kept) if choice else set()
+        conditions = [c for c in touching if c.kind == "conditional" and c.id in kept]
+        return Plan(groups, conditions, notes, choice)
+
+    def _relate(self, c, sets, chosen, meta, notes) -> tuple[list[list[str]], set[str]]:
+        """Put the variables each part of ``c`` relates into one set, adding the numeric
+        ones not chosen (with a note); returns the sets and the added variables."""
+        added: set[str] = set()
+        for part in parts(c, self._text(c.variables, meta)):
+            related = set(part.variables)
+            if len(related) < 2 or not related & (chosen | added):
+                continue
+            missing = sorted(related - chosen - added)
+            numeric = [v for v in missing if v in meta.variables
+                       and meta.variables[v].is_numeric]
+            if numeric:
+                sets[0].extend(numeric)
+                added |= set(numeric)
+                notes.append(f"added {', '.join(numeric)}: constraint '{c.id}' needs "
+                             "them aggregated with "
+                             + ", ".join(sorted(related & (chosen | added) - set(numeric))))
+            touched = [s for s in sets if set(s) & related]
+            merged = [v for s in touched for v in s]
+            sets = [s for s in sets if s not in touched] + [list(dict.fromkeys(merged))]
+        return sets, added
+
+    @staticmethod
+    def _text(names, meta) -> set[str]:
+        return {v for v in names if v in meta.variables and not meta.variables[v].is_numeric}
 
     def variables(self, params, meta):
-        groups, _, _ = self.plan_groups(params, meta)
-        return [v for g in groups for v in g.variables]
+        return [v for g in self.plan_groups(params, meta).groups for v in g.variables]
 
     def reads(self, params, meta):
-        _, conditions, _ = self.plan_groups(params, meta)
+        conditions = self.plan_groups(params, meta).conditions
         cond_vars = set().union(*(c.variables for c in conditions)) if conditions else set()
         return super().reads(params, meta) | cond_vars
 
@@ -280,7 +245,18 @@ class Microaggregation(Method):
         if len(names) != len(set(names)):
             yield ("groups",), "a variable is in two groups"
         yield from self.check_strata(params, meta)
-        groups, _, _ = self.plan_groups(params, meta)
+        plan = self.plan_groups(params, meta)
+        groups = plan.groups
+        if params.get("algorithm") in PER_VARIABLE and params.get("constraints", True):
+            aggregated = {v for g in groups for v in g.variables}
+            for c in meta.constraints:
+                for part in parts(c, self._text(c.variables, meta)):
+                    if len(part.variables & aggregated) > 1:
+                        yield ("algorithm",), (
+                            f"{params['algorithm']} groups each variable separately, so it "
+                            f"cannot keep constraint '{c.id}' ({part.text}): use mdav, "
+                            "projected or fuzzy, or set constraints: false")
+                        break
         if params.get("algorithm") == "projected" and "projection" in params:
             for g in groups:
                 width = sum(1 for v in g.variables if meta.variables.get(v) is not None
@@ -304,8 +280,7 @@ class Microaggregation(Method):
                 yield ("neighbours",), (f"{params['neighbours']} neighbours for each of "
                                         f"{len(data)} records make "
                                         f"{over(cells, 'distances', MAX_CELLS)}")
-        groups, _, _ = self.plan_groups(params, data.meta)
-        for g in groups:
+        for g in self.plan_groups(params, data.meta).groups:
             for v in g.variables:
                 if v not in data.frame:
                     continue
@@ -325,7 +300,8 @@ class Microaggregation(Method):
 
     # --- the work -----------------------------------------------------------------------
     def apply(self, data, params, rng):
-        groups, conditions, notes = self.plan_groups(params, data.meta)
+        plan = self.plan_groups(params, data.meta)
+        groups, conditions, notes = plan.groups, plan.conditions, plan.notes
         frame = data.frame
         k = params["k"]
         partition = self._partition(data, params, conditions)
@@ -378,6 +354,9 @@ class Microaggregation(Method):
             info["partitioned_on"] = [c.id for c in conditions]
         if small:
             info["records_in_parts_smaller_than_k"] = small
+        if plan.choice is not None and (plan.choice.kept or plan.choice.not_kept):
+            info["constraints_kept"] = plan.choice.kept
+            info["constraints_not_kept"] = plan.choice.not_kept
         if notes:
             info["notes"] = notes
         return MethodResult(data.with_columns(columns, new_vars), info)

@@ -1,7 +1,16 @@
 """``pram``: post-randomisation of categorical variables with a Markov matrix, given or
-built from a retention probability, optionally invariant (seed 000_1eece6b9d3791e64.txt,
-"PRAM"; seed 004_149321b221e875f3.txt, "PRAM" and "PRAM Example"; Gouweleeuw et al.
-1998; sdcMicro's ``pram``). The kernel is :mod:`sdcflow.kernels.pram`.
+built by a scheme, optionally invariant (seed 000_1eece6b9d3791e64.txt, "PRAM"; seed
+004_149321b221e875f3.txt, "PRAM" and "PRAM Example"; Gouweleeuw et al. 1998; sdcMicro's
+``pram``). The kernel is :mod:`sdcflow.kernels.pram`.
+
+Without a given matrix, ``scheme`` builds it:
+
+* ``fixed``: every category is kept with the same probability ``retention``; the rest of
+  a row goes to the other categories uniformly or in proportion to their frequencies
+  (``spread``); invariant unless ``invariant: false``;
+* ``sdcmicro``: sdcMicro's ``pram`` (5.8.1): each category's retention drawn from
+  U(``pd``, 1) with the step's generator, anew for each stratum; the rest of a row spread
+  uniformly; then always made invariant, ``alpha P Q + (1 - alpha) I``.
 
 The categories of a variable are those in the data (whole file, sorted as text; an
 ordinal variable in its declared order), plus any named in its ``matrix``. Missing values
@@ -24,11 +33,13 @@ from ..kernels.pram import (
     invariant_matrix,
     matrix_problems,
     pram,
+    sdcmicro_matrix,
 )
 from ..limits import MAX_CELLS, over
 from ..registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 
 _ROW_TOLERANCE = 1e-9
+RETENTION, SPREAD, PD = 0.8, "uniform", 0.8  # defaults of scheme fixed / sdcmicro
 _MAX_LISTED_STRATA = 50
 
 _MATRIX = {
@@ -48,6 +59,7 @@ _MATRIX = {
 class Pram(Method):
     name = "pram"
     summary = "Post-randomise categorical values with a (default: invariant) Markov matrix."
+    version = "2"  # 2: scheme sdcmicro; info says the scheme (results of scheme fixed unchanged)
     roles = ("pram", "key", "sensitive")
     types = ("categorical", "ordinal")
     params: ClassVar[dict] = {
@@ -59,25 +71,53 @@ class Pram(Method):
             "matrix": {"type": "object", "additionalProperties": _MATRIX,
                        "description": "Per variable, the transition matrix as "
                                       "{from: {to: probability}}; the other variables get "
-                                      "the default matrix."},
-            "retention": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.8,
-                          "description": "Default matrix: probability of keeping a value "
-                                         "(sdcMicro's pd = 0.8, there the minimum of a "
-                                         "random diagonal)."},
-            "spread": {"enum": ["uniform", "frequency"], "default": "uniform",
-                       "description": "Default matrix: a changed value goes to another "
-                                      "category uniformly (as sdcMicro) or in proportion "
-                                      "to the other categories' frequencies."},
+                                      "a matrix built by 'scheme'."},
+            "scheme": {"enum": ["fixed", "sdcmicro"], "default": "fixed",
+                       "description": "How the matrix of a variable without a given one is "
+                                      "built. fixed: every category kept with probability "
+                                      "'retention'; sdcmicro: as sdcMicro's pram, each "
+                                      "category kept with a probability drawn from "
+                                      "U(pd, 1), anew per stratum, then made invariant."},
+            # no schema defaults for the parameters of one scheme (their defaults are
+            # RETENTION, SPREAD, PD): giving one with the other scheme is refused
+            "retention": {"type": "number", "minimum": 0, "maximum": 1,
+                          "description": "scheme fixed: the probability of keeping a value, "
+                                         "the same for every category (default 0.8; not "
+                                         "sdcMicro's pd, which is the lower bound of a "
+                                         "random one: scheme sdcmicro)."},
+            "spread": {"enum": ["uniform", "frequency"],
+                       "description": "scheme fixed: a changed value goes to another "
+                                      "category uniformly (default) or in proportion to "
+                                      "the other categories' frequencies."},
+            "pd": {"type": "number", "minimum": 0, "maximum": 1,
+                   "description": "scheme sdcmicro: sdcMicro's pd, the lower bound of each "
+                                  "category's retention P_ii ~ U(pd, 1) (default 0.8)."},
             "invariant": {"type": ["boolean", "null"], "default": None,
                           "description": "Make the matrix invariant (expected frequencies "
                                          "kept; Gouweleeuw et al. 1998). Default (null): "
-                                         "for the default matrix yes, for a given matrix "
-                                         "no, as sdcMicro."},
+                                         "for a built matrix yes, for a given matrix no, as "
+                                         "sdcMicro; scheme sdcmicro is always invariant."},
             "alpha": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5,
                       "description": "Invariant PRAM: alpha P Q + (1 - alpha) I (sdcMicro's "
                                      "alpha, default 0.5; 1 = Gouweleeuw's P Q)."},
             "strata": strata_param("Post-randomise within strata"),
         },
+        "allOf": [
+            {"if": {"required": ["scheme"], "properties": {"scheme": {"const": "sdcmicro"}}},
+             "then": {"not": {"anyOf": [{"required": ["retention"]}, {"required": ["spread"]},
+                                        {"required": ["invariant"],
+                                         "properties": {"invariant": {"const": False}}}]},
+                      "x-error": "scheme sdcmicro draws each category's retention from "
+                                 "U(pd, 1), spreads the rest uniformly and is always "
+                                 "invariant: 'retention', 'spread' and 'invariant: false' "
+                                 "belong to scheme fixed"}},
+            {"if": {"not": {"required": ["scheme"], "properties":
+                            {"scheme": {"const": "sdcmicro"}}}},
+             "then": {"not": {"required": ["pd"]},
+                      "x-error": "'pd' is sdcMicro's lower bound of a random retention: "
+                                 "give it with scheme: sdcmicro, or 'retention' (the same "
+                                 "for every category) with scheme fixed"}},
+        ],
     }
 
     default_roles = ("pram",)
@@ -152,39 +192,52 @@ class Pram(Method):
         groups, labels = stratum_codes(frame, strata)
         members = stratum_members(groups, len(labels))
         given = params.get("matrix", {})
+        retention = params.get("retention", RETENTION)
+        spread = params.get("spread", SPREAD)
+        lower = params.get("pd", PD)  # sdcMicro's pd (pd is pandas here)
         columns = {}
-        changed, expected, matrices, invariant_used = {}, {}, {}, {}
+        changed, expected, matrices, invariant_used, diagonals = {}, {}, {}, {}, {}
         for name in names:
             var = data.variables[name]
             col = frame[name]
             categories = _categories(col, var, given.get(name))
             codes = _codes(col, categories)
             L = len(categories)
+            sdcmicro = name not in given and params.get("scheme") == "sdcmicro"
             invariant = params.get("invariant")
-            if invariant is None:
+            if invariant is None or sdcmicro:
                 invariant = name not in given
             invariant_used[name] = bool(invariant)
-            # the matrix of every stratum unless it depends on the stratum's frequencies
+            # the matrix of every stratum unless it depends on the stratum (frequencies, or
+            # sdcMicro's draw per stratum)
             if name in given:
                 base = _dense(given[name], categories)
-            elif params["spread"] != "frequency":
-                base = default_matrix(L, params["retention"])
+            elif not sdcmicro and spread != "frequency":
+                base = default_matrix(L, retention)
             else:
                 base = None
             new_codes = codes.copy()
             used: dict[str, np.ndarray] = {}
+            drawn: dict[str, np.ndarray] = {}
             mean = 0.0
             for g, rows in enumerate(members):
                 if len(rows) == 0:
                     continue
                 sub = codes[rows]
                 t = np.bincount(sub[sub >= 0], minlength=L).astype(float)
-                P = base if base is not None else default_matrix(L, params["retention"], t)
+                if base is not None:
+                    P = base
+                elif sdcmicro:
+                    P, drawn[labels[g]] = sdcmicro_matrix(L, lower, rng)
+                else:
+                    P = default_matrix(L, retention, t)
                 if invariant and L > 0:
                     P = invariant_matrix(P, t, params["alpha"])
                 new_codes[rows] = pram(sub, P, rng)
                 used[labels[g]] = P
                 mean += expected_changes(P, t)[0]
+            if drawn:
+                diagonals[name] = _diagonal_info(drawn, categories, bool(strata))
             # code -1 (missing) picks the trailing NaN
             text = np.array([*categories, np.nan], dtype=object)[new_codes]
             columns[name] = pd.Series(text, index=col.index, dtype="str", name=name)
@@ -201,8 +254,13 @@ class Pram(Method):
             "transition_matrix": matrices,
         }
         if any(v not in given for v in names):
-            info["retention"] = params["retention"]
-            info["spread"] = params["spread"]
+            info["scheme"] = params["scheme"]
+            if params["scheme"] == "sdcmicro":
+                info["pd"] = lower
+                info["drawn_retention"] = diagonals
+            else:
+                info["retention"] = retention
+                info["spread"] = spread
         if any(invariant_used.values()):
             info["alpha"] = params["alpha"]
         if strata:
@@ -250,6 +308,18 @@ def _dense(rows: dict, categories: list[str]) -> np.ndarray:
     if problems:
         raise ValueError(f"not a Markov matrix: {problems}")
     return P
+
+
+def _diagonal_info(drawn: dict[str, np.ndarray], categories: list[str], stratified: bool):
+    """The retentions drawn for scheme sdcmicro: per category, or per stratum (up to
+    _MAX_LISTED_STRATA strata)."""
+    def one(d):
+        return {c: float(v) for c, v in zip(categories, d)}
+    if not stratified:
+        return one(next(iter(drawn.values())))
+    if len(drawn) > _MAX_LISTED_STRATA:
+        return {"by_stratum": f"{len(drawn)} strata, one draw each (not listed)"}
+    return {"by_stratum": {label: one(d) for label, d in drawn.items()}}
 
 
 def _nested(P: np.ndarray, categories: list[str]) -> dict:

@@ -44,6 +44,7 @@ _TAIL = {
 class TopBottomCode(Method):
     name = "top_bottom_code"
     summary = "Replace values beyond a threshold (value or quantile) by it, the tail mean or a number."
+    version = "2"  # 2: a quantile of a column without values is null (was NaN), nothing coded
     roles = ("key", "numeric", "sensitive")
     types = ("integer", "continuous")
     params: ClassVar[dict] = {
@@ -89,8 +90,16 @@ class TopBottomCode(Method):
                 continue
             if "value" in spec:
                 threshold = float(spec["value"])
+            elif np.isnan(x).all():
+                threshold = None  # no observed value: no quantile, nothing beyond it
             else:
                 threshold = float(np.nanquantile(x, spec["quantile"]))
+            if threshold is None:
+                if "label" in spec:
+                    labelled[side] = (np.zeros(len(x), dtype=bool), spec["label"])
+                info[side] = {"threshold": None, "coded": 0,
+                              "replaced_by": spec.get("label")}
+                continue
             if "label" in spec:
                 mask = tail_mask(x, threshold, side == "top")
                 labelled[side] = (mask, spec["label"])

@@ -65,17 +65,18 @@ def step_household_problems(step: StepSpec, params: dict, meta: Metadata) -> lis
     names = ", ".join(f"'{n}'" for n in household)
     records = sorted(n for n, lv in level.items() if lv != "household")
     if records:
-        return [(path, f"steps[{step.index}].params: {plugin.name} would write household-level "
-                 f"{names} and record-level {', '.join(map(repr, records))} in one step; a "
-                 "step acts once per household or once per record: split it into two steps",
-                 "error")]
+        message = (f"steps[{step.index}].params: {plugin.name} would write household-level "
+                   f"{names} and record-level {', '.join(map(repr, records))} in one step; a "
+                   "step acts once per household or once per record: split it into two steps")
+        return [(path, message, "error")]
     reads = plugin.reads(params, meta) or set()
     other = sorted(n for n in reads - {ids[0]}
                    if n in meta.variables and meta.variables[n].level != "household")
     if other:
-        return [(path, f"steps[{step.index}].params: {plugin.name} acts on household-level "
-                 f"{names} once per household, but also reads record-level "
-                 f"{', '.join(map(repr, other))}, which can differ between members: declare "
-                 "them level: household if every member has the same value, or leave them "
-                 "out of this step", "error")]
+        message = (f"steps[{step.index}].params: {plugin.name} acts on household-level "
+                   f"{names} once per household, but also reads record-level "
+                   f"{', '.join(map(repr, other))}, which can differ between members: declare "
+                   "them level: household if every member has the same value, or leave them "
+                   "out of this step")
+        return [(path, message, "error")]
     return []

@@ -18,8 +18,8 @@ from ..data import Dataset, Variable, read_data
 from ..errors import Problem, RecipeError, unique_problems
 from ..suggest import did_you_mean
 from ._flow import add_shapes, follow, result_problems, step_problems
-from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._households import household_consistency, household_declarations
+from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._release import release_problems
 from ._schema import recipe_schema, schema_problems, where
 from ._yaml import YamlDocument, load_yaml

@@ -1,5 +1,7 @@
 """Fuzzy microaggregation weights (sdcflow.kernels.fuzzy), seed 001."""
 
+import warnings
+
 import numpy as np
 
 from sdcflow.kernels.aggregate import group_mean
@@ -36,3 +38,16 @@ def test_linear_relation_kept_with_fuzzy_weights():
     kappa = fuzzy_weights(X, labels)
     np.testing.assert_allclose(group_mean(a, labels, kappa) + group_mean(b, labels, kappa),
                                group_mean(a + b, labels, kappa))
+
+
+def test_group_on_other_prototypes_gets_equal_weights():
+    # Group 2 holds the values 0 and 2, which are exactly the prototypes of groups 0 and 1:
+    # fuzzy c-means gives each record membership 0 to its own prototype, so the weights
+    # mu^m / sum mu^m are 0/0. Equal weights (the plain mean, 1) are used instead of NaN.
+    X = np.array([[0.0], [0.0], [2.0], [2.0], [0.0], [2.0]])
+    labels = np.array([0, 0, 1, 1, 2, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kappa = fuzzy_weights(X, labels)
+    np.testing.assert_allclose(kappa, [0.5] * 6)
+    assert np.bincount(labels, weights=kappa * X[:, 0]).tolist() == [0.0, 2.0, 1.0]

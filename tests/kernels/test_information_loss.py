@@ -212,7 +212,19 @@ def test_direct_distance_nominal_and_ordinal():
     g = np.array([2, 0, 3, 0, 4])
     assert direct_distance(f, g).tolist() == [1, 0, 1, 1, 0]
     ranks = np.array([0, 1, 2, 3, -1])
-    assert direct_distance(f, g, ranks).tolist() == pytest.approx([2 / 3, 0, 2 / 3, 1, 0])
+    assert direct_distance(f, g, ranks, 4).tolist() == pytest.approx([2 / 3, 0, 2 / 3, 1, 0])
+    # a domain of 7 categories of which the data hold only ranks 0..3: over 7 - 1
+    assert direct_distance(f, g, ranks, 7).tolist() == pytest.approx([2 / 6, 0, 2 / 6, 1, 0])
+
+
+def test_direct_distance_needs_the_domain_size_and_stays_within_one():
+    f = np.array([0, 1])
+    g = np.array([1, 0])
+    with pytest.raises(ValueError, match="domain"):
+        direct_distance(f, g, np.array([0, 4]))  # ranks without |D(V)|
+    with pytest.raises(ValueError, match="rank 4 is outside a domain of 3"):
+        direct_distance(f, g, np.array([0, 4]), 3)
+    assert direct_distance(f, g, np.array([0, 4]), 5).tolist() == [1.0, 1.0]
 
 
 def test_ctbil_by_hand():

@@ -4,6 +4,7 @@
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,8 @@ from sdcflow.kernels.pram import (
     invariant_matrix,
     matrix_problems,
     pram,
+    sdcmicro_matrix,
+    uniform_spread,
 )
 
 # Seed 004, "PRAM Example": sdcMicro's final (invariant) transition matrix for walls of
@@ -40,10 +43,8 @@ def test_seed_004_matrix_is_sdcmicros_invariant_construction():
     # squares; all in [0.8, 1]) reproduce all nine printed entries to their last printed
     # digit (9 decimals, 7 in the middle column).
     pd = np.array([0.9414914882, 0.9994955664, 0.9901281704])
-    P = np.empty((3, 3))
-    for i in range(3):
-        P[i] = (1 - pd[i]) / 2
-        P[i, i] = pd[i]
+    P = uniform_spread(pd)
+    assert P[0].tolist() == pytest.approx([pd[0], (1 - pd[0]) / 2, (1 - pd[0]) / 2])
     got = invariant_matrix(P, WALLS_FREQ, alpha=0.5)
     half_unit = 0.5 * 10.0 ** -np.array([[9, 7, 9]] * 3)
     assert (np.abs(got - SEED_WALLS) <= half_unit).all()
@@ -150,3 +151,41 @@ def test_pram_is_deterministic_for_a_seed():
     b = pram(codes, P, np.random.default_rng(9))
     c = pram(codes, P, np.random.default_rng(10))
     assert (a == b).all() and (a != c).any()
+
+
+def test_sdcmicro_invariant_matrix_worked_by_hand():
+    # L = 2, t = (3, 1), retentions drawn as 0.8 and 0.9: P = [[0.8, 0.2], [0.1, 0.9]];
+    # t P = (2.5, 1.5); Q[k, j] = P[j, k] t_j / (t P)_k = [[0.96, 0.04], [0.4, 0.6]];
+    # P Q = [[0.848, 0.152], [0.456, 0.544]]; with alpha 0.5:
+    # 0.5 P Q + 0.5 I = [[0.924, 0.076], [0.228, 0.772]], and t (P Q) = (3, 1).
+    P = uniform_spread(np.array([0.8, 0.9]))
+    np.testing.assert_allclose(P, [[0.8, 0.2], [0.1, 0.9]])
+    t = np.array([3.0, 1.0])
+    np.testing.assert_allclose(invariant_matrix(P, t, 1.0), [[0.848, 0.152], [0.456, 0.544]])
+    R = invariant_matrix(P, t, 0.5)
+    np.testing.assert_allclose(R, [[0.924, 0.076], [0.228, 0.772]])
+    assert (t @ R).tolist() == pytest.approx([3.0, 1.0])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 8), st.floats(0, 1), st.floats(0, 1), st.integers(0, 2**32 - 1),
+       st.lists(st.integers(0, 40), min_size=8, max_size=8))
+def test_sdcmicro_matrix_defining_properties(size, pd, alpha, seed, counts):
+    # sdcMicro 5.8.1 (R/pram.R): P_ii ~ U(pd, 1) per category, (1 - P_ii) / (L - 1) off
+    # the diagonal; made invariant: alpha P Q + (1 - alpha) I keeps t (pi P = pi)
+    rng = np.random.default_rng(seed)
+    P, diagonal = sdcmicro_matrix(size, pd, rng)
+    assert diagonal.shape == (size,)
+    assert ((diagonal >= pd) & (diagonal <= 1)).all()
+    assert np.allclose(P.sum(axis=1), 1) and (P >= 0).all()
+    if size > 1:
+        assert np.allclose(np.diag(P), diagonal)
+        off = P[~np.eye(size, dtype=bool)].reshape(size, size - 1)
+        assert np.allclose(off, ((1 - diagonal) / (size - 1))[:, None])
+    t = np.array(counts[:size], dtype=float)
+    R = invariant_matrix(P, t, alpha)
+    assert np.allclose(R.sum(axis=1), 1) and (R >= -1e-12).all()
+    assert np.allclose(t @ R, t, atol=1e-9 * max(t.sum(), 1))
+    # the draws come from the generator alone: the same seed, the same matrix
+    again, _ = sdcmicro_matrix(size, pd, np.random.default_rng(seed))
+    assert np.array_equal(P, again)

@@ -57,6 +57,39 @@ def test_ordinal_distance_uses_the_declared_order():
     assert result.per_record["distance"].tolist() == [1.0, 0.0, 0.5, 1.0]
 
 
+def test_ordinal_distance_is_over_the_declared_domain_with_unobserved_categories():
+    # D(V) is the declared order (5 categories), observed or not: d(c, c') =
+    # |rank c - rank c'| / (|D(V)| - 1) (Domingo-Ferrer & Torra's direct distance), so
+    # lo -> max is 4/4 = 1 and lo -> mid 1/4, never above 1. Counting only the observed
+    # categories {lo, mid, max} gave 4/2 = 2.
+    order = ("lo", "mid", "hi", "top", "max")
+    before = small_dataset(s=("key", "categorical", ["lo", "lo", "mid", "max"]))
+    after = small_dataset(s=("key", "categorical", ["max", "mid", "mid", "lo"]))
+    for d in (before, after):
+        d.variables["s"] = Variable("s", "key", "ordinal", order=order)
+    result = evaluate(after, before)
+    assert result.per_record["distance"].tolist() == [1.0, 0.25, 0.0, 1.0]
+    assert result.summary["distance"] == pytest.approx(2.25 / 4)
+    # only two observed categories, both inside the order: still over |D(V)| - 1 = 4
+    two = small_dataset(s=("key", "categorical", ["lo", "mid"]))
+    two.variables["s"] = Variable("s", "key", "ordinal", order=order)
+    swapped = small_dataset(s=("key", "categorical", ["mid", "lo"]))
+    swapped.variables["s"] = Variable("s", "key", "ordinal", order=order)
+    assert evaluate(swapped, two).per_record["distance"].tolist() == [0.25, 0.25]
+
+
+def test_ordinal_value_outside_the_declared_order_is_at_distance_one():
+    # a value the order does not declare (e.g. a code left by an earlier step) has no
+    # rank: distance 1 to any other value, 0 to itself
+    order = ("lo", "mid", "hi")
+    before = small_dataset(s=("key", "categorical", ["lo", "hi", "x", "x"]))
+    after = small_dataset(s=("key", "categorical", ["x", "hi", "x", "lo"]))
+    for d in (before, after):
+        d.variables["s"] = Variable("s", "key", "ordinal", order=order)
+    distances = evaluate(after, before).per_record["distance"].tolist()
+    assert distances == [1.0, 0.0, 0.0, 1.0]
+
+
 def test_missing_is_a_category_and_integers_compare_as_text():
     before = small_dataset(a=("key", "integer", [1, 2, None, 2]))
     after = small_dataset(a=("key", "categorical", ["1", None, None, "2"]))

@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 from helpers import ROOT, small_dataset
 
-from sdcflow import registry, run
+from sdcflow import registry, run, validate
 from sdcflow.data import Dataset, Variable, read_data
+from sdcflow.errors import RecipeError
 from sdcflow.kernels.pram import expected_changes
 from sdcflow.testing import check_method
 
@@ -240,3 +241,86 @@ def test_recipe_end_to_end(write_recipe, tmp_path):
     roof = next(s.info for s in result.steps if s.node == "pram_roof")
     assert roof["invariant"] == {"roof": True} and roof["strata"] == 2
     assert set(result.data["roof"]) <= {"2", "4", "5", "6", "9"}
+
+
+# ------------------------------------------------------------- scheme sdcmicro vs fixed
+
+
+def test_scheme_sdcmicro_draws_each_retention_from_u_pd_1_per_stratum():
+    # sdcMicro 5.8.1, R/pram.R: per stratum and category P_ii ~ U(pd, 1), the rest of the
+    # row spread evenly, then alpha P Q + (1 - alpha) I with the stratum's frequencies
+    data = sample(4000, seed=12)
+    result = apply(data, seed=3, scheme="sdcmicro", pd=0.6, alpha=0.7, variables=["roof"])
+    info = result.info
+    assert info["scheme"] == "sdcmicro" and info["pd"] == 0.6 and info["alpha"] == 0.7
+    assert "retention" not in info and info["invariant"] == {"roof": True}
+    cats = ["a", "b", "c", "d"]
+    drawn = info["drawn_retention"]["roof"]["by_stratum"]
+    frame = data.frame
+    for region in ("n", "s"):
+        d = np.array([drawn[region][c] for c in cats])
+        assert ((d >= 0.6) & (d <= 1)).all()
+        # the reported matrix is exactly the invariant construction from that draw
+        P = np.repeat(((1 - d) / 3)[:, None], 4, axis=1)
+        np.fill_diagonal(P, d)
+        t = freq(frame.loc[frame["region"] == region, "roof"], cats)
+        Q = (P * t[:, None]).T / (t @ P)[:, None]
+        expected = 0.7 * P @ Q + 0.3 * np.eye(4)
+        got = as_array(info["transition_matrix"]["roof"]["by_stratum"][region], cats)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+        assert np.allclose(t @ got, t)  # invariant within the stratum
+    # a new draw for every stratum, as sdcMicro
+    assert drawn["n"] != drawn["s"]
+    # the step's generator alone decides: same seed, same release
+    again = apply(data, seed=3, scheme="sdcmicro", pd=0.6, alpha=0.7, variables=["roof"])
+    assert again.data.frame.equals(result.data.frame)
+
+
+def test_scheme_fixed_keeps_every_category_with_the_same_retention():
+    data = sample(500, seed=13)
+    info = apply(data, seed=1, variables=["roof"], strata=[], invariant=False,
+                 retention=0.7).info
+    assert info["scheme"] == "fixed" and info["retention"] == 0.7 and "pd" not in info
+    P = as_array(info["transition_matrix"]["roof"], ["a", "b", "c", "d"])
+    assert np.allclose(np.diag(P), 0.7) and np.allclose(P[0, 1:], 0.1)
+
+
+SCHEME_MIX = ("scheme sdcmicro draws each category's retention from U(pd, 1), spreads the "
+              "rest uniformly and is always invariant: 'retention', 'spread' and "
+              "'invariant: false' belong to scheme fixed")
+PD_ALONE = ("'pd' is sdcMicro's lower bound of a random retention: give it with scheme: "
+            "sdcmicro, or 'retention' (the same for every category) with scheme fixed")
+
+
+def pram_recipe(params_text: str) -> str:
+    return f"""
+        sdcflow: 1
+        name: pram
+        seed: 1
+        data: {{builtin: testdata}}
+        variables:
+          walls: {{role: pram}}
+        steps:
+          - {{id: p, method: pram, params: {params_text}}}
+        """
+
+
+@pytest.mark.parametrize("params_text, message", [
+    ("{scheme: sdcmicro, retention: 0.9}", SCHEME_MIX),
+    ("{scheme: sdcmicro, invariant: false}", SCHEME_MIX),
+    ("{scheme: sdcmicro, spread: frequency}", SCHEME_MIX),
+    ("{pd: 0.9}", PD_ALONE),
+    ("{scheme: fixed, pd: 0.9}", PD_ALONE),
+])
+def test_scheme_parameters_are_not_mixed(write_recipe, params_text, message):
+    with pytest.raises(RecipeError) as info:
+        validate(write_recipe(pram_recipe(params_text)))
+    assert [p.message for p in info.value.problems] == [f"steps[0].params: {message}"]
+
+
+def test_scheme_sdcmicro_through_a_recipe(write_recipe):
+    result = run(write_recipe(pram_recipe("{scheme: sdcmicro, pd: 0.9, invariant: true}")),
+                 write=False, use_cache=False)
+    info = next(s for s in result.manifest["steps"] if s["id"] == "p")["info"]
+    assert info["scheme"] == "sdcmicro" and info["pd"] == 0.9
+    assert all(0.9 <= v <= 1 for v in info["drawn_retention"]["walls"].values())

@@ -61,3 +61,21 @@ def test_top_coding_with_a_label_makes_ordinal_text():
     assert out.data.variables["age"].type == "ordinal"
     assert out.data.variables["age"].order == ("<2", "50", "85+")
     assert out.info["top"] == {"threshold": 85.0, "coded": 2, "replaced_by": "85+"}
+
+
+def test_quantile_of_a_column_without_values_codes_nothing_and_warns_nothing():
+    # the quantile of no values is undefined (NumPy warns "All-NaN slice" and gives NaN):
+    # nothing is beyond an undefined threshold, and the manifest says so with null
+    import warnings
+
+    data = small_dataset(x=("numeric", "continuous", [None, None, None]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = code(data, variable="x", top={"quantile": 0.9}, bottom={"quantile": 0.1})
+    assert out.data.frame["x"].isna().all()
+    assert out.info == {"bottom": {"threshold": None, "coded": 0, "replaced_by": None},
+                        "top": {"threshold": None, "coded": 0, "replaced_by": None}}
+    labelled = code(data, variable="x", top={"quantile": 0.9, "label": "high"})
+    assert labelled.data.variables["x"].type == "ordinal"
+    assert labelled.data.variables["x"].order == ("high",)
+    assert labelled.info == {"top": {"threshold": None, "coded": 0, "replaced_by": "high"}}
