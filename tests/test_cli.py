@@ -112,3 +112,28 @@ def test_schema_prints_the_json_schema(capsys):
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["properties"]["sdcflow"] == {
         "description": "Recipe format version; this schema describes version 1.", "const": 1}
+
+
+def test_a_warning_that_escapes_is_one_line_without_source(tmp_path, capsys, monkeypatch):
+    import warnings
+
+    from sdcflow import registry
+
+    plugin = type(registry.get("k_anonymity"))
+    real = plugin.evaluate
+
+    def noisy(self, *args, **kwargs):
+        warnings.warn("invalid value encountered in divide", RuntimeWarning, stacklevel=1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(plugin, "evaluate", noisy)
+    recipe = tmp_path / "q.yaml"
+    shutil.copy(QUICKSTART, recipe)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert main(["run", str(recipe), "--out", str(tmp_path / "out"), "--no-cache"]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "RuntimeWarning" in line]
+    assert lines and all(line == "sdcflow: warning: RuntimeWarning: invalid value "
+                         "encountered in divide (please report it)" for line in lines)
+    assert "warnings.warn" not in err  # no source line
