@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from .data import Dataset
+from .data.text import text_column
 from .recipe import TableSpec
 
 
@@ -62,7 +63,7 @@ def release_frame(table) -> pd.DataFrame:
     hidden = table.suppressed
     out["freq"] = cells["freq"].astype("Int64").mask(hidden)
     out["value"] = cells["value"].astype("float64").mask(hidden)
-    out["status"] = cells["status"].astype("str")
+    out["status"] = text_column(cells["status"])
     if "rule" in cells:
-        out["rule"] = cells["rule"].astype("str").where(cells["status"] == "primary", "")
+        out["rule"] = text_column(cells["rule"]).where(cells["status"] == "primary", "")
     return out
