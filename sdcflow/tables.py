@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Dataset
+from .data.text import text_column
 from .limits import MAX_TABLE_CELLS, over
 from .recipe import TableSpec
 
@@ -104,7 +105,7 @@ def internal_frame(table) -> pd.DataFrame:
     out = cells[list(table.dims)].copy()
     out["freq"] = cells["freq"].astype("Int64")
     out["value"] = cells["value"].astype("float64")
-    out["status"] = cells["status"].astype("str")
+    out["status"] = text_column(cells["status"])
     if "rule" in cells:
-        out["rule"] = cells["rule"].astype("str").where(cells["status"] == "primary", "")
+        out["rule"] = text_column(cells["rule"]).where(cells["status"] == "primary", "")
     return out

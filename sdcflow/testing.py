@@ -10,7 +10,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 
-from .data import Dataset
+from .data import Dataset, storage_problems
 from .engine import canonical_json
 from .registry import (
     Measure,
@@ -32,13 +32,14 @@ def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
     parameters, known roles and types); ``params`` (with defaults) valid against it; the
     variables it names exist; the run is deterministic for a given generator; the input
     is left unchanged; a method returns a :class:`MethodResult` that changes only the
-    columns it declares (and keeps the records unless it declares ``writes() is None``)
-    with JSON-serialisable ``info``, and the metadata it leaves on the variables it writes
-    are those its :meth:`~sdcflow.registry.Method.outputs` declares; a measure returns a
-    :class:`MeasureResult` with a JSON-serialisable summary of the shape its
-    :meth:`~sdcflow.registry.Measure.result_shape` declares and a per-record table of
-    the right length. (A plugin that declares no outputs or result shape is not checked
-    on them.)"""
+    columns it declares (and keeps the records unless it declares ``writes() is None``),
+    holds them as the storage conventions of :mod:`sdcflow.data.dataset` say (text,
+    ``Int64``, ``float64``), with JSON-serialisable ``info``, and the metadata it leaves
+    on the variables it writes are those its :meth:`~sdcflow.registry.Method.outputs`
+    declares; a measure returns a :class:`MeasureResult` with a JSON-serialisable summary
+    of the shape its :meth:`~sdcflow.registry.Measure.result_shape` declares and a
+    per-record table of the right length. (A plugin that declares no outputs or result
+    shape is not checked on them.)"""
     failures: list[str] = []
     failures += [f"declaration: {p}" for p in declaration_problems(plugin)]
     if failures:  # (a broken schema cannot validate the params)
@@ -56,6 +57,7 @@ def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
             failures.append(f"variables(): '{name}' is not a variable of the data")
     failures += [f"check(): {'.'.join(map(str, p))}: {m}" for p, m in plugin.check(params, meta)]
     failures += [f"check_data(): {m}" for _, m in plugin.check_data(params, data)]
+    failures += [f"the test data: {p}" for p in storage_problems(data.frame, data.variables)]
     if failures:
         raise AssertionError(_report(plugin, failures))
 
@@ -103,6 +105,9 @@ def _check_method_result(plugin, data, params, first, second) -> list[str]:
                 out.append(f"apply() did not return the declared column '{col}'")
             elif col not in first.data.variables:
                 out.append(f"apply() returned no variable metadata for '{col}'")
+    written = first.data.variables if writes is None else {
+        c: v for c, v in first.data.variables.items() if c in writes}
+    out += [f"apply(): {p}" for p in storage_problems(frame, written)]
     if not frame.equals(second.data.frame):
         out.append("apply() is not deterministic for the same generator seed")
     try:

@@ -5,6 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from sdcflow.data import Dataset, Variable
+from sdcflow.data.text import TEXT
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "recipes" / "quickstart.yaml"
@@ -19,7 +20,7 @@ def small_dataset(**columns) -> Dataset:
     variables = {}
     for name, (role, typ, values) in columns.items():
         if typ in ("categorical", "ordinal"):
-            frame[name] = pd.Series(values, dtype="str")
+            frame[name] = pd.Series(values, dtype=TEXT)
         elif typ == "integer":
             frame[name] = pd.Series(values, dtype="Int64")
         else:

@@ -2,8 +2,9 @@
 
 Storage conventions (so every plugin sees the same thing):
 
-* ``categorical`` and ``ordinal`` variables hold text (pandas ``str`` dtype): codes are
-  compared as written in the file, so ``08`` stays ``08``;
+* ``categorical`` and ``ordinal`` variables hold text (:data:`sdcflow.data.text.TEXT`,
+  pandas 3's ``str`` dtype): codes are compared as written in the file, so ``08`` stays
+  ``08``;
 * ``integer`` variables are nullable ``Int64``; ``continuous`` ones ``float64``;
 * a missing value is ``NA``/``NaN``, whatever the type.
 """
@@ -15,6 +16,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
+
+from .text import is_text, text_column
 
 DEFAULT_TYPES = {
     "identifier": "categorical",
@@ -72,6 +75,40 @@ class Variable:
         return out
 
 
+def as_declared(frame: pd.DataFrame, variables: Mapping[str, Variable]) -> pd.DataFrame:
+    """``frame`` with every categorical or ordinal column held as text (missing values
+    missing), e.g. after a Parquet round trip, which pandas 2.x reads back as Python
+    objects; the frame itself if nothing needs converting (it is never changed)."""
+    fix = {name: text_column(frame[name]) for name, var in variables.items()
+           if var.type in ("categorical", "ordinal") and name in frame.columns
+           and not is_text(frame[name])}
+    if not fix:
+        return frame
+    out = frame.copy(deep=False)
+    for name, column in fix.items():
+        out[name] = column
+    return out
+
+
+def storage_problems(frame: pd.DataFrame, variables: Mapping[str, Variable]) -> list[str]:
+    """The columns of ``frame`` declared in ``variables`` that are not held as the storage
+    conventions above say (text, ``Int64`` or ``float64``), one sentence each."""
+    out = []
+    for name, var in variables.items():
+        if name not in frame.columns:
+            continue
+        dtype = frame[name].dtype
+        if var.type in ("categorical", "ordinal"):
+            ok, want = is_text(frame[name]), "text (sdcflow.data.text.TEXT)"
+        elif var.type == "integer":
+            ok, want = str(dtype) == "Int64", "Int64"
+        else:
+            ok, want = dtype == np.float64, "float64"
+        if not ok:
+            out.append(f"column '{name}' ({var.type}) is held as {dtype}, not {want}")
+    return out
+
+
 @dataclass(frozen=True)
 class Metadata:
     """What the recipe declares about the data: variables (by name) and edit constraints."""
@@ -95,6 +132,10 @@ class Dataset:
     frame: pd.DataFrame
     variables: dict[str, Variable] = field(default_factory=dict)
     constraints: tuple = ()
+
+    def __post_init__(self) -> None:
+        # every plugin sees text columns as text, however the frame was made
+        self.frame = as_declared(self.frame, self.variables)
 
     @property
     def meta(self) -> Metadata:

@@ -110,6 +110,6 @@ def new_ids(units: np.ndarray, households: int, missing: np.ndarray,
     numbers say nothing of the original ids or of the file's order), as text; records
     without an id keep none."""
     number = rng.permutation(households) + 1
-    out = number[units].astype(str).astype(object)
+    out = np.char.mod("%d", number)[units].astype(object)
     out[missing] = None
     return out

@@ -2,24 +2,31 @@
 
 Reading checks every declared variable against the data and reports, all at once, the
 columns that do not exist and the records whose values do not fit the declared type,
-naming the column and the first records (1-based, in file order).
+naming the column and the first records (1-based, in file order). A file that cannot be
+read at all (missing, unreadable, not a table, not in the declared encoding, too long a
+line) is one finding that says why; nothing is read into memory beyond a bounded block
+before a file is known to be a table (see :mod:`.csv_input`).
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import os
-from collections import Counter
+import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ..suggest import did_you_mean
+from .convert import convert_column
+from .csv_input import TextTable, read_csv_text
 from .dataset import Dataset, Variable
+from .findings import Finding, records_text
+from .parquet_input import read_parquet_text
+
+__all__ = ["BUILTIN_DATASETS", "Finding", "read_data", "records_text", "resolve_source",
+           "sha256_file", "table_format", "write_table"]
 
 DATASETS_DIR = Path(__file__).parent / "datasets"
 BUILTIN_DATASETS = {
@@ -27,30 +34,10 @@ BUILTIN_DATASETS = {
     "casc_census": "CASCrefmicrodata.csv",
     "francdat": "francdat.csv",
 }
-_SHOW = 5  # how many offending records a message names
-
-@dataclass(frozen=True)
-class Finding:
-    """A problem with the data: where in the recipe it shows (``None``: in the data file
-    itself; ``key``: at the mapping key rather than the value) and what it is."""
-
-    path: tuple | None
-    message: str
-    key: bool = False
 
 
 def builtin_path(name: str) -> Path:
     return DATASETS_DIR / BUILTIN_DATASETS[name]
-
-
-def _records(mask: np.ndarray, csv: bool) -> str:
-    rows = np.flatnonzero(mask)
-    shown = ", ".join(
-        f"{r + 1} (line {r + 2})" if csv else str(r + 1) for r in rows[:_SHOW]
-    )
-    more = f" and {len(rows) - _SHOW} more" if len(rows) > _SHOW else ""
-    noun = "record" if len(rows) == 1 else "records"
-    return f"{len(rows)} {noun}: {shown}{more}"
 
 
 def resolve_source(spec: Mapping, base_dir: Path) -> tuple[Path | None, list[Finding]]:
@@ -63,11 +50,20 @@ def resolve_source(spec: Mapping, base_dir: Path) -> tuple[Path | None, list[Fin
                 f"unknown shipped data set '{name}'{did_you_mean(name, BUILTIN_DATASETS)};"
                 f" shipped: {shipped}"))]
         return builtin_path(name), []
-    path = (base_dir / spec["path"]).resolve()
-    if path.is_dir():
-        return None, [Finding(("data", "path"), f"the data path is a directory, not a file: {path}")]
-    if not path.is_file():
+    path = base_dir / spec["path"]
+    try:
+        path = path.resolve()
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
         return None, [Finding(("data", "path"), f"data file not found: {path}")]
+    except (OSError, RuntimeError) as exc:  # (RuntimeError: a symlink loop on Python 3.11)
+        return None, [Finding(("data", "path"), f"cannot open the data file {path}:"
+                                                f" {getattr(exc, 'strerror', None) or exc}")]
+    if stat.S_ISDIR(mode):
+        return None, [Finding(("data", "path"), f"the data path is a directory, not a file: {path}")]
+    if not stat.S_ISREG(mode):  # a FIFO or a device would block or never end
+        return None, [Finding(("data", "path"), (
+            f"the data path is not a regular file (a pipe, socket or device): {path}"))]
     return path, []
 
 
@@ -76,15 +72,6 @@ def table_format(spec: Mapping, path: Path) -> str:
     if "format" in spec:
         return spec["format"]
     return "parquet" if path.suffix.lower() in (".parquet", ".pq") else "csv"
-
-
-def _as_text(series: pd.Series) -> pd.Series:
-    """Text form of a column read from Parquet (integers without a trailing '.0')."""
-    if pd.api.types.is_integer_dtype(series) or pd.api.types.is_float_dtype(series) and series.dropna().mod(1).eq(0).all():
-        out = series.astype("Int64").astype("str")
-    else:
-        out = series.astype("str")
-    return out.where(series.notna(), None).astype("str")
 
 
 def read_data(
@@ -97,109 +84,53 @@ def read_data(
     path, findings = resolve_source(spec, base_dir)
     if path is None:
         return None, {}, findings
-    source = {"file": str(spec.get("builtin") or spec["path"]), "sha256": sha256_file(path)}
     fmt = table_format(spec, path)
     try:
+        source = {"file": str(spec.get("builtin") or spec["path"]), "sha256": sha256_file(path)}
         if fmt == "csv":
-            raw = pd.read_csv(
-                path, dtype=str, keep_default_na=False, na_values=[""],
-                sep=spec.get("delimiter", ","), encoding=spec.get("encoding", "utf-8"),
-            )
+            raw, findings = read_csv_text(path, spec, variables)
         else:
-            raw = pd.read_parquet(path)
-    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        what = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return None, source, [Finding(None, f"cannot read {fmt.upper()} data: {what}")]
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises its own error classes
-        return None, source, [Finding(None, f"cannot read {fmt.upper()} data: {exc}")]
-
-    dup = _duplicate_header(path, spec) if fmt == "csv" else \
-        raw.columns[raw.columns.duplicated()].tolist()
-    if dup:
-        findings.append(Finding(None, f"the data have duplicate column names: {dup}"))
-    for name in variables:
-        if name not in raw.columns:
-            findings.append(Finding(("variables", name), (
-                f"variable '{name}' is not a column of the data"
-                f"{did_you_mean(name, raw.columns)}"), key=True))
-    if len(raw) == 0:
-        findings.append(Finding(None, "the data have no records"))
+            raw, findings = read_parquet_text(path, variables)
+    except OSError as exc:  # e.g. no permission to read, or the file vanished
+        where = ("data", "builtin" if "builtin" in spec else "path")
+        return None, {}, [Finding(where, f"cannot read the data file {path}:"
+                                         f" {exc.strerror or exc}")]
+    if raw is None:
+        return None, source, findings
+    findings = _columns_problems(raw, variables)
     if findings:
         return None, source, findings
 
     columns = {}
     for name, var in variables.items():
-        col = raw[name]
-        if fmt != "csv":
-            col = _as_text(col)
-        col, problems = _convert(col, var, is_csv=(fmt == "csv"))
+        col, problems = convert_column(raw.columns[name], var, is_csv=(fmt == "csv"))
         findings.extend(Finding(("variables", name), p) for p in problems)
         columns[name] = col
     if findings:
         return None, source, findings
-    frame = pd.DataFrame(columns, index=pd.RangeIndex(len(raw)))
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(raw.records))
     source["records"] = len(frame)
-    source["undeclared_columns"] = [str(c) for c in raw.columns if c not in variables]
+    source["undeclared_columns"] = [str(c) for c in raw.names if c not in variables]
     return Dataset(frame, dict(variables)), source, []
 
 
-def _duplicate_header(path: Path, spec: Mapping) -> list[str]:
-    """Column names given twice in a CSV header (pandas would rename them silently)."""
-    with open(path, encoding=spec.get("encoding", "utf-8"), newline="") as fh:
-        header = next(csv.reader(fh, delimiter=spec.get("delimiter", ",")), [])
-    counts = Counter(header)
-    return sorted(name for name, count in counts.items() if count > 1)
-
-
-def _convert(col: pd.Series, var: Variable, is_csv: bool) -> tuple[pd.Series, list[str]]:
-    text = col.astype("str")
-    text = text.str.strip()
-    if var.missing:
-        text = text.mask(text.isin([str(m) for m in var.missing]))
-    problems: list[str] = []
-    if var.type in ("categorical", "ordinal"):
-        if var.type == "ordinal":
-            bad = text.notna() & ~text.isin(var.order)
-            if bad.any():
-                values = sorted(set(text[bad]))[:_SHOW]
-                problems.append(
-                    f"column '{var.name}': values {values} are not in the declared order"
-                    f" ({_records(bad.to_numpy(), is_csv)})"
-                )
-        return text, problems
-    number = pd.to_numeric(text, errors="coerce")
-    bad = (text.notna() & number.isna()).to_numpy()
-    if bad.any():
-        example = text[bad].iloc[0]
-        problems.append(
-            f"column '{var.name}' is declared {var.type} but has non-numeric values such as"
-            f" {example!r} ({_records(bad, is_csv)})"
-        )
-        return number, problems
-    number = number.astype("float64")
-    if var.role == "weight":
-        missing = number.isna().to_numpy()
-        if missing.any():
-            problems.append(f"column '{var.name}' is the weight and has missing values"
-                            f" ({_records(missing, is_csv)})")
-        negative = (number < 0).fillna(False).to_numpy()
-        if negative.any():
-            problems.append(f"column '{var.name}' is the weight and has negative values"
-                            f" ({_records(negative, is_csv)})")
-    if var.type == "integer":
-        frac = (number.notna() & (number % 1 != 0)).to_numpy()
-        if frac.any():
-            example = text[frac].iloc[0]
-            problems.append(
-                f"column '{var.name}' is declared integer but has non-integer values such as"
-                f" {example!r} ({_records(frac, is_csv)})"
-            )
-            return number, problems
-        return number.astype("Int64"), problems
-    inf = np.isinf(number.to_numpy())
-    if inf.any():
-        problems.append(f"column '{var.name}' has infinite values ({_records(inf, is_csv)})")
-    return number, problems
+def _columns_problems(raw: TextTable, variables: Mapping[str, Variable]) -> list[Finding]:
+    """Duplicate column names, declared variables that are not columns, no records."""
+    out = []
+    seen: dict[str, int] = {}
+    for name in raw.names:
+        seen[name] = seen.get(name, 0) + 1
+    dup = sorted(name for name, count in seen.items() if count > 1)
+    if dup:
+        out.append(Finding(None, f"the data have duplicate column names: {dup}"))
+    for name in variables:
+        if name not in seen:
+            out.append(Finding(("variables", name), (
+                f"variable '{name}' is not a column of the data"
+                f"{did_you_mean(name, raw.names)}"), key=True))
+    if raw.records == 0:
+        out.append(Finding(None, "the data have no records"))
+    return out
 
 
 def sha256_file(path: Path) -> str:
@@ -221,5 +152,10 @@ def write_table(frame: pd.DataFrame, path: Path, fmt: str) -> None:
         import pyarrow.parquet as pq
 
         table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(None)
+        # text is large_string whether pandas held it as str (pandas 3, or TEXT) or as
+        # Python objects (pandas 2 after a round trip): the same bytes either way
+        table = table.cast(pa.schema([
+            f.with_type(pa.large_string()) if pa.types.is_string(f.type) else f
+            for f in table.schema]))
         pq.write_table(table, path, compression="zstd", write_statistics=False)
     os.chmod(path, 0o644)

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Dataset, Variable
+from ..data.dataset import as_declared
 from ..data.households import collapse, expand, household_units
 from ..errors import InternalError, PluginError, RecipeError
 from ..plan import PlannedStep
@@ -256,7 +257,8 @@ def _method_entry(entry: dict, cols: list[str] | None, records: int):
             return None
         if cols is not None and (list(frame.columns) != cols or len(frame) != records):
             return None
-        return frame, meta, entry["info"]
+        # text comes back from Parquet as Python objects under pandas 2: hold it as text
+        return as_declared(frame, meta), meta, entry["info"]
     except (KeyError, TypeError, ValueError):
         return None
 

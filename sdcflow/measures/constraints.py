@@ -8,6 +8,7 @@ from typing import ClassVar
 
 import pandas as pd
 
+from ..data.text import text_column
 from ..registry import Measure, MeasureResult, register
 from ..results import COUNT, FLAG, TEXT, Keyed, ListOf, Record, record
 from ..suggest import did_you_mean
@@ -65,7 +66,7 @@ class ConstraintViolations(Measure):
             if c.kind == "domain" or not c.variables <= set(meta.variables):
                 continue
             sample = pd.DataFrame({
-                n: pd.Series(["1"], dtype="str") if not meta.variables[n].is_numeric
+                n: text_column(pd.Series(["1"])) if not meta.variables[n].is_numeric
                 else pd.Series([1.0]) for n in sorted(c.variables)})
             result = c.violations(sample)
             if not result["applicable"]:

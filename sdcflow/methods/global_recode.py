@@ -10,6 +10,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ..data.text import text_column
 from ..kernels.recode import (
     category_mapping,
     hierarchy_mapping,
@@ -172,8 +173,9 @@ class GlobalRecode(Method):
             labels = params.get("labels") or interval_labels(
                 params["breaks"], right=right, include_lowest=lowest)
             codes = interval_codes(x, params["breaks"], right=right, include_lowest=lowest)
-            out = pd.Series(np.asarray(labels, dtype=object)[np.maximum(codes, 0)], dtype="str")
-            out[codes < 0] = None
+            text = np.asarray(labels, dtype=object)[np.maximum(codes, 0)]
+            text[codes < 0] = None
+            out = text_column(text)
             outside = int(((codes < 0) & col.notna().to_numpy()).sum())
             new_var = var.evolve(type="ordinal", order=tuple(labels), hierarchy=None)
             info = {"recoded": int((codes >= 0).sum()), "outside_breaks": outside}
@@ -198,7 +200,7 @@ class GlobalRecode(Method):
             rest = {k: v for k, v in var.hierarchy.items()
                     if levels.index(k) > levels.index(params["level"])}
             new_var = var.evolve(type="categorical", order=None, hierarchy=rest or None)
-        out = col.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v).astype("str")
+        out = text_column(col.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v))
         changed = int(((out != col) & col.notna()).sum())
         return MethodResult(data.with_columns({name: out}, [new_var]), {"changed": changed})
 

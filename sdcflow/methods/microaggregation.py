@@ -27,6 +27,7 @@ import pandas as pd
 from ..constraints.representatives import PLURALITY, Choice, choose, parts
 from ..data.codes import numeric_column, ordered_values
 from ..data.strata import stratum_codes, stratum_members
+from ..data.text import text_column
 from ..kernels.aggregate import (
     group_geometric_mean,
     group_lower_median,
@@ -371,9 +372,9 @@ class Microaggregation(Method):
             keys.append(np.where(holds, "1", "0"))
         if not keys:
             return np.zeros(len(data), dtype=np.int64)
-        joined = pd.Series(keys[0]).astype(str)
+        joined = text_column(keys[0])
         for extra in keys[1:]:
-            joined = joined + "|" + pd.Series(extra).astype(str)
+            joined = joined + "|" + text_column(extra)
         return pd.factorize(joined, sort=True)[0]
 
     @staticmethod
@@ -416,11 +417,11 @@ class Microaggregation(Method):
     def _column(values: np.ndarray, original: pd.Series, var, categories):
         index = original.index
         if var.type == "categorical":
-            return pd.Series(np.asarray(categories, dtype=object)[values.astype(int)],
-                             index=index, dtype="str"), var
+            return text_column(np.asarray(categories, dtype=object)[values.astype(int)],
+                               index=index), var
         if var.type == "ordinal":
-            return pd.Series(np.asarray(var.order, dtype=object)[values.astype(int)],
-                             index=index, dtype="str"), var
+            return text_column(np.asarray(var.order, dtype=object)[values.astype(int)],
+                               index=index), var
         return numeric_column(values, index, var)
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.strata import stratum_codes, stratum_members
+from ..data.text import text_column
 from ..kernels.pram import (
     default_matrix,
     expected_changes,
@@ -240,7 +241,7 @@ class Pram(Method):
                 diagonals[name] = _diagonal_info(drawn, categories, bool(strata))
             # code -1 (missing) picks the trailing NaN
             text = np.array([*categories, np.nan], dtype=object)[new_codes]
-            columns[name] = pd.Series(text, index=col.index, dtype="str", name=name)
+            columns[name] = text_column(text, index=col.index, name=name)
             changed[name] = int((new_codes != codes).sum())
             expected[name] = round(mean, 6)
             matrices[name] = _matrix_info(used, categories, bool(strata))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..data.text import text_column
 from ..registry import MethodResult, TableMethod, register
 
 _RULE = {
@@ -70,7 +71,7 @@ class SensitivityRules(TableMethod):
         cells = table.cells
         primary = cells["status"] == "primary"
         # rule names hold commas themselves ("dominance(1,50)"): split outside brackets
-        fired = cells.loc[primary, "rule"].astype(str).str.split(r",(?![^(]*\))",
+        fired = text_column(cells.loc[primary, "rule"]).str.split(r",(?![^(]*\))",
                                                                   regex=True).explode()
         return MethodResult(table, {
             "cells": len(cells),

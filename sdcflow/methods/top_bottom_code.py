@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 
 from ..data.codes import numeric_column
+from ..data.text import text_column
 from ..kernels.recode import number_text
 from ..kernels.top_bottom import code_tail, tail_mask
 from ..registry import Method, MethodResult, Output, numeric_output, register
@@ -128,5 +128,5 @@ def _with_labels(x: np.ndarray, var, labelled: dict):
         text[mask] = label
     order = ([labelled["bottom"][1]] if "bottom" in labelled else []) + \
         [number_text(v) for v in middle] + ([labelled["top"][1]] if "top" in labelled else [])
-    return pd.Series(text, dtype="str"), var.evolve(type="ordinal",
+    return text_column(text), var.evolve(type="ordinal",
                                                      order=tuple(dict.fromkeys(order)))

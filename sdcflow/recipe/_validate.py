@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import keyword
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +40,7 @@ class Validated:
 def _display(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # (RuntimeError: a symlink loop, Python 3.11)
         return str(path)
 
 
@@ -64,6 +65,10 @@ def recipe_from_text(text: str, file: str = "<recipe>", path: Path | None = None
 def _check_file(path: Path) -> tuple[Recipe | None, list[Problem]]:
     display = _display(path)
     try:
+        mode = path.stat().st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # reading a pipe would block
+            return None, [Problem(display, None, None, "cannot read recipe: not a regular"
+                                  " file (a pipe, socket or device)")]
         raw = path.read_bytes()
     except OSError as exc:
         return None, [Problem(display, None, None, f"cannot read recipe: {exc.strerror or exc}")]

@@ -8,6 +8,7 @@ from html import escape
 
 import pandas as pd
 
+from ..data.text import text_column
 from .rumap import ru_map_svg, ru_points
 
 _STYLE = """
@@ -55,7 +56,7 @@ def _natural(value: str):
 def _frequencies(original: pd.DataFrame | None, released: pd.DataFrame | None, name: str,
                  limit: int = 25) -> str:
     def counts(frame: pd.DataFrame) -> pd.Series:
-        return frame[name].astype("str").fillna("(missing)").value_counts(dropna=False)
+        return text_column(frame[name]).fillna("(missing)").value_counts(dropna=False)
 
     columns = [(label, counts(frame)) for label, frame in
                (("original", original), ("released", released))

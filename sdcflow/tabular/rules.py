@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-import pandas as pd
 
+from ..data.text import text_column
 from .table import Table
 
 __all__ = [
@@ -296,7 +296,7 @@ def mark_primary(table: Table, mask: np.ndarray, upl: np.ndarray | float = 0.0,
     keep = np.zeros(n, dtype=bool) if reset else old == "primary"
     # (without reset every other cell keeps its status, earlier primaries included)
     status = np.where(mask, "primary", "safe" if reset else old)
-    cells["status"] = pd.Series(status, index=cells.index, dtype="str")
+    cells["status"] = text_column(status, index=cells.index)
     levels = {"upl": upl, "lpl": lpl, "spl": spl}
     for col, level in levels.items():
         prev = cells[col].to_numpy(dtype=float) if col in cells else np.zeros(n)
@@ -305,8 +305,8 @@ def mark_primary(table: Table, mask: np.ndarray, upl: np.ndarray | float = 0.0,
     prev_rule = (cells["rule"].to_numpy(dtype=object) if "rule" in cells
                  else np.full(n, "", dtype=object))
     rule = np.broadcast_to(np.asarray(rule, dtype=object), (n,))
-    cells["rule"] = pd.Series(np.where(mask, rule, np.where(keep, prev_rule, "")),
-                              index=cells.index, dtype="str")
+    cells["rule"] = text_column(np.where(mask, rule, np.where(keep, prev_rule, "")),
+                                index=cells.index)
     return table.with_cells(cells)
 
 

@@ -76,10 +76,10 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from ..data.text import text_column
 from ..kernels.jit import njit
 from .audit import (
     MIN_WIDTH,
@@ -422,7 +422,7 @@ def _finish(table: Table, pattern: np.ndarray, costs: np.ndarray, method: str,
     status = table.status
     new = np.where(pattern & (status == "safe"), "secondary", status)
     cells = table.cells.copy()
-    cells["status"] = pd.Series(new, index=cells.index, dtype="str")
+    cells["status"] = text_column(new, index=cells.index)
     out = table.with_cells(cells)
     seconds = time.perf_counter() - start
     report = audit(out, lower=lower, upper=upper, percent=percent, min_width=min_width)

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ..data.text import text_column
 from ..limits import MAX_TABLE_CELLS, over
 
 __all__ = ["Dimension", "Table", "build_table", "make_dimension", "table_from_cells"]
@@ -326,19 +327,19 @@ def _frame(dimensions: Sequence[Dimension], freq, wfreq, value, top) -> pd.DataF
     pos = np.unravel_index(np.arange(n), shape)
     data: dict[str, object] = {}
     for d, p in zip(dimensions, pos, strict=True):
-        data[d.name] = pd.Series(np.asarray(d.codes, dtype=object)[p], dtype="str")
+        data[d.name] = text_column(np.asarray(d.codes, dtype=object)[p])
     data["freq"] = freq.reshape(-1).astype(np.int64)
     data["wfreq"] = wfreq.reshape(-1).astype(float)
     data["value"] = value.reshape(-1).astype(float)
     flat_top = top.reshape(n, -1)
     for j in range(flat_top.shape[1]):
         data[f"top{j + 1}"] = flat_top[:, j].astype(float)
-    data["status"] = pd.Series(np.full(n, "safe", dtype=object), dtype="str")
+    data["status"] = text_column(np.full(n, "safe", dtype=object))
     return pd.DataFrame(data)
 
 
 def _leaf_order(values: pd.Series) -> list[str]:
-    uniq = pd.unique(values.dropna().astype(str))
+    uniq = pd.unique(text_column(values.dropna()))
     try:
         return sorted(uniq, key=lambda s: (float(s), s))
     except ValueError:
@@ -381,7 +382,7 @@ def build_table(frame: pd.DataFrame, dims: list[str],
         raise KeyError(f"columns not in the data: {missing_cols}")
     keep = frame[cols].notna().all(axis=1).to_numpy()
     data = frame.loc[keep, cols]
-    text = {d: data[d].astype(str) for d in dims}
+    text = {d: text_column(data[d]) for d in dims}
     dimensions = []
     for d in dims:
         h = hierarchies.get(d)
@@ -454,7 +455,7 @@ def table_from_cells(frame: pd.DataFrame, dims: list[str],
     hierarchies = dict(hierarchies or {})
     if frame[dims].isna().any().any():
         raise ValueError("aggregated cells with a missing code")
-    text = {d: frame[d].astype(str) for d in dims}
+    text = {d: text_column(frame[d]) for d in dims}
     dimensions = []
     for d in dims:
         h = hierarchies.get(d)

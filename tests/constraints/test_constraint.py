@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from sdcflow.constraints import Constraint
+from sdcflow.data.text import TEXT
 
 
 @pytest.mark.parametrize("spec, kind", [
@@ -23,7 +24,7 @@ FRAME = pd.DataFrame({
     "net": [10.0, 20.0, 5.0, None],
     "tax": [2.0, 3.0, 1.0, 1.0],
     "gross": [12.0, 23.0, 7.0, 3.0],
-    "sex": pd.Series(["male", "female", "male", "male"], dtype="str"),
+    "sex": pd.Series(["male", "female", "male", "male"], dtype=TEXT),
     "pregnancies": pd.Series([0, 2, 1, 0], dtype="Int64"),
     "age": pd.Series([30, 130, 12, 40], dtype="Int64"),
 })
@@ -54,6 +55,6 @@ def test_domain_is_checked_against_the_original():
 
 def test_constraint_on_recoded_variable_is_reported_not_applicable():
     c = Constraint.from_recipe({"id": "c", "expr": "0 <= age <= 125"})
-    recoded = FRAME.assign(age=pd.Series(["20-29"] * 4, dtype="str"))
+    recoded = FRAME.assign(age=pd.Series(["20-29"] * 4, dtype=TEXT))
     result = c.violations(recoded)
     assert result["applicable"] is False and result["violations"] == 0

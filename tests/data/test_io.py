@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from sdcflow.data import Variable, read_data, write_table
+from sdcflow.data.text import TEXT
 
 
 def var(name, role="key", typ="categorical", **kw):
@@ -93,16 +94,57 @@ def test_parquet_integer_codes_become_text(tmp_path):
 
 
 def test_unreadable_csv(tmp_path):
+    # the quote opened on line 2 runs to the end of the file: one field where the header
+    # has two
     (tmp_path / "bad.csv").write_bytes(b'a,b\n"1,2\n')
-    _, _, findings = read_data({"path": "bad.csv"}, tmp_path, {"a": var("a")})
-    assert findings[0].path is None and findings[0].message.startswith("cannot read CSV data")
+    _, _, [finding] = read_data({"path": "bad.csv"}, tmp_path, {"a": var("a")})
+    assert finding.path is None
+    assert finding.message == ("1 line has a different number of fields than the header (2):"
+                               " line 2 has 1 field (an unclosed quote?)")
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_write_table_is_byte_stable(tmp_path, fmt):
-    frame = pd.DataFrame({"x": [0.1, 1 / 3, None], "c": pd.Series(["a", None, "b"], dtype="str")})
+    frame = pd.DataFrame({"x": [0.1, 1 / 3, None], "c": pd.Series(["a", None, "b"], dtype=TEXT)})
     write_table(frame, tmp_path / f"a.{fmt}", fmt)
     write_table(frame, tmp_path / f"b.{fmt}", fmt)
     assert (tmp_path / f"a.{fmt}").read_bytes() == (tmp_path / f"b.{fmt}").read_bytes()
     if fmt == "csv":
         assert (tmp_path / "a.csv").read_text() == "x,c\n0.1,a\n0.3333333333333333,\n,b\n"
+
+
+def test_missing_values_stay_missing_in_every_type(tmp_path):
+    # An empty field is a missing value (NaN in a text column, NA in Int64), never the
+    # three letters 'nan': pandas 2's astype("str") made it 'nan', a category of its own.
+    data, _, findings = read(tmp_path, "code,age,inc\n1,30,1.5\n,,\n 2 , 40 ,\n",
+                             [var("code"), var("age", typ="integer"),
+                              var("inc", "numeric", "continuous")])
+    assert findings == []
+    frame = data.frame
+    assert frame["code"].dtype == TEXT and frame["code"].tolist()[0::2] == ["1", "2"]
+    assert frame["code"].isna().tolist() == [False, True, False]
+    assert "nan" not in frame["code"].dropna().tolist()
+    assert frame["age"].isna().tolist() == [False, True, False]
+    assert frame["age"].dropna().tolist() == [30, 40]
+    assert frame["inc"].isna().tolist() == [False, True, True]
+
+
+def test_blank_and_declared_missing_values_are_missing(tmp_path):
+    # a field of blanks is empty once stripped; 'NA' is a missing value only if declared
+    data, _, findings = read(tmp_path, 'code\nx\n"  "\nNA\n',
+                             [var("code", missing=("NA",))])
+    assert findings == []
+    assert data.frame["code"].isna().tolist() == [False, True, True]
+
+
+def test_parquet_missing_values_stay_missing(tmp_path):
+    # strings with None, and float codes with NaN (how pandas stores integer codes with
+    # missing values), read as text: '1' not '1.0', missing stays missing
+    pd.DataFrame({"s": ["a", None, "b"], "f": [1.0, None, 12.0]}).to_parquet(
+        tmp_path / "m.parquet")
+    data, _, findings = read_data({"path": "m.parquet"}, tmp_path,
+                                  {"s": var("s"), "f": var("f")})
+    assert findings == []
+    assert data.frame["s"].dtype == TEXT and data.frame["f"].dtype == TEXT
+    assert data.frame["s"].isna().tolist() == [False, True, False]
+    assert data.frame["f"].tolist()[0::2] == ["1", "12"] and data.frame["f"].isna()[1]

@@ -5,10 +5,11 @@ import numpy as np
 import pandas as pd
 
 from sdcflow.data.strata import stratum_codes, stratum_members, value_codes
+from sdcflow.data.text import TEXT
 
 
 def test_value_codes_by_hand():
-    codes, labels = value_codes(pd.Series(["b", None, "a", "b"], dtype="str"))
+    codes, labels = value_codes(pd.Series(["b", None, "a", "b"], dtype=TEXT))
     assert labels == ["a", "b", "nan"]
     assert codes.tolist() == [1, 2, 0, 1]
     # numbers are ordered by their text, as the labels read (10 before 9)
@@ -19,7 +20,7 @@ def test_value_codes_by_hand():
 
 
 def test_stratum_codes_cross_the_variables():
-    frame = pd.DataFrame({"r": pd.Series(["n", "s", "n", "s"], dtype="str"),
+    frame = pd.DataFrame({"r": pd.Series(["n", "s", "n", "s"], dtype=TEXT),
                           "g": pd.Series([2, 1, 2, None], dtype="Int64")})
     codes, labels = stratum_codes(frame, ["r", "g"])
     assert labels == ["n / 2", "s / 1", "s / nan"]

@@ -127,8 +127,8 @@ def test_pram_runs_once_per_household_as_selecthouseholddata_then_merge(write, t
     "- {id: m, method: noise, params: {variables: [rent], k: 0.2}}\n",
     "- {id: m, method: rank_swap, params: {variables: [rent], p: 10}}\n",
     "- {id: m, method: microaggregation, params: {variables: [rent], k: 3}}\n",
-    "- {id: m, method: top_bottom_code, params: {variable: rent, "
-    "top: {quantile: 0.9, replace: mean}}}\n",
+    ("- {id: m, method: top_bottom_code, params: {variable: rent, "
+     "top: {quantile: 0.9, replace: mean}}}\n"),
     "- {id: m, method: rounding, params: {variables: [rent], base: 10}}\n",
     "- {id: m, method: global_recode, params: {variable: region, groups: {NS: [N, S]}}}\n",
 ])
@@ -217,8 +217,8 @@ def test_household_ids_can_be_kept(write):
     ("- {id: n, method: noise, params: {variables: [rent, income]}}\n",
      "noise would write household-level 'rent' and record-level 'income' in one step"),
     ("- {id: p, method: pram, params: {variables: [walls], strata: [sex]}}\n",
-     "pram acts on household-level 'walls' once per household, but also reads record-level "
-     "'sex'"),
+     ("pram acts on household-level 'walls' once per household, but also reads "
+      "record-level 'sex'")),
     ("- {id: s, method: sampling, params: {fraction: 0.5, strata: [sex]}}\n",
      "whole households are drawn, so the strata must be the same for every member"),
 ])
@@ -249,10 +249,10 @@ STEPS = {
     "noise": "- {{id: s{i}, method: noise, params: {{variables: [rent], k: 0.1}}}}\n",
     "swap": "- {{id: s{i}, method: rank_swap, params: {{variables: [rent], p: 5}}}}\n",
     "micro": "- {{id: s{i}, method: microaggregation, params: {{variables: [rent], k: 3}}}}\n",
-    "recode": "- {{id: s{i}, method: global_recode, params: {{variable: region, "
-              "groups: {{NS: [N, S]}}}}}}\n",
-    "suppress": "- {{id: s{i}, method: local_suppression, params: {{variables: [region, water, "
-                "sex], k: 2, alpha: 0.5}}}}\n",
+    "recode": ("- {{id: s{i}, method: global_recode, params: {{variable: region, "
+               "groups: {{NS: [N, S]}}}}}}\n"),
+    "suppress": ("- {{id: s{i}, method: local_suppression, params: {{variables: [region, "
+                 "water, sex], k: 2, alpha: 0.5}}}}\n"),
     "sample": "- {{id: s{i}, method: sampling, params: {{fraction: 0.8}}}}\n",
     "income": "- {{id: s{i}, method: noise, params: {{variables: [income], k: 0.1}}}}\n",
 }

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sdcflow import registry, run
 from sdcflow.data import Dataset, Variable
+from sdcflow.data.text import TEXT
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("ipso")
@@ -35,8 +36,8 @@ def survey(n=1500, seed=1) -> Dataset:
     age = rng.integers(20, 65, n)
     wage = 1000 + 30 * age + 200 * sector + 800 * rng.standard_normal(n)
     tax = 0.2 * wage + 50 * rng.standard_normal(n)
-    frame = pd.DataFrame({"region": pd.Series(region, dtype="str"),
-                          "sector": pd.Series(sector.astype(str), dtype="str"),
+    frame = pd.DataFrame({"region": pd.Series(region, dtype=TEXT),
+                          "sector": pd.Series(sector.astype(str), dtype=TEXT),
                           "age": pd.Series(age, dtype="Int64"),
                           "wage": wage, "tax": pd.Series(np.round(tax), dtype="Int64")})
     variables = {"region": Variable("region", "strata", "categorical"),

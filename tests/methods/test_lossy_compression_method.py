@@ -7,6 +7,7 @@ from helpers import small_dataset
 from sdcflow import registry, run
 from sdcflow.data import Variable
 from sdcflow.data.io import builtin_path
+from sdcflow.data.text import TEXT
 from sdcflow.kernels.lossy_compression import lossy_compress
 from sdcflow.methods.lossy_compression import sort_order
 from sdcflow.testing import check_method
@@ -66,7 +67,7 @@ def test_sort_order_by_hand():
     numbers = pd.Series([3.0, np.nan, 1.0, 3.0, 2.0])
     assert sort_order(numbers, Variable("v", "key", "continuous")).tolist() == [2, 4, 0, 3, 1]
     # an ordinal in its declared order, not the alphabet; missing last
-    sizes = pd.Series(["small", None, "large", "medium", "small"], dtype="str")
+    sizes = pd.Series(["small", None, "large", "medium", "small"], dtype=TEXT)
     ordinal = Variable("s", "key", "ordinal", order=("small", "medium", "large"))
     assert sort_order(sizes, ordinal).tolist() == [0, 4, 3, 2, 1]
     categorical = Variable("s", "key", "categorical")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from sdcflow import registry, run
 from sdcflow.constraints import Constraint
 from sdcflow.data import Dataset, Variable
+from sdcflow.data.text import TEXT
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("microaggregation")
@@ -96,7 +97,7 @@ def test_conditional_constraint_partitions_first():
     rng = np.random.default_rng(5)
     sex = np.where(rng.random(120) < 0.5, "male", "female")
     preg = np.where(sex == "male", 0, rng.integers(0, 5, 120))
-    frame = pd.DataFrame({"sex": pd.Series(sex, dtype="str"), "pregnancies": preg.astype(float),
+    frame = pd.DataFrame({"sex": pd.Series(sex, dtype=TEXT), "pregnancies": preg.astype(float),
                           "income": rng.gamma(2, 10, 120)})
     variables = {"sex": Variable("sex", "key", "categorical"),
                  "pregnancies": Variable("pregnancies", "numeric", "continuous"),
@@ -130,7 +131,7 @@ def test_categorical_by_plurality_and_ordinal_by_median():
     data = small_dataset(x=("numeric", "continuous", [1, 2, 3, 100, 101, 102]),
                          c=("numeric", "categorical", ["a", "a", "b", "b", "c", "c"]))
     data.variables["o"] = Variable("o", "numeric", "ordinal", order=("lo", "mid", "hi"))
-    data.frame["o"] = pd.Series(["lo", "mid", "lo", "hi", "hi", "mid"], dtype="str")
+    data.frame["o"] = pd.Series(["lo", "mid", "lo", "hi", "hi", "mid"], dtype=TEXT)
     out = apply(data, k=3, variables=["x", "c", "o"]).data.frame
     assert out["c"].tolist() == ["a"] * 3 + ["c"] * 3  # the most frequent category
     assert out["o"].tolist() == ["lo"] * 3 + ["hi"] * 3  # lower median in the order

@@ -8,6 +8,7 @@ from helpers import ROOT, small_dataset
 
 from sdcflow import registry, run
 from sdcflow.data import Dataset, Variable, read_data
+from sdcflow.data.text import TEXT
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("multiple_imputation")
@@ -33,8 +34,8 @@ def households(n=20_000, seed=9) -> Dataset:
     shift = np.where(town == "a", 0.0, 300.0)
     consumption = 500 + 150 * size + shift + 100 * rng.standard_normal(n)
     savings = 0.3 * consumption - 40 * size + 50 * rng.standard_normal(n)
-    frame = pd.DataFrame({"town": pd.Series(town, dtype="str"),
-                          "size": pd.Series(size.astype(str), dtype="str"),
+    frame = pd.DataFrame({"town": pd.Series(town, dtype=TEXT),
+                          "size": pd.Series(size.astype(str), dtype=TEXT),
                           "consumption": consumption, "savings": savings})
     variables = {"town": Variable("town", "strata", "categorical"),
                  "size": Variable("size", "key", "categorical"),

@@ -9,6 +9,7 @@ from helpers import ROOT, small_dataset
 
 from sdcflow import registry, run, validate
 from sdcflow.data import Dataset, Variable, read_data
+from sdcflow.data.text import TEXT
 from sdcflow.errors import RecipeError
 from sdcflow.kernels.pram import expected_changes
 from sdcflow.testing import check_method
@@ -159,7 +160,7 @@ def test_given_matrix_is_validated_with_clear_messages():
 
 
 def test_ordinal_matrix_categories_must_be_in_the_order():
-    data = Dataset(pd.DataFrame({"edu": pd.Series(["low", "high"] * 5, dtype="str")}),
+    data = Dataset(pd.DataFrame({"edu": pd.Series(["low", "high"] * 5, dtype=TEXT)}),
                    {"edu": Variable("edu", "pram", "ordinal", order=("low", "high"))})
     found = list(PLUGIN.check(params(matrix={"edu": {"low": {"mid": 1}}}), data.meta))
     assert found == [(("matrix", "edu", "low"),

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sdcflow import registry, run
 from sdcflow.data import Dataset, Variable, read_data
+from sdcflow.data.text import TEXT
 from sdcflow.kernels.rank_swap import rank_window
 from sdcflow.testing import check_method
 
@@ -121,7 +122,7 @@ def test_strata_swap_within_each_stratum():
 
 def test_ordinal_variables_swap_categories_by_their_order():
     edu = ["low"] * 5 + ["mid"] * 5 + ["high"] * 5
-    data = Dataset(pd.DataFrame({"edu": pd.Series(edu, dtype="str")}),
+    data = Dataset(pd.DataFrame({"edu": pd.Series(edu, dtype=TEXT)}),
                    {"edu": Variable("edu", "key", "ordinal", order=("low", "mid", "high"))})
     out = apply(data, p=20, variables=["edu"]).data.frame["edu"]  # 3 ranks
     assert sorted(out) == sorted(edu)

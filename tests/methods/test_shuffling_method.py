@@ -8,6 +8,7 @@ from scipy.stats import spearmanr
 
 from sdcflow import registry, run
 from sdcflow.data import Dataset, Metadata, Variable
+from sdcflow.data.text import TEXT
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("shuffling")
@@ -33,7 +34,7 @@ def survey(n=4000, seed=3) -> Dataset:
     z = 0.02 * age + 0.3 * region + 0.5 * rng.standard_normal(n)
     income = np.round(np.exp(8 + z))
     savings = np.round(0.1 * income * rng.gamma(2.0, 1.0, n))
-    frame = pd.DataFrame({"region": pd.Series(region.astype(str), dtype="str"),
+    frame = pd.DataFrame({"region": pd.Series(region.astype(str), dtype=TEXT),
                           "age": pd.Series(age, dtype="Int64"),
                           "income": income, "savings": pd.Series(savings, dtype="Int64")})
     variables = {"region": Variable("region", "key", "categorical"),

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sdcflow.data.text import TEXT
 from sdcflow.tabular import (
     FrequencyRule,
     apply_rules,
@@ -119,7 +120,7 @@ def patterns(draw):
     status = t.cells["status"].to_numpy(dtype=object)
     status[[s for s in sec if not mask[s]]] = "secondary"
     out = t.cells.copy()
-    out["status"] = pd.Series(status, dtype="str")
+    out["status"] = pd.Series(status, dtype=TEXT)
     return t.with_cells(out)
 
 

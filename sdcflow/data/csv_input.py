@@ -1,0 +1,203 @@
+"""Reading a CSV file as text columns, in bounded memory, refusing what is not a table.
+
+The header is read from a bounded prefix of the file; the records by pyarrow's CSV
+reader in blocks of :data:`MAX_RECORD_BYTES`, which refuses a record longer than one
+block before holding more than two. So a file that is one enormous line (or one
+enormous field) is refused after reading a few blocks, whatever its size. Every record
+must have as many fields as the header (pandas would pad a short one with missing
+values); the records that do not are named by line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..suggest import did_you_mean
+from .findings import SHOW, Finding, records_text
+from .text import TEXT
+
+MAX_RECORD_BYTES = 16 << 20  # the longest record (line) read, and the reader's block size
+MAX_COLUMNS = 100_000  # the most columns a header may have
+_ENCODINGS = ("utf-8", "utf-8-sig", "latin-1", "cp1252", "iso-8859-15", "utf-16", "ascii")
+
+
+@dataclass
+class TextTable:
+    """What a reader returns: the column names as written, the wanted columns as text
+    (missing values NaN) and the number of records."""
+
+    names: list[str]
+    columns: dict[str, pd.Series]
+    records: int
+
+
+def check_encoding(spec: Mapping) -> tuple[str, list[Finding]]:
+    """The Python codec name of the data's ``encoding``, or a finding saying it is none."""
+    name = spec.get("encoding", "utf-8")
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        return name, [Finding(("data", "encoding"), (
+            f"unknown encoding '{name}'{did_you_mean(name, _ENCODINGS)}; Python's codecs"
+            " name the encodings sdcflow can read (e.g. utf-8, latin-1, cp1252)"))]
+    if not getattr(info, "_is_text_encoding", True):
+        return name, [Finding(("data", "encoding"),
+                              f"'{name}' is not a text encoding (e.g. utf-8, latin-1, cp1252)")]
+    return info.name, []
+
+
+def read_csv_text(path: Path, spec: Mapping, wanted: Iterable[str]) -> tuple[TextTable | None,
+                                                                             list[Finding]]:
+    """The header of the CSV file ``path`` and its ``wanted`` columns as text, or the
+    findings that say why the file cannot be read as a table."""
+    encoding, findings = check_encoding(spec)
+    delimiter = spec.get("delimiter", ",")
+    if delimiter in ('"', "\n", "\r"):
+        findings.append(Finding(("data", "delimiter"),
+                                f"{delimiter!r} cannot be the delimiter of a CSV file"))
+    if findings:
+        return None, findings
+    names, findings = _header(path, encoding, delimiter)
+    if names is None:
+        return None, findings
+    index = {}
+    for i, name in enumerate(names):
+        index.setdefault(name, i)
+    wanted = [w for w in wanted if w in index]
+    table, findings = _records(path, encoding, delimiter, len(names),
+                               [index[w] for w in wanted] or [0])
+    if table is None:
+        return None, findings
+    import pyarrow as pa
+
+    frame = table.to_pandas(types_mapper={pa.string(): TEXT}.get)
+    columns = {}
+    for w in wanted:
+        col = frame[f"f{index[w]}"].iloc[1:].reset_index(drop=True)  # (row 0: the header)
+        columns[w] = col.rename(w)
+        nul = col.str.contains("\x00", regex=False).fillna(False).to_numpy(dtype=bool)
+        if nul.any():
+            findings.append(Finding(("variables", w), (
+                f"column '{w}' holds NUL characters (is the file binary, or text in another"
+                f" encoding? set data.encoding) ({records_text(nul, True)})")))
+    if findings:
+        return None, findings
+    return TextTable(names, columns, table.num_rows - 1), []
+
+
+def _header(path: Path, encoding: str, delimiter: str) -> tuple[list[str] | None,
+                                                                list[Finding]]:
+    """The column names, read from at most :data:`MAX_RECORD_BYTES` of the file."""
+    with open(path, "rb") as fh:
+        prefix = fh.read(MAX_RECORD_BYTES)
+        whole = not fh.read(1)
+    if not prefix:
+        return None, [Finding(None, "the data file is empty (no header, no records)")]
+    codec = "utf-8-sig" if encoding == "utf-8" else encoding
+    # undecodable bytes become lone surrogates: only those in the header matter here
+    decoder = codecs.getincrementaldecoder(codec)(errors="surrogateescape")
+    try:
+        text = decoder.decode(prefix, final=whole)
+    except UnicodeError as exc:  # (a codec without surrogateescape, e.g. utf-16)
+        return None, [Finding(None, f"cannot read the header as {encoding} text: {exc}")]
+    text = text.lstrip("\ufeff").lstrip("\r\n")  # (a BOM, blank lines: skipped as pyarrow does)
+    end = re.search(r"[\r\n]", text)
+    if end is None and not whole:
+        return None, [Finding(None, (
+            f"the first line (the header) is longer than {_size(MAX_RECORD_BYTES)}:"
+            " is this a CSV file with line ends?"))]
+    line = text[:end.start()] if end else text
+    bad = re.search("[\udc80-\udcff]", line)
+    if bad:
+        return None, [Finding(None, (
+            f"the header is not {encoding} text (byte 0x{ord(bad.group()) - 0xdc00:02x});"
+            " give the file's encoding as data.encoding (e.g. latin-1 or cp1252)"))]
+    if not line:
+        return None, [Finding(None, "the data file has no header (it is blank)")]
+    if "\x00" in line:
+        return None, [Finding(None, (
+            "the header holds NUL characters: is the file binary, or text in another"
+            " encoding (set data.encoding)?"))]
+    if line.count(delimiter) >= MAX_COLUMNS:
+        return None, [Finding(None, (
+            f"the header has more than {MAX_COLUMNS:,} columns: is {delimiter!r} the"
+            " delimiter?"))]
+    try:
+        names = next(csv.reader([line], delimiter=delimiter, strict=False), [])
+    except csv.Error as exc:
+        return None, [Finding(None, f"cannot read the header: {exc}")]
+    return names, []
+
+
+def _records(path: Path, encoding: str, delimiter: str, n_columns: int, keep: list[int]):
+    """The records (header first) as a pyarrow table of the ``keep`` columns, all text;
+    or findings."""
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
+
+    bad_rows = []
+
+    def invalid(row):
+        bad_rows.append((row.number, row.actual_columns, row.text))
+        return "skip"
+
+    read = pacsv.ReadOptions(
+        block_size=MAX_RECORD_BYTES, use_threads=False,  # (threads lose the line numbers)
+        autogenerate_column_names=True,
+        encoding="utf8" if encoding == "utf-8" else encoding)
+    parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True,
+                               invalid_row_handler=invalid)
+    names = [f"f{i}" for i in range(n_columns)]
+    convert = pacsv.ConvertOptions(
+        column_types=dict.fromkeys(names, pa.string()), include_columns=[names[i] for i in keep],
+        strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=True)
+    try:
+        table = pacsv.read_csv(path, read_options=read, parse_options=parse,
+                               convert_options=convert)
+    except UnicodeDecodeError as exc:  # (from Python's codec, for encodings not UTF-8)
+        return None, [Finding(None, (
+            f"the data are not {encoding} text (byte 0x{exc.object[exc.start]:02x}); give"
+            " the file's encoding as data.encoding"))]
+    except (pa.ArrowException, UnicodeError, ValueError) as exc:
+        return None, [Finding(None, _reader_message(str(exc), encoding))]
+    if bad_rows:
+        return None, [_ragged(bad_rows, n_columns)]
+    return table, []
+
+
+def _reader_message(message: str, encoding: str) -> str:
+    """pyarrow's error as a sentence about the data file."""
+    message = message.strip().splitlines()[0] if message.strip() else "unreadable"
+    if "straddling object" in message or "cannot infer number of columns" in message:
+        return (f"a record (line) of the data is longer than {_size(MAX_RECORD_BYTES)}:"
+                " is this a CSV file with line ends?")
+    utf8 = re.match(r"In CSV column #(\d+): Row #(\d+): .*invalid UTF8", message)
+    if utf8:
+        return (f"the data are not {encoding} text (line {utf8.group(2)}); give the"
+                " file's encoding as data.encoding (e.g. latin-1 or cp1252)")
+    message = re.sub(r"^CSV parse error: ", "", message)
+    return f"cannot read CSV data: {message}"
+
+
+def _ragged(bad_rows: list, n_columns: int) -> Finding:
+    shown = []
+    for number, fields, text in bad_rows[:SHOW]:
+        where = f"line {number}" if number is not None and number > 0 else "a line"
+        unclosed = " (an unclosed quote?)" if text.count('"') % 2 else ""
+        shown.append(f"{where} has {fields} field{'s' if fields != 1 else ''}{unclosed}")
+    more = f" and {len(bad_rows) - SHOW} more" if len(bad_rows) > SHOW else ""
+    noun = "line has" if len(bad_rows) == 1 else "lines have"
+    return Finding(None, (
+        f"{len(bad_rows)} {noun} a different number of fields than the header"
+        f" ({n_columns}): {', '.join(shown)}{more}"))
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n:,} bytes"
