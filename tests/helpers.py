@@ -14,6 +14,24 @@ TESTDATA_KEYS = {
     "urbrur": "categorical", "water": "categorical", "sex": "categorical",
     "age": "integer", "relat": "categorical",
 }
+def output_files(root: Path, *, run_log: bool = False) -> dict[str, bytes]:
+    """Every file of an output directory with its bytes (without the run log, the one
+    file that differs between runs, unless ``run_log``)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and (run_log or p.name != "run.json")}
+
+
+def validate_cli(path: Path, capsys) -> tuple[int, list[str]]:
+    """``sdcflow validate PATH``: its exit code and the lines it printed on stderr (never
+    a traceback)."""
+    from sdcflow.cli import main
+
+    code = main(["validate", str(path)])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err.splitlines()
+
+
 def small_dataset(**columns) -> Dataset:
     """A Dataset from keyword columns: name=(role, type, values)."""
     frame = {}

@@ -3,6 +3,7 @@ without a single warning (a warning would reach a command-line user's terminal w
 source line)."""
 
 import os
+import shutil
 import subprocess
 import sys
 import warnings
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import ROOT
+from helpers import ROOT, output_files
 
 from sdcflow import load_recipe, run, validate
 from sdcflow.results import conformance
@@ -59,12 +60,6 @@ def test_cached_uncached_and_tampered_runs_give_the_same_bytes(path: Path, tmp_p
     """The cache never changes a result: a first run (filling the cache), a cached run, a
     --no-cache run and a run on a tampered cache (every stored file replaced by another
     valid file: rows shuffled) write the same bytes (the run log aside)."""
-    import shutil
-
-    def outputs(root):
-        return {p.relative_to(root).as_posix(): p.read_bytes()
-                for p in sorted(root.rglob("*")) if p.is_file() and p.name != "run.json"}
-
     shutil.copytree(ROOT / "recipes" / "data", tmp_path / "data")
     recipe = tmp_path / path.name
     shutil.copy(path, recipe)
@@ -80,9 +75,9 @@ def test_cached_uncached_and_tampered_runs_give_the_same_bytes(path: Path, tmp_p
         frame.sample(frac=1.0, random_state=1).to_parquet(stored)
         tampered += 1
     fourth = run(recipe, tmp_path / "d")
-    expected = outputs(tmp_path / "a")
-    assert outputs(tmp_path / "b") == outputs(tmp_path / "c") == outputs(tmp_path / "d") \
+    expected = output_files(tmp_path / "a")
+    assert output_files(tmp_path / "b") == output_files(tmp_path / "c") == output_files(tmp_path / "d") \
         == expected
     # every tampered entry was noticed and recomputed
     assert len([n for n in fourth.notes if "failed verification" in n]) == tampered
-    assert tampered > 0 or not (set(s.node for s in cached.steps) - tables)
+    assert tampered > 0 or not ({s.node for s in cached.steps} - tables)

@@ -7,26 +7,13 @@ import shutil
 
 import pandas as pd
 import pytest
-from helpers import QUICKSTART
+from helpers import ROOT, output_files
 
 from sdcflow import run
 from sdcflow.cli import main
 from sdcflow.engine import CACHE_DIR
 from sdcflow.engine.cache import Cache
 from sdcflow.errors import CheckFailed
-
-
-@pytest.fixture
-def recipe(tmp_path):
-    path = tmp_path / "quickstart.yaml"
-    shutil.copy(QUICKSTART, path)
-    return path
-
-
-def outputs(root):
-    """The bytes of every output file but the run log."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "run.json"}
 
 
 def entries(cache_root):
@@ -105,7 +92,7 @@ def test_a_conditional_constraint_and_its_enforcement_are_in_the_fingerprint(wri
 def test_a_tampered_entry_is_recomputed_and_said(recipe, tmp_path, capsys, tamper):
     root = tmp_path / CACHE_DIR
     first = run(recipe, tmp_path / "a")
-    expected = outputs(tmp_path / "a")
+    expected = output_files(tmp_path / "a")
     method = entry_of(first, "age10", root)
     measure = entry_of(first, "risk", root)
     columns = method / "columns.parquet"
@@ -133,7 +120,7 @@ def test_a_tampered_entry_is_recomputed_and_said(recipe, tmp_path, capsys, tampe
     err = capsys.readouterr().err
     node = "risk" if tamper == "summary edited" else "age10"
     assert f"note: step '{node}': the cached result" in err and "recomputed" in err
-    assert outputs(tmp_path / "b") == expected
+    assert output_files(tmp_path / "b") == expected
     # the entry was replaced: the next run uses it without a note
     assert main(["run", str(recipe), "--out", str(tmp_path / "c")]) == 0
     assert "note:" not in capsys.readouterr().err
@@ -149,7 +136,7 @@ def test_no_cache_recomputes_and_refreshes_the_entries(recipe, tmp_path):
     assert not any(s.cached for s in fresh.steps) and fresh.notes == []
     again = run(recipe, tmp_path / "c")
     assert all(s.cached for s in again.steps) and again.notes == []
-    assert outputs(tmp_path / "a") == outputs(tmp_path / "b") == outputs(tmp_path / "c")
+    assert output_files(tmp_path / "a") == output_files(tmp_path / "b") == output_files(tmp_path / "c")
 
 
 def test_an_entry_of_another_fingerprint_is_not_used(recipe, tmp_path):
@@ -161,7 +148,7 @@ def test_an_entry_of_another_fingerprint_is_not_used(recipe, tmp_path):
     shutil.copytree(a, b)  # a valid entry, but of another step
     second = run(recipe, tmp_path / "b")
     assert any("step 'water_groups'" in n and "verification" in n for n in second.notes)
-    assert outputs(tmp_path / "a") == outputs(tmp_path / "b")
+    assert output_files(tmp_path / "a") == output_files(tmp_path / "b")
 
 
 def test_a_cache_that_cannot_be_used_is_not_fatal(recipe, tmp_path):
@@ -193,15 +180,13 @@ def test_leftovers_of_killed_runs_are_removed_from_the_cache(recipe, tmp_path):
 
 
 def test_cached_uncached_and_tampered_runs_give_the_same_bytes_for_a_table_recipe(tmp_path):
-    from helpers import ROOT
-
     shutil.copytree(ROOT / "recipes" / "data", tmp_path / "data")
     recipe = tmp_path / "t.yaml"
     shutil.copy(ROOT / "recipes" / "tables_profession_town.yaml", recipe)
     run(recipe, tmp_path / "a")
     run(recipe, tmp_path / "b")
     run(recipe, tmp_path / "c", use_cache=False)
-    assert outputs(tmp_path / "a") == outputs(tmp_path / "b") == outputs(tmp_path / "c")
+    assert output_files(tmp_path / "a") == output_files(tmp_path / "b") == output_files(tmp_path / "c")
 
 
 def test_entries_record_their_content_hashes(recipe, tmp_path):

@@ -1,21 +1,12 @@
 """Release checks (sdcflow.engine.checks): a false check fails (exit 3), a check the
 recipe got wrong is a recipe mistake (exit 1, at its position), a missing value fails."""
 
-import shutil
 
 import pytest
-from helpers import QUICKSTART
 
 from sdcflow.cli import main
 from sdcflow.constraints import parse
 from sdcflow.constraints.checks import Unverifiable, check_value
-
-
-@pytest.fixture
-def recipe(tmp_path):
-    path = tmp_path / "quickstart.yaml"
-    shutil.copy(QUICKSTART, path)
-    return path
 
 
 def value(text, env):

@@ -9,19 +9,11 @@ import sys
 import textwrap
 
 import pytest
-from helpers import QUICKSTART
 
 from sdcflow import run
 from sdcflow.cli import main
 from sdcflow.engine.outputs import PARTIAL, remove_leftovers
 from sdcflow.errors import OutputError
-
-
-@pytest.fixture
-def recipe(tmp_path):
-    path = tmp_path / "quickstart.yaml"
-    shutil.copy(QUICKSTART, path)
-    return path
 
 
 def snapshot(root):

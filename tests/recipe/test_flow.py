@@ -7,10 +7,10 @@ exit 1 instead of ``sdcflow run`` failing."""
 from typing import ClassVar
 
 import pytest
+from helpers import validate_cli
 
 import sdcflow
 from sdcflow import registry
-from sdcflow.cli import main
 from sdcflow.registry import Method, MethodResult
 
 HEAD = """\
@@ -29,10 +29,7 @@ variables:
 
 def validate(write_recipe, capsys, text: str) -> tuple[int, list[str], str]:
     path = write_recipe(HEAD + text)
-    code = main(["validate", str(path)])
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    return code, err.splitlines(), str(path)
+    return (*validate_cli(path, capsys), str(path))
 
 
 def test_numeric_recode_after_a_labelled_top_code(write_recipe, capsys):

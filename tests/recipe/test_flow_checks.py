@@ -7,9 +7,9 @@ with exit 1, before anything runs (exit 3 is kept for checks that really fail)."
 from typing import ClassVar
 
 import pytest
+from helpers import validate_cli
 
 from sdcflow import registry
-from sdcflow.cli import main
 from sdcflow.registry import Measure, MeasureResult
 
 HEAD = """\
@@ -27,10 +27,7 @@ variables:
 
 def validate(write_recipe, capsys, text: str) -> tuple[int, list[str], str]:
     path = write_recipe(HEAD + text)
-    code = main(["validate", str(path)])
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    return code, err.splitlines(), str(path)
+    return (*validate_cli(path, capsys), str(path))
 
 
 def test_misspelt_result_key_is_named_with_the_right_one(write_recipe, capsys):
