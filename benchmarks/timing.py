@@ -17,3 +17,12 @@ def best_of(fn: Callable[..., Any], *args: Any, repeat: int = 3,
         out = fn(*args, **kwargs)
         best = min(best, time.perf_counter() - start)
     return best, out
+
+
+def cpu_and_wall(fn: Callable[..., Any], *args: Any, **kwargs: Any
+                 ) -> tuple[float, float, Any]:
+    """``(cpu seconds, wall seconds, result)`` of one call (CPU time of the whole process,
+    every thread: what the call cost, whatever else the machine was doing)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    out = fn(*args, **kwargs)
+    return time.process_time() - cpu, time.perf_counter() - wall, out

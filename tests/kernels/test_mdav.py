@@ -62,12 +62,24 @@ def test_equal_to_the_reference_with_many_ties():
     assert np.array_equal(mdav(X, 4), mdav_reference(X, 4))
 
 
+@pytest.mark.parametrize("least_top", [1, 5, 64])
+def test_partial_rankings_that_run_out_give_the_same_partition(least_top):
+    # the rankings sort only their top (at least least_top records): small tops make
+    # them run out and be renewed all the time, on normal data and on heavy ties, in
+    # 3 and in 7 dimensions (14 cones of directions)
+    rng = np.random.default_rng(least_top)
+    for X, k in [(rng.standard_normal((3000, 3)), 3),
+                 (rng.integers(0, 3, (1200, 3)).astype(float), 4),
+                 (rng.standard_normal((2000, 7)) ** 3, 5)]:
+        assert np.array_equal(mdav(X, k, least_top=least_top), mdav_reference(X, k))
+
+
 @settings(max_examples=80, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(1, 120), st.integers(1, 4)),
               elements=st.integers(-5, 5).map(float)),
        st.integers(1, 6))
 def test_group_sizes_and_reference(X, k):
-    labels = mdav(X, k)
+    labels = mdav(X, k, least_top=3)
     sizes = np.bincount(labels)
     if len(X) >= k:
         assert sizes.min() >= k and sizes.max() <= max(2 * k - 1, k)
