@@ -1,5 +1,5 @@
 """A static k-d tree over the rows of a matrix, with deletions, for MDAV's exact
-nearest-record queries (compiled with numba: the queries are loops that NumPy cannot
+nearest- and farthest-record queries (compiled with numba: the queries are loops that NumPy cannot
 express without scanning every record).
 
 Nodes cover contiguous ranges of the tree order (``perm``, the record ids; ``Xt``, their
@@ -145,6 +145,50 @@ def _min_box(q, geom, node):
             t = 0.0
         s += t * t
     return s
+
+
+@njit(cache=True)
+def _max_box(q, geom, node):
+    s = 0.0
+    for j in range(q.shape[0]):
+        t = max(abs(q[j] - geom[node, LO, j]), abs(q[j] - geom[node, HI, j]))
+        s += t * t
+    return s
+
+
+@njit(cache=True)
+def farthest(q, best, best_d, perm, Xt, alive_t, link, geom, stack, rank):
+    """The live record farthest from point ``q`` (ties: the smallest ``rank``), starting
+    from a candidate ``best`` at squared distance ``best_d`` (-1 and -1.0: none), which
+    lets boxes that cannot hold a farther record be skipped from the start. Returns the
+    record and its squared distance."""
+    d = Xt.shape[1]
+    top = 1
+    stack[0] = 0
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        if geom[node, LO, 0] > geom[node, HI, 0] or _max_box(q, geom, node) < best_d:
+            continue
+        if link[node, LEFT] < 0:
+            for t in range(link[node, START], link[node, END]):
+                if alive_t[t]:
+                    dd = 0.0
+                    for j in range(d):
+                        v = Xt[t, j] - q[j]
+                        dd += v * v
+                    p = perm[t]
+                    if dd > best_d or (dd == best_d and rank[p] < rank[best]):
+                        best_d = dd
+                        best = p
+            continue
+        a, b = link[node, LEFT], link[node, RIGHT]
+        if _max_box(q, geom, a) > _max_box(q, geom, b):
+            a, b = b, a
+        stack[top] = a  # the child that may hold the farthest record is taken first
+        stack[top + 1] = b
+        top += 2
+    return best, best_d
 
 
 @njit(cache=True)

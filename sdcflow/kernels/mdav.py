@@ -43,9 +43,10 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import njit
-from .kdtree import LEAF_SIZE, build, nearest, remove
+from .kdtree import LEAF_SIZE, build, farthest, nearest, remove
 
 TOP = 8192  # the least number of records a ranking sorts
+FAR_BUDGET = 2048  # records looked at down the ranking before the k-d tree takes over
 
 
 @njit(cache=True)
@@ -168,14 +169,16 @@ def _cone_cos(v, b, d):
 
 
 @njit(cache=True)
-def _farthest(q, c_ref, heads, starts, rest, ranked, radius, Xr, alive_r, rank, cosines):
-    """The live record farthest from ``q`` (ties: the smallest ``rank``) and how many
-    records were looked at. With delta = |q - c_ref|, a record x at distance rho from
-    c_ref in cone b is at most sqrt(rho^2 + delta^2 + 2 rho delta cos_b) from q, cos_b the
-    largest cosine between the cone and the direction opposite q: each cone is scanned
-    by decreasing rho, the cone facing away from q first, until that bound falls below
-    the farthest found. Returns -1 when the records outside the ranking (at most ``rest``
-    from c_ref) might be farther."""
+def _farthest(q, c_ref, heads, starts, rest, ranked, radius, Xr, alive_r, rank, cosines,
+              budget):
+    """The live record farthest from ``q`` (ties: the smallest ``rank``), its squared
+    distance, how many records were looked at, and whether the answer is certain. With
+    delta = |q - c_ref|, a record x at distance rho from c_ref in cone b is at most
+    sqrt(rho^2 + delta^2 + 2 rho delta cos_b) from q, cos_b the largest cosine between
+    the cone and the direction opposite q: each cone is scanned by decreasing rho, the
+    cone facing away from q first, until that bound falls below the farthest found. Not
+    certain when the records outside the ranking (at most ``rest`` from c_ref) might be
+    farther, or when ``budget`` records were looked at first (then the best so far)."""
     d = Xr.shape[1]
     delta = 0.0
     v = np.empty(d)
@@ -206,6 +209,8 @@ def _farthest(q, c_ref, heads, starts, rest, ranked, radius, Xr, alive_r, rank, 
                 # (the margin covers rounding in the distances and their square roots)
                 if bound * (1.0 + 1e-9) + 1e-300 < best_d:
                     break
+                if scanned == budget:
+                    return best, best_d, scanned, False
                 scanned += 1
                 dd = 0.0
                 for j in range(d):
@@ -217,8 +222,8 @@ def _farthest(q, c_ref, heads, starts, rest, ranked, radius, Xr, alive_r, rank, 
                     best = p
             t += 1
     if rest >= 0.0 and ((rest + delta) ** 2 * (1.0 + 1e-9) + 1e-300 >= best_d):
-        return -1, scanned
-    return best, scanned
+        return best, best_d, scanned, False
+    return best, best_d, scanned, True
 
 
 @njit(cache=True)
@@ -281,33 +286,35 @@ def _mdav(X, rank, k, leaf_size, least_top):
         two = n_alive >= 3 * k
         r = -1
         for side in range(2 if two else 1):
-            q = centroid if side == 0 else X[r].copy()
-            while True:
-                found, scanned = _farthest(q, c_ref, heads, starts, rest, ranked, radius, Xr,
-                                           alive_r, rank, cosines)
-                if side == 0:
-                    work += scanned
-                if found >= 0 and (side == 1 or work <= n_alive + 64):
+            if side == 1:
+                # the record farthest from r: down the ranking while that is cheap, else
+                # (r far out, where every record is about as far) by the k-d tree
+                q = X[r].copy()
+                found, far, _, certain = _farthest(q, c_ref, heads, starts, rest, ranked,
+                                                   radius, Xr, alive_r, rank, cosines,
+                                                   FAR_BUDGET)
+                if not certain:
+                    found, far = farthest(q, found, far, perm, Xt, alive_t, link, geom, stack,
+                                          rank)
+            while side == 0:
+                found, far, scanned, certain = _farthest(centroid, c_ref, heads, starts, rest,
+                                                         ranked, radius, Xr, alive_r, rank,
+                                                         cosines, -1)
+                work += scanned
+                if certain and work <= n_alive + 64:
                     break
-                if found >= 0:  # found, but the scans grew long: rank at the centroid
-                    r = found
-                    for j in range(d):
-                        c_ref[j] = centroid[j]
-                    rest = _rank(X, alive, c_ref, top, ranked, radius, Xr, alive_r,
-                                       pos, starts)
-                    heads[:] = starts[:-1]
-                    work = 0
-                    break
-                # the top of the ranking ran out: a deeper ranking, at the centroid
-                top = min(n, 2 * top)
-                if Xr.shape[0] < top:
-                    Xr = np.empty((top, d))
+                if not certain:  # the top of the ranking ran out: rank deeper
+                    top = min(n, 2 * top)
+                    if Xr.shape[0] < top:
+                        Xr = np.empty((top, d))
+                # (else the scans since the last ranking cost as much as a new one)
                 for j in range(d):
                     c_ref[j] = centroid[j]
-                rest = _rank(X, alive, c_ref, top, ranked, radius, Xr, alive_r, pos,
-                                   starts)
+                rest = _rank(X, alive, c_ref, top, ranked, radius, Xr, alive_r, pos, starts)
                 heads[:] = starts[:-1]
                 work = 0
+                if certain:
+                    break
             r = found
             got = nearest(r, k - 1, perm, Xt, alive_t, link, geom, where, stack, out_d, out_i,
                           rank)
