@@ -32,6 +32,7 @@ import numpy as np
 from numba import prange
 from scipy.spatial import cKDTree
 
+from ..parallel import threads
 from .jit import njit
 from .paired import paired_files
 
@@ -156,7 +157,7 @@ def mahalanobis_transform(original: np.ndarray, protected: np.ndarray
 
 
 def nearest_links(protected: np.ndarray, original: np.ndarray, algorithm: str = "auto",
-                  block_elements: int = BLOCK_ELEMENTS, workers: int = 1) -> Links:
+                  block_elements: int = BLOCK_ELEMENTS, workers: int | None = None) -> Links:
     """Distance-based record linkage: link each protected record (row) to the original
     record(s) at the smallest squared Euclidean distance.
 
@@ -195,24 +196,52 @@ def nearest_links(protected: np.ndarray, original: np.ndarray, algorithm: str = 
     d_own = np.full(len(rows), np.inf)
     has_own = own >= 0
     d_own[has_own] = _sqdist(P[has_own], O[own[has_own]])
+    # Identical originals are equally near any record: the search runs over the distinct
+    # rows, each standing for its copies (how many, and the first of them in the file).
+    O, first_copy, inverse, copies = np.unique(O, axis=0, return_index=True,
+                                               return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    own = np.where(has_own, inverse[np.maximum(own, 0)], -1)
+    cand = cand[first_copy]  # each distinct row's first original in the file
     if algorithm == "kdtree":
         first, exact_rows, groups = _kdtree_candidates(P, O, own, d_own, workers)
     elif algorithm == "blocked":
         first, exact_rows, groups = _blocked_candidates(P, O, own, d_own, block_elements)
     else:
         raise ValueError(f"unknown algorithm {algorithm!r}")
-    # default: a unique nearest neighbour that is not the record's own original
+    # default: a unique nearest distinct row that is not the record's own original's
     linked[rows] = cand[first]
-    ties[rows] = 1
+    ties[rows] = copies[first]
     correct[rows] = first == own
-    for r, group in zip(exact_rows, groups, strict=True):
-        group = np.asarray(group, dtype=np.int64)
-        d = _sqdist(np.broadcast_to(P[r], (len(group), c)), O[group])
-        tied = group[d == d.min()]
-        linked[rows[r]] = cand[tied.min()]
-        ties[rows[r]] = len(tied)
-        correct[rows[r]] = own[r] >= 0 and bool(np.any(tied == own[r]))
+    if len(exact_rows):
+        _decide_exactly(P, O, rows, exact_rows, groups, own, cand, copies, linked, ties,
+                        correct)
     return Links(linked, ties, correct, {"algorithm": algorithm})
+
+
+def _decide_exactly(P, O, rows, exact_rows, groups, own, cand, copies, linked, ties,
+                    correct):
+    """Link the rows whose nearest set must be decided exactly, by the direct distances
+    to their candidates (``groups``: positions and lengths, each row's candidate distinct
+    rows one after the other; ``copies``: how many originals each stands for): the links
+    go to the smallest original index among the records at the minimum."""
+    flat, lengths = groups
+    which = np.repeat(np.arange(len(lengths)), lengths)
+    d = _sqdist(P[exact_rows[which]], O[flat])
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    low = np.minimum.reduceat(d, starts)
+    at_min = d == low[which]
+    n_tied = np.bincount(which, weights=at_min * copies[flat],
+                         minlength=len(lengths)).astype(np.int64)
+    first = np.full(len(lengths), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, which[at_min], cand[flat[at_min]])
+    mine = own[exact_rows]
+    own_tied = np.zeros(len(lengths), dtype=bool)
+    own_tied[which[at_min & (flat == mine[which])]] = True
+    target = rows[exact_rows]
+    linked[target] = first
+    ties[target] = n_tied
+    correct[target] = (mine >= 0) & own_tied
 
 
 def _sqdist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -223,8 +252,10 @@ def _sqdist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _kdtree_candidates(P, O, own, d_own, workers):
     """Nearest candidate per row, and the rows whose nearest set must be decided exactly
-    (possible ties, or own original possibly at the minimum) with their candidates."""
+    (possible ties, or own original possibly at the minimum) with their candidates (a
+    ``(positions, lengths)`` pair: each row's candidates, one after the other)."""
     tree = cKDTree(O)
+    workers = threads() if workers is None else workers
     k = 2 if len(O) > 1 else 1
     dist, idx = tree.query(P, k=k, workers=workers)
     if k == 1:
@@ -236,10 +267,31 @@ def _kdtree_candidates(P, O, own, d_own, workers):
     if k == 2:
         unsure |= dist[:, 1] <= reach
     exact_rows = np.flatnonzero(unsure)
-    groups = (tree.query_ball_point(P[exact_rows], reach[exact_rows] * (1 + _REL),
-                                    workers=workers)
-              if len(exact_rows) else [])
-    return idx[:, 0].astype(np.int64), exact_rows, groups
+    return idx[:, 0].astype(np.int64), exact_rows, \
+        _within(tree, P[exact_rows], reach[exact_rows] * (1 + _REL), workers)
+
+
+def _within(tree, points, radius, workers, k: int = 16):
+    """The candidates within ``radius`` of each point, as (positions, lengths): from the
+    k nearest when the k-th is beyond the radius (almost always), else from a ball
+    query."""
+    if not len(points):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    k = min(k, tree.n)
+    dist, idx = tree.query(points, k=k, workers=workers)
+    dist, idx = dist.reshape(len(points), k), idx.reshape(len(points), k)
+    inside = dist <= radius[:, None]
+    lengths = inside.sum(axis=1)
+    positions = idx[inside]
+    full = np.flatnonzero(inside[:, -1]) if k < tree.n else np.zeros(0, np.int64)
+    if len(full):  # more than k at the minimum: ask for the whole ball
+        balls = tree.query_ball_point(points[full], radius[full], workers=workers)
+        parts = np.split(positions, np.cumsum(lengths)[:-1])
+        for row, ball in zip(full, balls, strict=True):
+            parts[row] = np.asarray(ball, dtype=np.int64)
+        lengths = np.array([len(p) for p in parts], dtype=np.int64)
+        positions = np.concatenate(parts) if parts else positions
+    return positions.astype(np.int64), lengths
 
 
 def _blocked_candidates(P, O, own, d_own, block_elements):
@@ -267,7 +319,9 @@ def _blocked_candidates(P, O, own, d_own, block_elements):
             exact_rows.append(start + r)
             groups.append(np.flatnonzero(oo - 2.0 * G[r] <= dmin[r] + 2 * slack[r]))
         del G  # before the next block's product is allocated
-    return first, np.asarray(exact_rows, dtype=np.int64), groups
+    lengths = np.array([len(g) for g in groups], dtype=np.int64)
+    flat = np.concatenate(groups) if groups else np.zeros(0, np.int64)
+    return first, np.asarray(exact_rows, dtype=np.int64), (flat.astype(np.int64), lengths)
 
 
 @njit(cache=True, parallel=True)
@@ -332,7 +386,7 @@ def agreement_coordinates(original: np.ndarray, protected: np.ndarray, tolerance
 
 
 def pattern_counts(so: np.ndarray, sp: np.ndarray, algorithm: str = "auto",
-                   workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+                   workers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For each protected record ``k`` (row of ``sp``) and each agreement pattern ``g``
     (bit ``j`` set: variable ``j`` agrees), the number of original records (rows of ``so``)
     whose pair with ``k`` has exactly pattern ``g``; and the pattern of each record's pair
@@ -393,6 +447,7 @@ def _direct_counts(P, O, bits, npat):
 
 
 def _kdtree_counts(P, O, c, workers):
+    workers = threads() if workers is None else workers
     npat = 1 << c
     atleast = np.empty((len(P), npat), dtype=np.int64)
     atleast[:, 0] = len(O)
@@ -624,7 +679,7 @@ def pattern_weights(m, u) -> np.ndarray:
 
 
 def probabilistic_links(original: np.ndarray, protected: np.ndarray, tolerance: float = 0.1,
-                        algorithm: str = "auto", workers: int = 1) -> Links:
+                        algorithm: str = "auto", workers: int | None = None) -> Links:
     """Probabilistic record linkage (Fellegi-Sunter, EM): agreement per variable as in
     :func:`agreement_coordinates`, m and u by :func:`fellegi_sunter_em` on the pattern
     counts of all pairs of complete records (the share of matches fixed at one per

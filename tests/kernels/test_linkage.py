@@ -135,6 +135,23 @@ def test_routes_agree_with_brute_force(original, rnd):
         assert (links.linked.tolist(), links.ties.tolist(), links.correct.tolist()) == expected
 
 
+def test_more_equidistant_originals_than_the_first_search_holds():
+    # 325 = 1^2 + 18^2 = 6^2 + 17^2 = 10^2 + 15^2: 24 distinct originals at the same
+    # distance from the origin, more than the 16 nearest the k-d route asks for first
+    # (it must then ask for the whole ball); brute force decides, with 1 or 2 threads
+    ring = sorted({(sx * a, sy * b) for a, b in [(1, 18), (6, 17), (10, 15)]
+                   for a, b in [(a, b), (b, a)] for sx in (1, -1) for sy in (1, -1)})
+    original = np.array(ring + [(40.0, 40.0)], dtype=float)
+    protected = np.zeros_like(original)
+    protected[:-1] = original[:-1] * 0.0  # every record but the last is moved to the origin
+    protected[-1] = (40.0, 40.0)
+    expected = brute_force(protected, original)
+    assert expected[1][:3] == [24, 24, 24]
+    for workers in (1, 2):
+        links = nearest_links(protected, original, algorithm="kdtree", workers=workers)
+        assert (links.linked.tolist(), links.ties.tolist(), links.correct.tolist()) == expected
+
+
 def test_large_values_ties_are_exact():
     # the expanded form ||a||^2 - 2ab + ||b||^2 loses the last digits on values of 1e8;
     # the decisions use the direct sums, so the exact tie at distance 1 is kept
