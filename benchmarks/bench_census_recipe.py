@@ -15,6 +15,7 @@ own.
 from __future__ import annotations
 
 import argparse
+import functools
 import tempfile
 import time
 from pathlib import Path
@@ -89,7 +90,7 @@ def main() -> None:
             folder = Path(tmp)
             census(n).to_parquet(folder / "census.parquet", index=False)
             (folder / "recipe.yaml").write_text(RECIPE)
-            seconds, peak, summary = measure(lambda: run_recipe(folder), warm)
+            _, peak, summary = measure(functools.partial(run_recipe, folder), warm)
         rows.append((n, summary, peak))
         print(f"\n{summary['records']:,} records: {summary['cpu']:.1f} CPU s, "
               f"{summary['wall']:.1f} wall s, peak {peak / 2**30:.2f} GiB")

@@ -25,12 +25,14 @@ from ..data import Dataset, Variable
 from ..data.dataset import as_declared
 from ..data.households import collapse, expand, household_units
 from ..errors import InternalError, PluginError, RecipeError
+from ..parallel import threads
 from ..plan import PlannedStep
 from ..recipe import ORIGINAL, Validated
 from ..registry import MeasureResult, MethodResult
 from .cache import Cache
 from .canonical import canonical_json, jsonable
 from .fingerprint import column_hash, constraint_spec, fingerprint, variable_spec
+from .scheduler import run_plan
 
 _SHOW = 5
 
@@ -102,11 +104,12 @@ class Store:
         col = next(iter(view), None)
         return len(self.columns[view[col]][col]) if col is not None else 0
 
-    def dataset(self, view: dict) -> Dataset:
+    def dataset(self, view: dict, rows: int | None = None) -> Dataset:
+        """The columns of ``view`` as a data set (``rows`` empty records when it has none)."""
         cols = [c for c in self.order if c in view]
         frame = pd.DataFrame({c: self.columns[view[c]][c] for c in cols})
         if not cols:
-            frame = pd.DataFrame(index=pd.RangeIndex(self.records(view)))
+            frame = pd.DataFrame(index=pd.RangeIndex(rows or 0))
         meta = {c: self.meta[view[c]][c] for c in cols}
         return Dataset(frame, meta, self.constraints)
 
@@ -114,6 +117,15 @@ class Store:
         """Each column of ``view`` with its hash and full declaration."""
         return {c: [self.hash(p, c), variable_spec(self.meta[p][c])]
                 for c, p in sorted(view.items())}
+
+
+def rows(ps: PlannedStep, store: Store) -> int:
+    """The number of records the step sees, read from a column it depends on: with steps
+    running at the same time, other columns of its view may not be written yet."""
+    ready = {c: p for c, p in ps.view.items() if p == ORIGINAL or p in ps.deps}
+    if not ready:  # a step that reads nothing: every written column of a view has its length
+        ready = {c: p for c, p in ps.view.items() if p in store.columns}
+    return store.records(ready)
 
 
 def visible(ps: PlannedStep) -> dict:
@@ -142,7 +154,7 @@ def step_fingerprint(validated: Validated, ps: PlannedStep, store: Store) -> str
         "params": ps.params,
         "seed": validated.recipe.seed,
         "node": ps.node,
-        "records": store.records(ps.view),
+        "records": rows(ps, store),
         "inputs": store.described(view),
         "constraints": [constraint_spec(c) for c in store.constraints],
     }
@@ -179,28 +191,50 @@ def _call(ps: PlannedStep, data, rng, original, results: dict):
 
 
 def execute(validated: Validated, cache: Cache | None = None,
-            progress: Callable[[str], None] | None = None
+            progress: Callable[[str], None] | None = None, workers: int | None = None
             ) -> tuple[Store, dict, list[StepRecord], dict]:
-    """Run every step of the plan; return the column store, measures, step records and
-    per-record measure tables."""
+    """Run every step of the plan, independent steps at the same time on up to
+    ``workers`` threads (default: :func:`sdcflow.parallel.threads`); return the column
+    store, measures, step records and per-record measure tables, all in plan order."""
     plan, original = validated.plan, validated.data
     store = Store(original)
     measures: dict = {}
     per_record: dict = {}
-    records: list[StepRecord] = []
     total = len(plan.steps)
-    for i, ps in enumerate(plan.steps, 1):
+    finished = [0]
+
+    def run_step(ps: PlannedStep) -> StepRecord:
         if ps.table is not None:
-            record = _run_table_step(validated, ps, store, measures)
-        elif ps.kind == "method":
-            record = _run_method(validated, ps, store, cache)
-        else:
-            record = _run_measure(validated, ps, store, cache, measures, per_record)
-        records.append(record)
+            return _run_table_step(validated, ps, store, measures)
+        if ps.kind == "method":
+            return _run_method(validated, ps, store, cache)
+        return _run_measure(validated, ps, store, cache, measures, per_record)
+
+    def done(ps: PlannedStep, record: StepRecord) -> None:
+        finished[0] += 1
         if progress:
             how = "cached" if record.cached else f"{record.seconds:.2f}s"
-            progress(f"[{i}/{total}] {ps.node} ({ps.step.plugin_name}) {how}")
+            progress(f"[{finished[0]}/{total}] {ps.node} ({ps.step.plugin_name}) {how}")
+
+    results = run_plan(plan, run_step, threads() if workers is None else workers, done)
+    records = [results[ps.node] for ps in plan.steps]
+    nodes = [ps.node for ps in plan.steps]
+    measures = {n: measures[n] for n in nodes if n in measures}
+    per_record = {n: per_record[n] for n in nodes if n in per_record}
+    if cache is not None:
+        cache.notes.sort(key=_note_order(nodes))
     return store, measures, records, per_record
+
+
+def _note_order(nodes: list[str]):
+    """Notes about steps in plan order (the others first, as they came)."""
+    place = {n: i for i, n in enumerate(nodes)}
+
+    def key(note: str) -> int:
+        if note.startswith("step '"):
+            return place.get(note[6:note.find("'", 6)], -1)
+        return -1
+    return key
 
 
 def _run_method(validated: Validated, ps: PlannedStep, store: Store,
@@ -209,14 +243,14 @@ def _run_method(validated: Validated, ps: PlannedStep, store: Store,
     fp = step_fingerprint(validated, ps, store)
     cols = sorted(ps.writes) if ps.writes is not None else None
     entry = cache.load(fp, ps.node) if cache else None
-    loaded = _method_entry(entry, cols, store.records(ps.view)) if entry else None
+    loaded = _method_entry(entry, cols, rows(ps, store)) if entry else None
     if entry is not None and loaded is None and cache is not None:
         cache.notes.append(f"step '{ps.node}': the cached result does not fit the step "
                            "(columns or records); recomputed")
     if loaded is not None:
         frame, meta, info = loaded
     else:
-        data = store.dataset(visible(ps))
+        data = store.dataset(visible(ps), rows(ps, store))
         frame, meta, info = _apply_method(ps, data, step_rng(validated.recipe.seed, ps.node))
         info = jsonable(info)
         if cache:
@@ -286,7 +320,7 @@ def _run_measure(validated: Validated, ps: PlannedStep, store: Store, cache: Cac
                                "recomputed")
     cached = result is not None
     if result is None:
-        data = store.dataset(visible(ps))
+        data = store.dataset(visible(ps), rows(ps, store))
         reference = store.dataset(reference_view(ps, store))
         results = {sid: measures[node] for sid, node in ps.result_nodes.items()}
         result = _call(ps, data, step_rng(validated.recipe.seed, ps.node), reference, results)
@@ -318,7 +352,7 @@ def _run_table_step(validated: Validated, ps: PlannedStep, store: Store,
     if ps.table_input is not None:
         table = store.tables[ps.table_input]
     else:
-        table = build(recipe.tables[ps.table], store.dataset(ps.view), recipe.base_dir)
+        table = build(recipe.tables[ps.table], store.dataset(visible(ps), rows(ps, store)), recipe.base_dir)
     rng = step_rng(recipe.seed, ps.node)
     result = _call(ps, table, rng, None, {})
     info: dict = {}

@@ -49,7 +49,10 @@ def caching_available() -> bool:
 
 def njit(*args, cache: bool = False, **options) -> Callable:
     """``numba.njit`` (same arguments, used as ``@njit`` or ``@njit(cache=True, ...)``),
-    except that ``cache=True`` means "cache when a writable directory exists"."""
+    except that ``cache=True`` means "cache when a writable directory exists", and that
+    kernels release the GIL (``nogil=True``) unless told otherwise, so that independent
+    steps of a plan can run at the same time on several threads."""
+    options.setdefault("nogil", True)
 
     def decorate(func: Callable) -> Callable:
         if cache and caching_available():
@@ -60,7 +63,7 @@ def njit(*args, cache: bool = False, **options) -> Callable:
                     raise
         return numba.njit(cache=False, **options)(func)
 
-    if len(args) == 1 and callable(args[0]) and not options and not cache:
+    if len(args) == 1 and callable(args[0]) and options == {"nogil": True} and not cache:
         return decorate(args[0])
     if args:
         raise TypeError("njit: pass the options by keyword, e.g. @njit(cache=True)")
