@@ -19,8 +19,8 @@ from timing import best_of
 from sdcflow import run
 from sdcflow.constraints import Constraint
 from sdcflow.data.codes import key_codes
-from sdcflow.kernels.frequencies import frequencies
-from sdcflow.kernels.recode import interval_codes
+from sdcflow.kernels.non_perturbative.recode import interval_codes
+from sdcflow.kernels.risk.frequencies import frequencies
 
 ROOT = Path(__file__).resolve().parents[1]
 

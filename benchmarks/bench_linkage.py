@@ -37,7 +37,7 @@ def _data(case: str, n: int):
     c = 12 if case == "dbrl12" else 5
     x = rng.normal(size=(n, c))
     if case in ("rsrl", "interval"):
-        from sdcflow.kernels.rank_swap_attack import rank_distance
+        from sdcflow.kernels.linkage.rank_swap_attack import rank_distance
 
         d = rank_distance(5, n)
         y = np.column_stack([_swap(x[:, j], d, rng) for j in range(c)])
@@ -63,14 +63,14 @@ def _swap(values, d, rng):
 
 
 def run_case(case: str, n: int) -> dict:
-    from sdcflow.kernels.learned_linkage import learn_distance
-    from sdcflow.kernels.linkage import (
+    from sdcflow.kernels.linkage.learned_linkage import learn_distance
+    from sdcflow.kernels.linkage.linkage import (
         interval_disclosure,
         nearest_links,
         probabilistic_links,
         standardize,
     )
-    from sdcflow.kernels.rank_swap_attack import intersection_attack, rank_distance
+    from sdcflow.kernels.linkage.rank_swap_attack import intersection_attack, rank_distance
 
     x, y = _data(case, n)
     zo, zp = standardize(x, y)

@@ -22,10 +22,13 @@ import pandas as pd
 from timing import best_of, cpu_and_wall
 
 from sdcflow.data.io import builtin_path
-from sdcflow.kernels.aggregate import group_mean
-from sdcflow.kernels.mdav import mdav
-from sdcflow.kernels.projected import projected
-from sdcflow.kernels.univariate import individual_ranking, optimal_univariate
+from sdcflow.kernels.perturbative.microaggregation.aggregate import group_mean
+from sdcflow.kernels.perturbative.microaggregation.mdav import mdav
+from sdcflow.kernels.perturbative.microaggregation.projected import projected
+from sdcflow.kernels.perturbative.microaggregation.univariate import (
+    individual_ranking,
+    optimal_univariate,
+)
 
 
 def peak_mb() -> float:

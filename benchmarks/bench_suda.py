@@ -1,4 +1,4 @@
-"""Timings of the SUDA kernel (sdcflow.kernels.suda), printed as a table.
+"""Timings of the SUDA kernel (sdcflow.kernels.risk.suda), printed as a table.
 
     python benchmarks/bench_suda.py [--records N ...] [--repeat R]
 
@@ -13,7 +13,7 @@ import argparse
 import numpy as np
 from timing import best_of
 
-from sdcflow.kernels.suda import suda_scores
+from sdcflow.kernels.risk.suda import suda_scores
 
 CARDINALITIES = [2, 5, 8, 10, 20, 50]
 

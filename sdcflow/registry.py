@@ -363,9 +363,11 @@ def _ensure_loaded() -> None:
     _loaded = True
     for package_name in _BUILTIN_PACKAGES:
         package = importlib.import_module(package_name)
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{package_name}.{info.name}")
+        # plugins live in family packages (methods/perturbative/noise.py, ...)
+        found = pkgutil.walk_packages(package.__path__, prefix=f"{package_name}.")
+        for info in sorted(found, key=lambda m: m.name):
+            if not info.ispkg and not info.name.rsplit(".", 1)[-1].startswith("_"):
+                importlib.import_module(info.name)
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
             obj = ep.load()

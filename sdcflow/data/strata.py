@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..kernels.frequencies import row_ids
+from ..kernels.risk.frequencies import row_ids
 
 
 def value_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:

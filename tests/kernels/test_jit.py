@@ -57,7 +57,7 @@ def test_no_writable_cache_directory_neither_breaks_import_nor_compilation():
     site = _read_only_install()
     try:
         code = ("import sdcflow, numpy as np\n"
-                "from sdcflow.kernels.univariate import shortest_path\n"
+                "from sdcflow.kernels.perturbative.microaggregation.univariate import shortest_path\n"
                 "print(sdcflow.__file__)\n"
                 # the optimal 2-groups of 1, 2, 10, 11 are {1, 2}, {10, 11}: SSE 0.5 + 0.5
                 "cost, back = shortest_path(np.array([[1.0], [2.0], [10.0], [11.0]]), 2)\n"

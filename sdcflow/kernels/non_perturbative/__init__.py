@@ -1,0 +1,1 @@
+"""Non-perturbative kernels."""

@@ -1,0 +1,300 @@
+"""``record_linkage``: the share of protected records an intruder re-identifies by linking
+them to the original records (seed 003_fc14c51a27fe5611.txt, "Disclosure risk
+assessment", re-identification by record linkage; seed 000_1eece6b9d3791e64.txt, "Rank
+swapping: Example II", DBRL and PRL per scenario, DLD and PLD).
+
+Each protected record is linked to the original record(s) nearest to it (distance-based
+record linkage, DBRL) or of highest Fellegi-Sunter weight (probabilistic record linkage,
+PRL); the link is correct when it goes to the record's own original (records are compared
+by position). See :mod:`sdcflow.kernels.linkage.linkage` for the computations.
+
+Also the helpers the other linkage measures share (values as arrays, scenarios)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...data.codes import ordered_values
+from ...data.dataset import Dataset
+from ...kernels.linkage.linkage import (
+    Links,
+    mahalanobis_transform,
+    nearest_links,
+    probabilistic_links,
+    standardize,
+    weighted,
+)
+from ...registry import Measure, MeasureResult, register, variables_param
+from ...results import (
+    COUNT,
+    FLAG,
+    NAMES,
+    NUMBER,
+    TEXT,
+    ListOf,
+    Record,
+    Text,
+    by_values,
+    by_variable,
+)
+from ..reference import REFERENCE, same_records
+
+SCENARIOS = ("all", "prefixes", "subsets")
+MAX_SUBSET_VARIABLES = 12  # 2^12 - 1 = 4,095 linkages
+
+VARIABLES = variables_param("The variables the intruder knows (default: every numeric "
+                            "(integer or continuous) variable with role numeric).")
+SCENARIO_PARAM = {
+    "enum": list(SCENARIOS), "default": "all",
+    "description": "all: the intruder knows every variable; prefixes: the first 1, 2, ..., "
+                   "c variables (the nested scenarios of seed 000's table), averaged; "
+                   "subsets: every subset of each size 1..c, averaged per size, then over "
+                   "the sizes."}
+
+
+# ------------------------------------------------------------------------ shared helpers
+
+
+def values(data: Dataset, names: list[str]) -> np.ndarray:
+    """The variables as a float matrix (records x variables), missing values as NaN; an
+    ordinal variable as the position of its category in the declared order."""
+    if not names:
+        return np.zeros((len(data), 0))
+    return np.column_stack([ordered_values(data.frame[name], data.variables.get(name))
+                            for name in names])
+
+
+def scenario_sets(c: int, mode: str) -> list[tuple[int, ...]]:
+    """The sets of variable positions the intruder knows, one per scenario."""
+    if mode == "all":
+        return [tuple(range(c))]
+    if mode == "prefixes":
+        return [tuple(range(k)) for k in range(1, c + 1)]
+    if mode == "subsets":
+        return [s for k in range(1, c + 1) for s in itertools.combinations(range(c), k)]
+    raise ValueError(f"unknown scenarios {mode!r}")
+
+
+def run_scenarios(names: list[str], mode: str, n: int,
+                  one: Callable[[list[int]], dict], keys: tuple[str, ...]) -> dict:
+    """Evaluate ``one(columns)`` (a dict with the counts ``keys``) on every scenario and
+    summarise: for ``all`` the counts and their percentages; for ``prefixes`` each
+    scenario and the mean; for ``subsets`` the mean per number of known variables and the
+    mean of those means. The keys of the result: each count, ``percent_<count>`` (the
+    first count's is plain ``percent``), and ``by_scenario`` / ``by_size``."""
+    sets = scenario_sets(len(names), mode)
+    results = [(s, one(list(s))) for s in sets]
+
+    def pct(x):
+        return round(100.0 * x / n, 6) if n else 0.0
+
+    def figures(counts: dict) -> dict:
+        out = {}
+        for i, k in enumerate(keys):
+            out[k] = round(float(counts[k]), 6)
+            out["percent" if i == 0 else f"percent_{k}"] = pct(counts[k])
+        return out
+
+    if mode == "all":
+        return figures(results[0][1])
+    if mode == "prefixes":
+        rows = [{"variables": [names[j] for j in s], **figures(r)} for s, r in results]
+        mean = {k: float(np.mean([r[k] for _, r in results])) for k in keys}
+        return {**figures(mean), "by_scenario": rows}
+    by_size = {}
+    for size in range(1, len(names) + 1):
+        here = [r for s, r in results if len(s) == size]
+        mean = {k: float(np.mean([r[k] for r in here])) for k in keys}
+        by_size[str(size)] = {"scenarios": len(here), **figures(mean)}
+    mean = {k: float(np.mean([by_size[str(s)][k] for s in range(1, len(names) + 1)]))
+            for k in keys}
+    return {**figures(mean), "by_size": by_size}
+
+
+def scenario_fields(names: list[str], mode: str, keys: tuple[str, ...]) -> dict:
+    """The shapes of the fields :func:`run_scenarios` returns."""
+
+    def figures() -> dict:
+        out: dict = {}
+        for i, k in enumerate(keys):
+            out[k] = NUMBER
+            out["percent" if i == 0 else f"percent_{k}"] = NUMBER
+        return out
+
+    out = figures()
+    if mode == "prefixes":
+        out["by_scenario"] = ListOf(Record({"variables": NAMES, **figures()}))
+    elif mode == "subsets":
+        out["by_size"] = by_values("number of variables known", range(1, len(names) + 1),
+                                   Record({"scenarios": COUNT, **figures()}))
+    return out
+
+
+def check_variables(params: Mapping, names: list[str]):
+    """Findings shared by the linkage measures: no variables, too many for subsets."""
+    if not names:
+        yield ("variables",), "no variables: name them or declare numeric variables"
+    if params.get("scenarios") == "subsets" and len(names) > MAX_SUBSET_VARIABLES:
+        yield ("scenarios",), (f"subsets of {len(names)} variables are {2 ** len(names) - 1} "
+                               f"linkages; use at most {MAX_SUBSET_VARIABLES} variables or "
+                               "scenarios: prefixes")
+
+
+def links_frame(links: Links, with_linked: bool = True) -> pd.DataFrame:
+    """The per-record table of a linkage (``linked``: position of the linked original,
+    the lowest of the tied ones; ``ties``; ``correct``; ``credit`` = 1/ties if correct)."""
+    columns = {}
+    if with_linked:
+        linked = pd.array(links.linked, dtype="Int64")
+        linked[links.linked < 0] = pd.NA
+        columns["linked"] = linked
+    columns["ties"] = links.ties
+    columns["correct"] = links.correct
+    columns["credit"] = links.credit
+    return pd.DataFrame(columns)
+
+
+# ----------------------------------------------------------------------------- the measure
+
+
+@register
+class RecordLinkage(Measure):
+    name = "record_linkage"
+    summary = ("Re-identification by record linkage (distance-based or probabilistic): "
+               "correct links overall and per scenario.")
+    types = ("integer", "continuous")
+    default_roles = ("numeric",)
+    default_numeric = True
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "method": {
+                "enum": ["distance", "mahalanobis", "weighted", "probabilistic"],
+                "default": "distance",
+                "description": "distance: Euclidean on standardised values; mahalanobis: "
+                               "with the pseudo-inverse of the pooled covariance; weighted: "
+                               "weighted Euclidean with `weights`; probabilistic: "
+                               "Fellegi-Sunter with EM.",
+            },
+            "variables": VARIABLES,
+            "scenarios": SCENARIO_PARAM,
+            "weights": {
+                "type": "object", "additionalProperties": {"type": "number", "minimum": 0},
+                "description": "method weighted: the weight of each variable in the squared "
+                               "distance (variables not listed weigh 1).",
+            },
+            "tolerance": {
+                "type": "number", "minimum": 0, "default": 0.1,
+                "description": "method probabilistic: two values agree when they differ by "
+                               "at most this fraction of the original's standard deviation "
+                               "(0: equal values only).",
+            },
+            "standardize": {
+                "enum": ["original", "each"], "default": "original",
+                "description": "Distance methods: z-scores with the original's means and "
+                               "standard deviations for both files, or each file with its "
+                               "own (seed 003's diff_i).",
+            },
+            "reference": REFERENCE,
+        },
+    }
+
+    def check(self, params, meta):
+        names = self.variables(params, meta)
+        yield from check_variables(params, names)
+        weights = params.get("weights") or {}
+        if weights and params.get("method") != "weighted":
+            yield ("weights",), "weights are used only with method: weighted"
+        for name in weights:
+            if name not in names:
+                yield ("weights", name), f"'{name}' is not one of the linkage variables"
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        names = self.variables(params, meta)
+        method = params["method"]
+        fields = {"method": Text((method,)), "reference": TEXT, "variables": NAMES,
+                  "records": COUNT, "scenarios": TEXT,
+                  **scenario_fields(names, params["scenarios"],
+                                    ("correct", "correct_any", "not_linked")),
+                  "ties": TEXT}
+        if method == "probabilistic":
+            fields["em"] = Record({"m": by_variable(names), "u": by_variable(names),
+                                   "p": NUMBER, "iterations": COUNT, "converged": FLAG})
+            fields["tolerance"] = NUMBER
+        else:
+            fields["standardize"] = TEXT
+        if method == "mahalanobis":
+            fields.update(covariance=TEXT, mahalanobis_rank=COUNT.with_null())
+        if method == "weighted":
+            fields["weights"] = by_variable(names)
+        return Record(fields)
+
+    def evaluate(self, data, params, rng, *, original):
+        names = self.variables(params, data.meta)
+        same_records(data, original, self.name)
+        n = len(data)
+        method = params["method"]
+        xo, xp = values(original, names), values(data, names)
+        zo, zp = standardize(xo, xp, params.get("standardize", "original"))
+        if method == "weighted":
+            w = np.array([float((params.get("weights") or {}).get(v, 1.0)) for v in names])
+            zo, zp = weighted(zo, w), weighted(zp, w)
+        extra: dict = {}
+
+        def link(cols: list[int]) -> Links:
+            if method == "probabilistic":
+                return probabilistic_links(xo[:, cols], xp[:, cols], params["tolerance"])
+            a, b = zo[:, cols], zp[:, cols]
+            if method == "mahalanobis":
+                a, b, info = mahalanobis_transform(a, b)
+                extra["mahalanobis_rank"] = info["rank"]
+            return nearest_links(b, a)
+
+        full: list = []
+
+        def one(cols: list[int]) -> dict:
+            links = link(cols)
+            if len(cols) == len(names):
+                full.append(links)
+            return {"correct": float(links.credit.sum()),
+                    "correct_any": float(np.count_nonzero(links.correct)),
+                    "not_linked": float(np.count_nonzero(links.ties == 0))}
+
+        figures = run_scenarios(names, params["scenarios"], n, one,
+                                ("correct", "correct_any", "not_linked"))
+        links = full[-1]
+        summary = {
+            "method": method,
+            "reference": params["reference"],
+            "variables": names,
+            "records": n,
+            "scenarios": params["scenarios"],
+            **figures,
+            "ties": "a correct link among t equally near (equally weighted) originals counts "
+                    "1/t in correct, 1 in correct_any",
+        }
+        if method == "probabilistic":
+            em = links.info["em"]
+            summary["em"] = {"m": dict(zip(names, em["m"], strict=True)),
+                             "u": dict(zip(names, em["u"], strict=True)),
+                             "p": em["p"], "iterations": em["iterations"],
+                             "converged": em["converged"]}
+            summary["tolerance"] = params["tolerance"]
+        else:
+            summary["standardize"] = params.get("standardize", "original")
+        if method == "mahalanobis":
+            summary["covariance"] = ("pooled covariance of both files, Moore-Penrose "
+                                     "pseudo-inverse")
+            summary["mahalanobis_rank"] = extra.get("mahalanobis_rank")
+        if method == "weighted":
+            summary["weights"] = {v: float((params.get("weights") or {}).get(v, 1.0))
+                                  for v in names}
+        return MeasureResult(summary, links_frame(links, method != "probabilistic"))

@@ -1,0 +1,125 @@
+"""``individual_risk``: each record's risk of re-identification from the frequencies of
+its key combination (sdcMicro's ``indivRisk``/``measure_risk``; Franconi & Polettini
+(2004), "Individual risk estimation in mu-Argus: a review"). The formulas are in
+:func:`sdcflow.kernels.risk.risk.individual_risk`.
+
+Also the base of the measures built on the individual risk (:class:`RiskMeasure`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...data.dataset import Dataset
+from ...kernels.risk.risk import METHODS, individual_risk
+from ...registry import MeasureResult, register
+from ...results import COUNT, NAMES, NUMBER, TEXT, Record, Text
+from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, KeyFrequencyMeasure, weight_shape
+
+RISK_PARAMS: dict = {
+    "variables": VARIABLES_PARAM,
+    "alpha": ALPHA_PARAM,
+    "method": {
+        "enum": list(METHODS), "default": "approx",
+        "description": "Formula for fk > 2: the approximation p/(fk - (1-p)) or the exact "
+                       "series (sdcMicro's indivRisk method).",
+    },
+    "qual": {
+        "type": "number", "exclusiveMinimum": 0, "default": 1,
+        "description": "Final correction factor the risk is multiplied by (sdcMicro's "
+                       "qual; not applied without a weight variable).",
+    },
+    "threshold": {
+        "type": "number", "minimum": 0,
+        "description": "Also count the records whose risk is above this value.",
+    },
+}
+UNWEIGHTED_NOTE = "no weight variable: the data are the population and the risk is 1/fk"
+
+
+class RiskMeasure(KeyFrequencyMeasure):
+    """A measure built on the individual risk of the key variables."""
+
+    def risk(self, data: Dataset, params: Mapping) -> tuple[np.ndarray, dict]:
+        """The individual risk per record and the summary fields that describe how it was
+        computed (variables, alpha, weight, method, qual)."""
+        fk, Fk, weight = self.key_frequencies(data, params)
+        if weight is None:
+            r = individual_risk(fk)
+        else:
+            r = individual_risk(fk, Fk, params["method"], float(params["qual"]))
+        how = {
+            "variables": self.variables(params, data.meta),
+            "alpha": params["alpha"],
+            "weight": weight,
+            "method": params["method"] if weight else None,
+            "qual": params["qual"] if weight else None,
+        }
+        if weight is None:
+            how["note"] = UNWEIGHTED_NOTE
+        return r, how
+
+
+def risk_fields(plugin: KeyFrequencyMeasure, params: Mapping, meta) -> dict:
+    """The shapes of the fields :meth:`RiskMeasure.risk` describes the risk with, and of
+    :func:`above_threshold`'s."""
+    weight = plugin.weight(meta)
+    out = {"variables": NAMES, "alpha": NUMBER, "weight": weight_shape(weight),
+           "method": weight_shape(weight, Text(tuple(METHODS))),
+           "qual": weight_shape(weight, NUMBER), "records": COUNT}
+    if weight is None:
+        out["note"] = TEXT
+    if params.get("threshold") is not None:
+        out.update(threshold=NUMBER, above_threshold=COUNT, above_threshold_percent=NUMBER)
+    return out
+
+
+def above_threshold(values: np.ndarray, params: Mapping) -> dict:
+    """``threshold`` and the number (and percent) of records whose value is above it,
+    when the parameter is given."""
+    if params.get("threshold") is None:
+        return {}
+    count = int((values > params["threshold"]).sum())
+    n = values.size
+    return {"threshold": params["threshold"], "above_threshold": count,
+            "above_threshold_percent": round(100.0 * count / n, 3) if n else 0.0}
+
+
+@register
+class IndividualRisk(RiskMeasure):
+    name = "individual_risk"
+    summary = "Individual re-identification risk of each record (sdcMicro's indivRisk)."
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": RISK_PARAMS,
+    }
+
+    def result_shape(self, params, meta):
+        # (max, mean and median are null without records)
+        return Record({**risk_fields(self, params, meta), "max": NUMBER.with_null(),
+                       "mean": NUMBER.with_null(), "median": NUMBER.with_null(),
+                       "high_risk": COUNT})
+
+    def evaluate(self, data, params, rng, *, original):
+        """The risk per record and its distribution: ``max``, ``mean``, ``median``,
+        ``high_risk`` (records with risk above both median + 3 MAD and 0.1, the rule of
+        sdcMicro's ``print.indivRisk``; MAD scaled by 1.4826 as R's ``mad``), and with a
+        ``threshold`` the records above it."""
+        r, how = self.risk(data, params)
+        n = r.size
+        summary = {**how, "records": n}
+        if n:
+            median = float(np.median(r))
+            mad = 1.4826 * float(np.median(np.abs(r - median)))
+            summary.update({
+                "max": float(r.max()), "mean": float(r.mean()), "median": median,
+                "high_risk": int(((r > median + 3 * mad) & (r > 0.1)).sum()),
+            })
+        else:
+            summary.update({"max": None, "mean": None, "median": None, "high_risk": 0})
+        summary.update(above_threshold(r, params))
+        return MeasureResult(summary, pd.DataFrame({"risk": r}, index=data.frame.index))

@@ -1,0 +1,104 @@
+"""``k_anonymity``: how many records violate k-anonymity on the key variables, with the
+per-record sample frequency ``fk`` (seed 003_fc14c51a27fe5611.txt, k-anonymity; seed
+004_149321b221e875f3.txt, "Infos on 2/3-Anonymity").
+
+A record violates k-anonymity when fewer than k records (itself included) share its key
+combination, a missing value matching any value (see :mod:`sdcflow.kernels.risk.frequencies`
+for the exact convention and sdcMicro's ``alpha``)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...data.codes import key_codes
+from ...data.strata import stratum_codes
+from ...kernels.risk.frequencies import frequencies
+from ...registry import Measure, MeasureResult, register, strata_param
+from ...results import COUNT, NAMES, NUMBER, Keyed, Record, by_values
+from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, single_role
+
+
+@register
+class KAnonymity(Measure):
+    name = "k_anonymity"
+    summary = "Records violating k-anonymity on the key variables, with fk per record."
+    roles = ("key",)
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "k": {
+                "description": "The k (or several) to count violations for.",
+                "anyOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1}},
+                ],
+                "default": [2, 3, 5],
+            },
+            "variables": VARIABLES_PARAM,
+            "alpha": ALPHA_PARAM,
+            "strata": strata_param("Count within each stratum and report violations per "
+                                   "stratum"),
+        },
+    }
+
+    default_roles = ("key",)
+    stratified = True
+
+    def reads(self, params, meta):
+        return super().reads(params, meta) | set(meta.names("weight"))
+
+    def check(self, params, meta):
+        if not self.variables(params, meta):
+            yield ("variables",), "no key variables: declare variables with role 'key'"
+        yield from self.check_strata(params, meta)
+
+    def check_data(self, params, data):
+        ks = params["k"] if isinstance(params["k"], list) else [params["k"]]
+        for i, k in enumerate(ks):
+            if k > len(data):
+                where = ("k", i) if isinstance(params["k"], list) else ("k",)
+                yield where, f"k = {k} is larger than the number of records ({len(data)})"
+
+    def result_shape(self, params, meta):
+        ks = sorted(set(params["k"] if isinstance(params["k"], list) else [params["k"]]))
+        fields = {"variables": NAMES, "alpha": NUMBER, "records": COUNT,
+                  "violations": by_values("k", ks, COUNT),
+                  "percent": by_values("k", ks, NUMBER)}
+        if self.strata(params, meta):
+            fields["strata"] = NAMES
+            fields["by_stratum"] = Keyed(by_values("k", ks, COUNT), "stratum")
+        return Record(fields)
+
+    def evaluate(self, data, params, rng, *, original):
+        keys = self.variables(params, data.meta)
+        ks = sorted(set(params["k"] if isinstance(params["k"], list) else [params["k"]]))
+        weight = single_role(data.meta, "weight")
+        w = data.frame[weight].to_numpy(dtype=float, na_value=np.nan) if weight else None
+        codes = key_codes(data.frame, keys)
+        strata = self.strata(params, data.meta)
+        if strata:
+            # the stratum is part of every record's key: counts never cross strata
+            stratum, names = stratum_codes(data.frame, strata)
+            codes = np.column_stack([codes, stratum])
+        fk, Fk = frequencies(codes, w, alpha=float(params["alpha"]))
+        n = len(data)
+        violations = {str(k): int((fk < k).sum()) for k in ks}
+        summary = {
+            "variables": keys,
+            "alpha": params["alpha"],
+            "records": n,
+            "violations": violations,
+            "percent": {k: round(100.0 * v / n, 3) if n else 0.0 for k, v in violations.items()},
+        }
+        if strata:
+            summary["strata"] = strata
+            # violations per stratum, by one count over the records for each k
+            counts = {k: np.bincount(stratum, weights=fk < k, minlength=len(names)) for k in ks}
+            summary["by_stratum"] = {str(name): {str(k): int(counts[k][i]) for k in ks}
+                                     for i, name in enumerate(names)}
+        per_record = pd.DataFrame({"fk": fk, "Fk": Fk}, index=data.frame.index)
+        return MeasureResult(summary, per_record)

@@ -1,0 +1,94 @@
+"""``information_loss``: generic information loss for continuous variables (seed
+000_1eece6b9d3791e64.txt, section 4 "Information loss measures", continuous data):
+the divergences between the original values X and the protected X', covariance matrices
+V and V', correlation matrices R and R', variable-component correlations RF, communalities
+C and component score coefficients F, each as mean square error (``mse``), mean absolute
+error (``mae``) and mean variation (``mv``) exactly as the seed's table; the probabilistic
+information loss ``pil`` (Mateo-Sanz, Domingo-Ferrer & Sebe 2005, 0 .. 100); sdcMicro's
+IL1s and difference of eigenvalues (``dUtility``). See :mod:`sdcflow.kernels.utility.information_loss`
+for every formula and convention (zeros in the mean variation, PCA, covariance divisor).
+
+Records are compared by position. Missing values: X-X' and IL1s use the cells present in
+both data sets; the matrices, PIL and the eigenvalues use the records complete in both.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...data.dataset import Dataset
+from ...kernels.utility.information_loss import continuous_information_loss
+from ...registry import Measure, MeasureResult, register, variables_param
+from ...results import COUNT, NAMES, NUMBER, TEXT, Record, record
+from ..reference import REFERENCE, same_records
+
+
+def numeric_matrix(dataset: Dataset, names: list[str], which: str) -> np.ndarray:
+    """The columns ``names`` as an n x p float array (NaN for missing); a clear ValueError
+    for a missing or non-numeric column (e.g. recoded into intervals by an earlier step)."""
+    cols = []
+    for name in names:
+        if name not in dataset.frame.columns:
+            raise ValueError(f"'{name}' is not in the {which} data")
+        col = dataset.frame[name]
+        if not pd.api.types.is_numeric_dtype(col):
+            typ = dataset.variables[name].type if name in dataset.variables else col.dtype
+            raise ValueError(f"'{name}' is not numeric in the {which} data (type {typ}): "
+                             "this measure compares numbers")
+        cols.append(col.to_numpy(dtype=float, na_value=np.nan))
+    if not cols:
+        return np.empty((len(dataset), 0))
+    return np.column_stack(cols)
+
+
+@register
+class InformationLoss(Measure):
+    name = "information_loss"
+    summary = "Generic continuous information loss: X, V, R, RF, C, F divergences, PIL, IL1s."
+    types = ("integer", "continuous")
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "variables": variables_param("Numeric variables to compare (default: every "
+                                         "variable with role numeric)."),
+            "reference": REFERENCE,
+        },
+    }
+
+    default_roles = ("numeric",)
+
+    def check(self, params, meta):
+        if not self.variables(params, meta):
+            yield ("variables",), "no numeric variables: declare variables with role 'numeric'"
+
+    pairs_records = True
+
+    def result_shape(self, params, meta):
+        names = self.variables(params, meta)
+        # null with fewer than two complete records, or when a statistic is undefined
+        row = Record({"mse": NUMBER.with_null(), "mae": NUMBER.with_null(),
+                      "mv": NUMBER.with_null(), "mv_left_out": COUNT}, {"cells": COUNT})
+        pil = {"quantiles": NUMBER, "means": NUMBER, "variances": NUMBER}
+        if len(names) > 1:
+            pil.update(covariances=NUMBER, correlations=NUMBER.with_null())
+        return record(reference=TEXT, variables=NAMES, records=COUNT, records_complete=COUNT,
+                      X=row, V=row.with_null(), R=row.with_null(), RF=row.with_null(),
+                      C=row.with_null(), F=row.with_null(), eigen=NUMBER.with_null(),
+                      pil=NUMBER.with_null(), pil_by_statistic=Record({}, pil),
+                      il1s=NUMBER.with_null(), il1_sdcmicro=NUMBER.with_null(),
+                      il1_constant_variables=NAMES, eigen_percent=NUMBER.with_null())
+
+    def evaluate(self, data, params, rng, *, original):
+        names = self.variables(params, data.meta)
+        same_records(data, original, self.name)
+        x = numeric_matrix(original, names, "reference")
+        y = numeric_matrix(data, names, "protected")
+        summary, per_record = continuous_information_loss(x, y)
+        summary["il1_constant_variables"] = [names[j] for j in summary["il1_constant_variables"]]
+        out = {"reference": params["reference"], "variables": names, "records": len(data),
+               **summary}
+        return MeasureResult(out, pd.DataFrame({"il1s": per_record}, index=data.frame.index))

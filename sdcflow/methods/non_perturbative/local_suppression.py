@@ -1,0 +1,184 @@
+"""``local_suppression``: k-anonymity on the key variables by suppressing (setting to
+missing) as few values as possible, with per-variable importance or costs, per stratum,
+and the all-M approach of sdcMicro's ``kAnon`` (seed 004_149321b221e875f3.txt, "Local
+suppression", "all-M approach", "Stratification"). The search is
+:func:`sdcflow.kernels.non_perturbative.local_suppression.suppress_to_k`."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...data.codes import key_codes
+from ...data.households import household_units, spread_missing
+from ...data.strata import stratum_codes, stratum_members
+from ...kernels.non_perturbative.local_suppression import suppress_to_k
+from ...kernels.risk.frequencies import frequencies
+from ...limits import MAX_COMBINATIONS, over
+from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
+
+
+@register
+class LocalSuppression(Method):
+    name = "local_suppression"
+    summary = "Suppress as few key values as possible to reach k-anonymity (or all-M)."
+    makes_missing = True
+    version = "2"  # 2: a household-level value suppressed for one member is for all
+    households = "spread"
+    roles = ("key",)
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "k": {"type": "integer", "minimum": 1, "default": 2,
+                  "description": "Every record must share its key values with k records."},
+            "variables": variables_param(
+                "Key variables (default: every variable with role key).", unique=False),
+            "importance": {
+                # rank r costs 1000 ** (max rank - r): beyond 100 ranks that overflows
+                "type": "object",
+                "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 100},
+                "description": "As sdcMicro: 1 = most important (suppressed last); "
+                               "variables not listed are suppressed first.",
+            },
+            "costs": {
+                # sums of costs must stay finite (and far from the float limit)
+                "type": "object",
+                "additionalProperties": {"type": "number", "exclusiveMinimum": 0,
+                                         "maximum": 1e100},
+                "description": "Cost of one suppression per variable (default 1).",
+            },
+            "alpha": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
+                      "description": "Weight of matches through missing values (sdcMicro's "
+                                     "alpha)."},
+            "strata": strata_param("Reach k-anonymity within each stratum"),
+            "all_m": {
+                "type": "array", "minItems": 1,
+                "items": {"type": "object", "additionalProperties": False,
+                          "required": ["size", "k"],
+                          "properties": {"size": {"type": "integer", "minimum": 1},
+                                         "k": {"type": "integer", "minimum": 1}}},
+                "description": "All-M approach: k-anonymity on every combination of 'size' "
+                               "key variables, for each {size, k}, in order.",
+            },
+        },
+        "not": {"required": ["importance", "costs"]},
+        "x-error": "give either 'importance' or 'costs', not both",
+    }
+
+    default_roles = ("key",)
+    stratified = True
+
+    def check(self, params, meta):
+        keys = self.variables(params, meta)
+        if not keys:
+            yield ("variables",), "no key variables: declare variables with role 'key'"
+        for field in ("importance", "costs"):
+            for name in params.get(field, {}):
+                if name not in keys:
+                    yield (field, name), f"'{name}' is not one of the key variables {keys}"
+        yield from self.check_strata(params, meta)
+        passes = 0
+        for i, spec in enumerate(params.get("all_m", [])):
+            if spec["size"] > len(keys):
+                yield ("all_m", i, "size"), (f"size {spec['size']} is larger than the number of"
+                                             f" key variables ({len(keys)})")
+            else:
+                passes += math.comb(len(keys), spec["size"])
+        if passes > MAX_COMBINATIONS:
+            yield ("all_m",), (f"the combinations of {len(keys)} key variables make "
+                               f"{over(passes, 'suppression passes', MAX_COMBINATIONS)}")
+
+    def check_data(self, params, data):
+        ks = [params["k"]] + [s["k"] for s in params.get("all_m", [])]
+        for k in ks:
+            if k > len(data):
+                yield ("k",), f"k = {k} is larger than the number of records ({len(data)})"
+
+    def costs(self, params, keys: list[str]) -> np.ndarray:
+        """Per-variable suppression costs; importance becomes a strict priority."""
+        if "costs" in params:
+            return np.array([float(params["costs"].get(v, 1.0)) for v in keys])
+        if "importance" in params:
+            imp = params["importance"]
+            top = max(list(imp.values()) + [len(keys)]) + 1
+            # variables not ranked come after (are cheaper than) every ranked one
+            rank = np.array([imp.get(v, top) for v in keys], dtype=float)
+            return 1000.0 ** (rank.max() - rank)
+        return np.ones(len(keys))
+
+    def outputs(self, params, meta):
+        return unchanged(self.variables(params, meta), meta)  # values only become missing
+
+    @staticmethod
+    def _household_columns(data, keys: list[str]):
+        """(household numbers, count, positions among ``keys``) of the household-level
+        keys, or None."""
+        ids = [n for n in data.meta.names("household") if n in data.frame]
+        cols = [j for j, k in enumerate(keys) if data.variables[k].level == "household"]
+        if len(ids) != 1 or not cols:
+            return None
+        units, count = household_units(data.frame[ids[0]])
+        return units, count, cols
+
+    def apply(self, data, params, rng):
+        keys = self.variables(params, data.meta)
+        original = key_codes(data.frame, keys)
+        codes = original.copy()
+        costs = self.costs(params, keys)
+        strata = self.strata(params, data.meta)
+        groups, labels = stratum_codes(data.frame, strata)
+        alpha = float(params["alpha"])
+        passes = ([(s["size"], s["k"]) for s in params["all_m"]] if params.get("all_m")
+                  else [(len(keys), params["k"])])
+        # each requirement: the key columns of one combination and its k
+        requirements = [(cols, k) for size, k in passes
+                        for cols in map(list, itertools.combinations(range(len(keys)), size))]
+        members = list(stratum_members(groups, len(labels) if len(data) else 0))
+        household = self._household_columns(data, keys)
+        # (no records: no stratum to visit, although the labels name "all")
+        while True:
+            for rows in members:
+                sub = codes[rows]
+                for cols, k in requirements:
+                    sub[:, cols] = suppress_to_k(sub[:, cols], k, alpha=alpha,
+                                                 costs=costs[cols]).codes
+                codes[rows] = sub
+            if household is None:
+                break
+            # A household-level value suppressed for one member is suppressed for every
+            # member (else the others would give it away). With alpha < 1 a suppression
+            # can lower other records' frequencies, so suppress again until nothing moves.
+            units, count, cols = household
+            spread = codes.copy()
+            spread[:, cols] = spread_missing(codes[:, cols], units, count)
+            if (spread == codes).all():
+                break
+            codes = spread
+        # verify every requirement on the final values (a later pass cannot undo an
+        # earlier one, but say so if some stratum is simply too small)
+        violating = np.zeros(len(data), dtype=bool)
+        for rows in members:
+            for cols, k in requirements:
+                fk, _ = frequencies(codes[rows][:, cols], alpha=alpha)
+                violating[rows[fk < k - 1e-9]] = True
+        suppressed = (codes < 0) & (original >= 0)
+        columns = {}
+        for j, name in enumerate(keys):
+            col = data.frame[name]
+            if suppressed[:, j].any():
+                col = col.mask(pd.Series(suppressed[:, j], index=col.index))
+            columns[name] = col
+        n = len(data)
+        per_var = {name: int(suppressed[:, j].sum()) for j, name in enumerate(keys)}
+        info = {
+            "suppressions": per_var,
+            "percent": {name: round(100.0 * v / n, 3) if n else 0.0 for name, v in per_var.items()},
+            "total": int(suppressed.sum()),
+            "unresolved_records": int(violating.sum()),
+        }
+        return MethodResult(data.with_columns(columns), info)

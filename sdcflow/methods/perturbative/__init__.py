@@ -1,0 +1,1 @@
+"""Perturbative methods."""

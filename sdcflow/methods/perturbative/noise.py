@@ -1,0 +1,235 @@
+"""``noise``: mask numeric variables with noise (seed 000_1eece6b9d3791e64.txt, "Additive
+Noise", uncorrelated and correlated; seed 004_149321b221e875f3.txt, the noise variants
+and ROMM). The kernels and their references are in :mod:`sdcflow.kernels.perturbative.noise`.
+
+Methods (``k`` is the noise level):
+
+* ``additive``: ``eps_j ~ N(0, k Var(X_j))`` independent: means and covariances kept,
+  variances times ``1 + k``, correlations divided by ``1 + k`` (in expectation);
+* ``correlated``: ``eps ~ N(0, k Sigma)``: means and correlations kept, covariances and
+  variances times ``1 + k`` (in expectation); exact linear relations among the variables
+  (``total = a + b``) are kept, the noise lying in the range of Sigma;
+* ``correlated_restored``: correlated noise, then a linear transformation making the
+  sample mean vector and covariance matrix of the complete records equal to the original
+  ones exactly (Kim 1986, Tendick & Matloff 1994, made exact in the sample);
+* ``multiplicative``: ``X f`` with a lognormal factor of mean 1 and variance ``k``: signs
+  kept, zeros stay zero, ``E(X' | X) = X``, relative perturbation of variance ``k``;
+* ``romm``: random orthogonal matrix masking ``Z = A X`` (A orthogonal, ``A 1 = 1``,
+  Haar-distributed, or near the identity with ``romm_lambda``): the sample mean vector and
+  covariance matrix are kept exactly (so are linear relations); records are mixed.
+
+Per stratum (``strata``, default the variables with role strata): the moments are
+estimated, and kept, within each stratum. A stratum with fewer than 3 usable records
+(observed values for ``additive``, complete records otherwise) uses the estimate of all
+records instead; for ``correlated_restored`` and ``romm``, whose exact preservation within
+such a stratum would give back the original values, its records get ``correlated`` noise
+with the covariance of all complete records (``info.small_strata_records``).
+
+Missing values stay missing. They are left out of the estimation: variances use the
+observed values of each variable, covariance matrices the complete records (no missing
+value among the variables). For the multivariate methods a record with a missing value
+gets correlated noise on its observed values (``info.incomplete_records``): the restoring
+transformation and the rotation need all the variables of a record. Integer variables
+become continuous.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...data.codes import numeric_matrix
+from ...data.strata import stratum_codes, stratum_members
+from ...kernels.changes import changed_values
+from ...kernels.perturbative.noise import (
+    additive_noise,
+    column_variances,
+    complete_rows,
+    correlated_noise,
+    correlated_restored,
+    moments,
+    multiplicative_noise,
+    romm,
+)
+from ...limits import FLOAT_MAX, NOISE_SIGMAS
+from ...registry import (
+    Method,
+    MethodResult,
+    numeric_output,
+    register,
+    strata_param,
+    variables_param,
+)
+
+METHODS = ("additive", "correlated", "correlated_restored", "multiplicative", "romm")
+MULTIVARIATE = ("correlated", "correlated_restored", "romm")
+# Fewest records from which a stratum's own variance or covariance is used; below it the
+# estimate of all records is (two records give a rank-one covariance, one none at all).
+MIN_STRATUM = 3
+
+
+@register
+class Noise(Method):
+    name = "noise"
+    summary = ("Add noise to numeric variables: additive, correlated, correlated with exact "
+               "moments, multiplicative, or random orthogonal matrix masking (ROMM).")
+    roles = ("numeric", "key", "sensitive")
+    types = ("integer", "continuous")
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "variables": variables_param("Variables masked (default: every variable with "
+                                         "role numeric and type integer or continuous).",
+                                         unique=False),
+            "method": {"enum": list(METHODS), "default": "additive",
+                       "description": "additive (uncorrelated), correlated, "
+                                      "correlated_restored (exact means and covariances), "
+                                      "multiplicative, or romm."},
+            "k": {"type": "number", "exclusiveMinimum": 0, "default": 0.1,
+                  "description": "Noise level: Var(noise) = k Var(X) (additive), k Sigma "
+                                 "(correlated), Var(factor) = k (multiplicative); romm uses "
+                                 "it only for records it cannot rotate."},
+            "romm_lambda": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6,
+                            "description": "romm: draw A near the identity (Langsrud's "
+                                           "lambda, sdcMicro's p) instead of "
+                                           "Haar-distributed (the default); beyond 1e6 "
+                                           "(refused) A is Haar-distributed in effect."},
+            "strata": strata_param("Estimate and preserve the moments within strata"),
+        },
+    }
+
+    default_roles = ("numeric",)
+    default_numeric = True
+    stratified = True
+    strata_conflict = "'{name}' is both masked and a stratum variable"
+
+    def check(self, params, meta):
+        names = self.variables(params, meta)
+        if not names:
+            yield ("variables",), ("no variables: name them or declare variables with role "
+                                   "numeric")
+        if len(names) != len(set(names)):
+            yield ("variables",), "a variable is named twice"
+        yield from self.check_strata(params, meta)
+        if "romm_lambda" in params and params.get("method") != "romm":
+            yield ("romm_lambda",), "romm_lambda applies to method romm only"
+
+    def check_data(self, params, data):
+        names = [n for n in self.variables(params, data.meta) if n in data.frame]
+        method = params.get("method", "additive")
+        if not names or method == "multiplicative":
+            return
+        X = numeric_matrix(data.frame, names)
+        yield from _finite_noise(X, names, float(params.get("k", 0.1)))
+        if method == "additive":
+            for j, name in enumerate(names):
+                observed = int((~np.isnan(X[:, j])).sum())
+                if observed < 2:
+                    yield ("variables",), (f"'{name}' has {observed} observed value(s): its "
+                                           "variance needs at least 2")
+        elif int(complete_rows(X).sum()) < 2:
+            yield ("variables",), (f"{method} noise needs at least 2 records without a "
+                                   "missing value in " + ", ".join(names)
+                                   + " to estimate their covariance matrix")
+
+    def outputs(self, params, meta):
+        # noisy values are real numbers: an integer variable becomes continuous
+        return {n: numeric_output(meta.variables[n], whole=False)
+                for n in self.variables(params, meta) if n in meta.variables}
+
+    def apply(self, data, params, rng):
+        names = self.variables(params, data.meta)
+        method, k = params["method"], float(params["k"])
+        lam = params.get("romm_lambda")
+        frame = data.frame
+        X = numeric_matrix(frame, names)
+        strata = self.strata(params, data.meta)
+        codes, labels = stratum_codes(frame, strata)
+        count = len(labels)
+        # multiplicative noise estimates no moment: strata change nothing
+        if method == "multiplicative" or count == 1:
+            groups: list = [slice(0, len(X))]  # one stratum: no copy of the data
+        else:
+            groups = stratum_members(codes, count)
+        overall = None
+        if len(groups) > 1:  # the fallback estimate for small strata
+            overall = column_variances(X) if method == "additive" else moments(X)[1]
+        tally = {"perturbed": 0, "pooled": 0, "small": 0, "incomplete": 0}
+        del codes
+        for rows in groups:
+            xs = X[rows]
+            zs = self._mask(xs, method, k, lam, overall, rng, tally)
+            tally["perturbed"] += int(changed_values(zs, xs).sum())
+            if len(groups) == 1:
+                X = zs  # nothing else needs the original values
+            else:
+                X[rows] = zs  # X is this step's own copy: the result goes in place
+            del xs, zs  # before the next stratum's copies are made
+        info: dict = {"method": method, "k": k, "perturbed": tally["perturbed"],
+                      "strata": count if method != "multiplicative" else 1}
+        if method in MULTIVARIATE:
+            info["incomplete_records"] = tally["incomplete"]
+        if tally["small"]:
+            info["small_strata_records"] = tally["small"]
+        if tally["pooled"]:
+            info["values_with_overall_variance"] = tally["pooled"]
+        if lam is not None:
+            info["romm_lambda"] = float(lam)
+        columns, new_vars = {}, []
+        for j, name in enumerate(names):
+            columns[name] = pd.Series(X[:, j], index=frame.index, copy=False)
+            var = data.variables[name]
+            new_vars.append(var.evolve(type="continuous") if var.type == "integer" else var)
+        return MethodResult(data.with_columns(columns, new_vars), info)
+
+    @staticmethod
+    def _mask(xs, method, k, lam, overall, rng, tally) -> np.ndarray:
+        """The masked values of one stratum (``overall``: the estimate of all records, for
+        a stratum too small for its own, or None with a single stratum)."""
+        if method == "multiplicative":
+            return multiplicative_noise(xs, k, rng)
+        if method == "additive":
+            counts = (~np.isnan(xs)).sum(axis=0)
+            variances = column_variances(xs)
+            small = counts < MIN_STRATUM
+            if overall is not None and small.any():
+                variances[small] = overall[small]
+                tally["pooled"] += int(counts[small].sum())
+            return additive_noise(xs, k, rng, variances=variances)
+        full = complete_rows(xs)
+        stats = moments(xs)
+        _, cov, m = stats
+        if m < MIN_STRATUM:
+            tally["small"] += len(xs)
+            return correlated_noise(xs, k, rng, cov=cov if overall is None else overall)
+        tally["incomplete"] += int((~full).sum())
+        if method == "correlated":
+            return correlated_noise(xs, k, rng, cov=cov)
+        if method == "correlated_restored":
+            return correlated_restored(xs, k, rng, known_moments=stats)
+        if full.all():
+            return romm(xs, rng, lam=lam)[0]
+        zs = romm(xs, rng, lam=lam, rows=full)[0]
+        zs[~full] = correlated_noise(xs[~full], k, rng, cov=cov)
+        return zs
+
+
+def _finite_noise(X: np.ndarray, names: list[str], k: float):
+    """Refuse a noise level that makes the noise or the noisy values infinite: the noise
+    variance is k times a variance, which in any stratum is at most the squared range of
+    the values, and no draw exceeds NOISE_SIGMAS standard deviations."""
+    with np.errstate(all="ignore"):
+        for j, name in enumerate(names):
+            x = X[:, j][~np.isnan(X[:, j])]
+            if len(x) < 2:
+                continue
+            spread = float(x.max() - x.min())
+            variance = k * spread * spread
+            top = float(np.abs(x).max()) + NOISE_SIGMAS * np.sqrt(k) * spread
+            if not (np.isfinite(variance) and top <= FLOAT_MAX):
+                yield ("k",), (f"k = {k:g} makes the noise on '{name}' (variance up to k x "
+                               f"{spread * spread:.3g}, the squared range of its values) "
+                               "infinite or beyond the range of 64-bit floats")

@@ -1,0 +1,165 @@
+"""``rounding``: replace each value by the nearest point of a rounding set (seed
+000_1eece6b9d3791e64.txt, "Rounding"): the multiples of a base ``b`` (every ``b i``, ``i``
+an integer, zero and negatives included) or an explicit sorted set of points. A value
+exactly half-way between two points goes to the upper one (the seed's attraction sets
+``[p - b/2, p + b/2)``). The seed's own example, points ``b, 2b, ..., rb`` only (so that
+values in ``[0, b/2)`` go to ``b``), is ``points: [b, 2b, ..., rb]``.
+
+Missing values stay missing. An integer variable stays integer when every rounding point
+is an integer (an integer base); otherwise it becomes continuous. No randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import pairwise
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...kernels.perturbative.rounding import decimals, round_to_base, round_to_points
+from ...limits import FLOAT_MAX
+from ...registry import Method, MethodResult, numeric_output, register, variables_param
+
+_POINTS = {"type": "array", "minItems": 1, "items": {"type": "number"}}
+_BASE = {"type": "number", "exclusiveMinimum": 0}
+
+
+@register
+class Rounding(Method):
+    name = "rounding"
+    summary = "Replace each value by the nearest multiple of a base or point of a rounding set."
+    roles = ("numeric", "key", "sensitive")
+    types = ("integer", "continuous")
+    default_roles = ("numeric",)
+    default_numeric = True
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "variables": variables_param("Variables rounded (default: the variables of a "
+                                         "base or points mapping, else every variable with "
+                                         "role numeric and a numeric type).", unique=False),
+            "base": {"anyOf": [_BASE, {"type": "object", "minProperties": 1,
+                                       "additionalProperties": _BASE}],
+                     "description": "Rounding base b > 0 (values go to the nearest multiple "
+                                    "of b), or a mapping variable -> base."},
+            "points": {"anyOf": [_POINTS, {"type": "object", "minProperties": 1,
+                                           "additionalProperties": _POINTS}],
+                       "description": "Explicit rounding set, strictly increasing, or a "
+                                      "mapping variable -> set."},
+        },
+        "oneOf": [{"required": ["base"], "not": {"required": ["points"]}},
+                  {"required": ["points"], "not": {"required": ["base"]}}],
+        "x-error": "give the rounding set as exactly one of 'base' or 'points'",
+    }
+
+    @staticmethod
+    def _mapping(params) -> tuple[str, Mapping | None]:
+        key = "base" if "base" in params else "points"
+        value = params.get(key)
+        return key, value if isinstance(value, Mapping) else None
+
+    def named_variables(self, params):
+        out = super().named_variables(params)
+        key, mapping = self._mapping(params)
+        if mapping is not None and not params.get("variables"):
+            out.extend(((key, name), name) for name in mapping)
+        return out
+
+    def rule(self, params, name: str) -> tuple[str, float | list[float]]:
+        """``("base", b)`` or ``("points", [...])`` for a variable."""
+        key, mapping = self._mapping(params)
+        value = params[key] if mapping is None else mapping[name]
+        return key, (float(value) if key == "base" else [float(v) for v in value])
+
+    def check(self, params, meta):
+        names = self.variables(params, meta)
+        if not names:
+            yield ("variables",), ("no variables: name them or declare variables with role "
+                                   "numeric")
+        if len(names) != len(set(names)):
+            yield ("variables",), "a variable is named twice"
+        key, mapping = self._mapping(params)
+        if mapping is not None:
+            for name in names:
+                if name not in mapping:
+                    yield (key,), f"no {key} is given for '{name}'"
+            for name in mapping:
+                if name not in names:
+                    yield (key, name), f"'{name}' is not among the variables rounded"
+        if key == "points":
+            sets = mapping.items() if mapping is not None else [(None, params.get("points"))]
+            for name, points in sets:
+                if isinstance(points, list) and any(
+                        not b > a for a, b in pairwise(points)):
+                    path = ("points",) if name is None else ("points", name)
+                    yield path, "the rounding points must be strictly increasing"
+
+    def outputs(self, params, meta):
+        # an integer variable stays integer when every rounding point is whole
+        out = {}
+        for name in self.variables(params, meta):
+            var = meta.variables.get(name)
+            if var is None:
+                continue
+            try:
+                key, value = self.rule(params, name)
+            except (KeyError, TypeError):  # a rule missing for the variable: check() says so
+                continue
+            whole = all(float(v).is_integer() for v in (value if key == "points" else [value]))
+            out[name] = numeric_output(var, whole=whole)
+        return out
+
+    def check_data(self, params, data):
+        if "base" not in params:
+            return
+        _, mapping = self._mapping(params)
+        for name in self.variables(params, data.meta):
+            if name not in data.frame or (mapping is not None and name not in mapping):
+                continue
+            base = self.rule(params, name)[1]
+            x = data.frame[name].to_numpy(dtype=float, na_value=np.nan)
+            if np.isnan(x).all():
+                continue
+            top = float(np.nanmax(np.abs(x)))
+            # x / base must be finite, and so must the multiple scaled to the decimals
+            # of the base (rounding 3 x 0.1 to 0.3 computes 0.3 x 10**1)
+            with np.errstate(all="ignore"):
+                finite = np.isfinite(top / base) and \
+                    np.log10(max(top, base)) + decimals(base) < np.log10(FLOAT_MAX)
+            if not finite:
+                path = ("base",) if mapping is None else ("base", name)
+                yield path, (f"base {base:g} is too small for the values of '{name}' (up to "
+                             f"{top:g}): their multiples of it are beyond the range of "
+                             "64-bit floats")
+
+    def apply(self, data, params, rng):
+        columns, new_vars, details = {}, [], {}
+        changed_total = 0
+        for name in self.variables(params, data.meta):
+            col = data.frame[name]
+            var = data.variables[name]
+            x = col.to_numpy(dtype=float, na_value=np.nan)
+            key, value = self.rule(params, name)
+            if key == "base":
+                out = round_to_base(x, value)
+                integral = float(value).is_integer()
+            else:
+                out = round_to_points(x, np.asarray(value))
+                integral = all(float(v).is_integer() for v in value)
+            observed = ~np.isnan(x)
+            diff = np.abs(out[observed] - x[observed])
+            changed = int((diff > 0).sum())
+            changed_total += changed
+            details[name] = {key: value, "changed": changed,
+                             "max_change": float(diff.max()) if len(diff) else 0.0}
+            if var.type == "integer" and integral:
+                columns[name] = pd.Series(out, index=col.index).round().astype("Int64")
+                new_vars.append(var)
+            else:
+                columns[name] = pd.Series(out, index=col.index, copy=False)
+                new_vars.append(var.evolve(type="continuous"))
+        info = {"changed": changed_total, "variables": details}
+        return MethodResult(data.with_columns(columns, new_vars), info)

@@ -1,0 +1,1 @@
+"""Tabular protection methods."""

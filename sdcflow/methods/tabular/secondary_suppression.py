@@ -1,0 +1,45 @@
+"""``secondary_suppression``: suppress further cells so that no primary cell can be
+recomputed or narrowed beyond its protection interval from the published cells and the
+table's additive structure (seed 000, "Primary suppression (PS) and Secondary
+Suppression (SS) ... Problem solved using optimization techniques"): ``optimal`` is a
+MILP (Fischetti & Salazar-Gonzalez) solved with HiGHS, ``heuristic`` the hypercube
+method; both end with an exact audit (:mod:`sdcflow.tabular`)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...registry import MethodResult, TableMethod, register
+
+
+@register
+class SecondarySuppression(TableMethod):
+    name = "secondary_suppression"
+    summary = "Secondary cell suppression: optimal (MILP, HiGHS) or hypercube heuristic."
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "algorithm": {"enum": ["optimal", "heuristic"], "default": "optimal"},
+            "cost": {"enum": ["unit", "frequency", "value"], "default": "value",
+                     "description": "Cost of suppressing a cell."},
+            "margin_cost": {"type": "number", "minimum": 0, "maximum": 1e15, "default": 0,
+                            "description": "Extra cost of margin cells (prefer inner ones)."},
+            "time_limit": {"type": "number", "exclusiveMinimum": 0,
+                           "description": "optimal: seconds for the whole search."},
+        },
+    }
+
+    def apply(self, data, params, rng):
+        from ...tabular import secondary_suppression
+
+        options = {"cost": params["cost"], "margin_cost": params["margin_cost"]}
+        if params["algorithm"] == "optimal" and "time_limit" in params:
+            options["time_limit"] = params["time_limit"]
+        method = "optimal" if params["algorithm"] == "optimal" else "hypercube"
+        result = secondary_suppression(data, method, **options)
+        # (primary, secondary, audit_passed, ...) without the timings, which vary between
+        # runs and are not part of the reproducible info
+        info = {k: v for k, v in result.info.items()
+                if isinstance(v, (int, float, str, bool)) and "seconds" not in k}
+        return MethodResult(result.table, info)

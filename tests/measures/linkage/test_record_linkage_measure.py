@@ -1,0 +1,181 @@
+"""record_linkage measure (DBRL and PRL, seed 003 and seed 000)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from helpers import small_dataset
+
+from sdcflow import registry, run
+from sdcflow.kernels.linkage.linkage import nearest_links, standardize
+from sdcflow.testing import check_method
+
+PLUGIN = registry.get("record_linkage")
+
+# seed 000, "Rank swapping: Example I": original and protected file (p = 2)
+SEED_X = [[8, 9, 1, 3], [6, 7, 10, 2], [10, 3, 4, 1], [7, 1, 2, 6], [9, 4, 6, 4],
+          [2, 2, 8, 8], [1, 10, 3, 9], [4, 8, 7, 10], [5, 5, 5, 5], [3, 6, 9, 7]]
+SEED_Y = [[10, 10, 3, 5], [5, 5, 8, 1], [8, 4, 2, 2], [9, 2, 4, 4], [7, 3, 5, 6],
+          [4, 1, 10, 10], [3, 9, 1, 7], [2, 6, 9, 8], [6, 7, 6, 3], [1, 8, 7, 9]]
+
+
+def dataset(rows, typ="integer"):
+    cols = list(zip(*rows, strict=True))
+    return small_dataset(**{f"V{j + 1}": ("numeric", typ, list(col))
+                            for j, col in enumerate(cols)})
+
+
+def evaluate(data, original, **params):
+    params = registry.with_defaults(PLUGIN.params, params)
+    return PLUGIN.evaluate(data, params, np.random.default_rng(0), original=original)
+
+
+def test_hand_computed_four_records():
+    # corners of a square; protected 2 and 3 moved next to each other's corner
+    original = dataset([[0, 0], [10, 0], [0, 10], [10, 10]], "continuous")
+    protected = dataset([[1, 0], [9, 1], [10, 9], [0, 9]], "continuous")
+    result = evaluate(protected, original)
+    assert result.summary["correct"] == 2 and result.summary["percent"] == 50.0
+    assert result.per_record["linked"].tolist() == [0, 1, 3, 2]
+    assert result.per_record["correct"].tolist() == [True, True, False, False]
+
+
+def test_identical_files_give_100_percent():
+    data = dataset([[1, 5], [2, 3], [7, 1], [4, 4], [9, 9]])
+    for method in ("distance", "mahalanobis", "weighted", "probabilistic"):
+        result = evaluate(data, data, method=method, tolerance=0.0)
+        assert result.summary["percent"] == 100.0, method
+
+
+def test_seed_example_nested_scenarios():
+    # seed 000, "Rank swapping: Example II" table, scenarios {V1}, {V1, V2}, {V1, V2, V3},
+    # {V1, ..., V4}. PRL: 0 in each (PLD = 0), reproduced.
+    original, protected = dataset(SEED_X), dataset(SEED_Y)
+    prl = evaluate(protected, original, method="probabilistic", scenarios="prefixes")
+    assert [s["correct"] for s in prl.summary["by_scenario"]] == [0, 0, 0, 0]
+    assert prl.summary["percent"] == 0.0
+    # DBRL, Euclidean on standardised values, ties 1/t: 0, 2, 5.5, 6 (average 3.375 of
+    # 10 records: 33.75%). The seed prints 0, 2, 4, 1 (average 17.5 = DLD); the first two
+    # agree. The last two cannot come from a Euclidean linkage: with four variables, six
+    # protected records (of x_1, x_2, x_3, x_6, x_7, x_9) have their own original as
+    # unique nearest neighbour (and linking the other way, originals to protected
+    # records, five do); the variables are permutations of 1..10, so no standardisation
+    # changes this: at least 5 links, not 1.
+    dbrl = evaluate(protected, original, scenarios="prefixes")
+    assert [s["correct"] for s in dbrl.summary["by_scenario"]] == [0, 2, 5.5, 6]
+    assert [s["variables"] for s in dbrl.summary["by_scenario"]] == [
+        ["V1"], ["V1", "V2"], ["V1", "V2", "V3"], ["V1", "V2", "V3", "V4"]]
+    assert dbrl.summary["correct"] == pytest.approx(3.375)
+    assert dbrl.summary["percent"] == pytest.approx(33.75)
+    unique_own = dbrl.per_record["correct"] & (dbrl.per_record["ties"] == 1)
+    assert np.flatnonzero(unique_own).tolist() == [0, 1, 2, 5, 6, 8]
+
+
+def test_the_seed_figures_match_a_manhattan_linkage_with_optimistic_ties():
+    # What does give 0, 2, 4, 1: linking each *original* record to the protected records
+    # at the smallest *Manhattan* distance and counting a success whenever its own record
+    # is among the tied nearest. Documented here (not implemented: the measure follows
+    # seed 003's Euclidean distance) so the discrepancy above has an explanation.
+    x, y = np.array(SEED_X, float), np.array(SEED_Y, float)
+    found = []
+    for k in range(1, 5):
+        d = np.abs(x[:, None, :k] - y[None, :, :k]).sum(axis=2)
+        found.append(sum(bool(d[i, i] == d[i].min()) for i in range(10)))
+    assert found == [0, 2, 4, 1]
+
+
+def test_subsets_average_every_subset_of_each_size():
+    original, protected = dataset(SEED_X), dataset(SEED_Y)
+    result = evaluate(protected, original, scenarios="subsets")
+    zo, zp = standardize(np.array(SEED_X, float), np.array(SEED_Y, float))
+    expected = {}
+    for size in range(1, 5):
+        counts = [nearest_links(zp[:, list(s)], zo[:, list(s)]).credit.sum()
+                  for s in itertools.combinations(range(4), size)]
+        expected[str(size)] = float(np.mean(counts))
+        assert result.summary["by_size"][str(size)]["scenarios"] == len(counts)
+        assert result.summary["by_size"][str(size)]["correct"] == pytest.approx(
+            expected[str(size)])
+    assert result.summary["correct"] == pytest.approx(np.mean(list(expected.values())))
+
+
+def test_weighted_and_mahalanobis():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(200, 2))
+    y = x + np.column_stack([rng.normal(scale=2, size=200), rng.normal(scale=1e-5, size=200)])
+    original = small_dataset(a=("numeric", "continuous", x[:, 0]),
+                             b=("numeric", "continuous", x[:, 1]))
+    protected = small_dataset(a=("numeric", "continuous", y[:, 0]),
+                              b=("numeric", "continuous", y[:, 1]))
+    plain = evaluate(protected, original).summary["percent"]
+    # all the weight on the nearly untouched variable b links (almost) everything
+    heavy = evaluate(protected, original, method="weighted", weights={"a": 0}).summary
+    assert heavy["weights"] == {"a": 0.0, "b": 1.0}
+    assert heavy["percent"] > plain and heavy["percent"] == 100
+    maha = evaluate(protected, original, method="mahalanobis").summary
+    assert maha["mahalanobis_rank"] == 2 and "pseudo-inverse" in maha["covariance"]
+
+
+def test_missing_values_are_not_linked():
+    original = dataset([[1.0, 2.0], [3.0, 1.0], [5.0, 9.0]], "continuous")
+    protected = dataset([[1.0, 2.0], [None, 1.0], [5.0, 9.0]], "continuous")
+    result = evaluate(protected, original)
+    assert result.summary["not_linked"] == 1 and result.summary["correct"] == 2
+    assert result.per_record["linked"].isna().tolist() == [False, True, False]
+
+
+def test_refuses_different_records():
+    with pytest.raises(ValueError, match="records differ"):
+        evaluate(dataset([[1, 2]]), dataset([[1, 2], [3, 4]]))
+
+
+def test_checks():
+    meta = dataset([[1, 2]]).meta
+    found = list(PLUGIN.check({"method": "distance", "weights": {"V1": 2}}, meta))
+    assert any("only with method: weighted" in m for _, m in found)
+    found = list(PLUGIN.check({"method": "weighted", "weights": {"zz": 2}}, meta))
+    assert any("'zz' is not one of the linkage variables" in m for _, m in found)
+    many = small_dataset(**{f"v{i}": ("numeric", "continuous", [1.0]) for i in range(13)})
+    found = list(PLUGIN.check({"scenarios": "subsets"}, many.meta))
+    assert any("8191 linkages" in m for _, m in found)
+
+
+@pytest.mark.parametrize("method", ["distance", "mahalanobis", "weighted", "probabilistic"])
+def test_conformance(testdata, method):
+    check_method(PLUGIN, testdata, {"method": method})
+
+
+RECIPE = """
+sdcflow: 1
+name: linkage
+seed: 3
+data: {builtin: casc_census}
+variables:
+  AGI: {role: numeric, type: integer}
+  FEDTAX: {role: numeric, type: integer}
+  PTOTVAL: {role: numeric, type: integer}
+  STATETAX: {role: numeric, type: integer}
+steps:
+  - {id: raw, measure: record_linkage}
+  - {id: micro, method: microaggregation, params: {k: 5}}
+  - {id: dbrl, measure: record_linkage, params: {scenarios: prefixes}}
+  - {id: prl, measure: record_linkage, params: {method: probabilistic}}
+"""
+
+
+def test_recipe(write_recipe, tmp_path):
+    result = run(write_recipe(RECIPE), tmp_path / "out", use_cache=False)
+    raw = result.measures["raw"]
+    assert raw["percent"] == 100.0  # no two CASC records agree on these four variables
+    dbrl, prl = result.measures["dbrl"], result.measures["prl"]
+    # MDAV with k = 5 on the four variables together: the records of a group share one
+    # protected record (the centroid), which links to one original, so at most one link
+    # per group is correct: at most 1080 / 5 = 216
+    full = dbrl["by_scenario"][-1]
+    assert full["variables"] == ["AGI", "FEDTAX", "PTOTVAL", "STATETAX"]
+    assert 0 < full["correct"] <= 216
+    # the average over the nested scenarios (1, 2, 3, 4 known variables)
+    assert dbrl["correct"] == pytest.approx(np.mean([s["correct"] for s in dbrl["by_scenario"]]))
+    assert prl["percent"] < raw["percent"]
+    assert set(prl["em"]["m"]) == {"AGI", "FEDTAX", "PTOTVAL", "STATETAX"}
+    assert len(result.per_record["dbrl"]) == 1080

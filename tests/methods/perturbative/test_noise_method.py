@@ -1,0 +1,224 @@
+"""noise plugin: methods, strata, missing values, checks, recipes (seed 000 "Additive Noise",
+seed 004 noise variants and ROMM)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers import small_dataset
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdcflow import registry, run
+from sdcflow.data import Dataset, Variable
+from sdcflow.data.io import builtin_path
+from sdcflow.methods.perturbative.noise import METHODS
+from sdcflow.testing import check_method
+
+PLUGIN = registry.get("noise")
+
+
+def apply(data, seed=0, **params):
+    return PLUGIN.apply(data, registry.with_defaults(PLUGIN.params, params),
+                        np.random.default_rng(seed))
+
+
+def numeric_data(n=600, seed=1, strata=None, missing=()):
+    rng = np.random.default_rng(seed)
+    x = rng.multivariate_normal([50, 100, 10], [[25, 20, 5], [20, 100, 0], [5, 0, 4]], n)
+    columns = {"a": ("numeric", "continuous", x[:, 0]),
+               "b": ("numeric", "integer", np.round(x[:, 1]).astype(int)),
+               "c": ("numeric", "continuous", x[:, 2])}
+    if strata is not None:
+        columns["region"] = ("strata", "categorical", strata)
+    data = small_dataset(**columns)
+    for row, col in missing:
+        data.frame.loc[row, col] = np.nan if col != "b" else pd.NA
+    return data
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_conformance(testdata, method):
+    check_method(PLUGIN, testdata, {"method": method, "strata": ["urbrur"]})
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_perturbs_keeps_missing_and_makes_integers_continuous(method):
+    data = numeric_data(missing=[(3, "a"), (7, "b")])
+    out = apply(data, method=method)
+    frame = out.data.frame
+    assert frame["a"].isna().tolist() == data.frame["a"].isna().tolist()
+    assert frame["b"].isna().sum() == 1 and np.isnan(frame["b"].iloc[7])
+    assert out.data.variables["b"].type == "continuous" and frame["b"].dtype == "float64"
+    assert out.data.variables["a"].type == "continuous"
+    # every observed value moved: 3 x 600 values, 2 missing
+    assert out.info["perturbed"] == 3 * 600 - 2
+    assert out.info["method"] == method and out.info["k"] == 0.1 and out.info["strata"] == 1
+    if method in ("correlated", "correlated_restored", "romm"):
+        assert out.info["incomplete_records"] == 2
+
+
+def test_default_variables_are_the_numeric_role():
+    data = small_dataset(x=("numeric", "continuous", [1.0, 2, 3, 4]),
+                         w=("weight", "continuous", [1.0, 1, 1, 1]),
+                         age=("key", "integer", [1, 2, 3, 4]))
+    assert PLUGIN.variables({}, data.meta) == ["x"]
+    out = apply(data)
+    assert out.data.frame["w"].tolist() == [1, 1, 1, 1]
+    assert out.data.frame["age"].tolist() == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("method", ["correlated_restored", "romm"])
+def test_exact_methods_keep_means_and_covariances_within_each_stratum(method):
+    region = np.repeat(["north", "south"], [350, 250])
+    data = numeric_data(strata=region, missing=[(5, "c")])
+    out = apply(data, method=method, k=0.3)
+    before, after = data.frame.astype({"b": float}), out.data.frame
+    for name in ("north", "south"):
+        rows = (before["region"] == name) & before[["a", "b", "c"]].notna().all(axis=1)
+        x, z = before.loc[rows, ["a", "b", "c"]], after.loc[rows, ["a", "b", "c"]]
+        np.testing.assert_allclose(z.mean(), x.mean(), rtol=1e-10)
+        sd = np.sqrt(np.diag(x.cov()))
+        np.testing.assert_allclose(z.cov() / np.outer(sd, sd), x.cov() / np.outer(sd, sd),
+                                   atol=1e-9)
+    assert out.info["strata"] == 2 and out.info["incomplete_records"] == 1
+
+
+def test_small_strata_get_correlated_noise_with_the_overall_covariance():
+    region = ["tiny"] * 2 + ["big"] * 598
+    data = numeric_data(strata=region)
+    out = apply(data, method="correlated_restored")
+    assert out.info["small_strata_records"] == 2
+    frame = out.data.frame
+    # restoring two records exactly would give them back; they are perturbed instead
+    assert not np.allclose(frame.loc[:1, ["a", "c"]], data.frame.loc[:1, ["a", "c"]])
+
+
+def test_additive_small_stratum_uses_overall_variance():
+    data = numeric_data(strata=["one"] + ["rest"] * 599)
+    out = apply(data, method="additive")
+    assert out.info["values_with_overall_variance"] == 3
+    assert out.data.frame.loc[0, "a"] != data.frame.loc[0, "a"]
+
+
+def test_multiplicative_keeps_zero_and_sign():
+    data = small_dataset(x=("numeric", "continuous", [0.0, -5, 3, 1e6]))
+    out = apply(data, method="multiplicative", k=0.2)
+    z = out.data.frame["x"].to_numpy()
+    assert z[0] == 0 and z[1] < 0 and z[2] > 0 and z[3] > 0
+    assert out.info["perturbed"] == 3
+
+
+def test_romm_lambda_is_reported_and_controls_the_change():
+    data = numeric_data()
+    near = apply(data, method="romm", romm_lambda=1e-4)
+    far = apply(data, method="romm")
+    x = data.frame[["a", "c"]].to_numpy()
+    assert np.abs(near.data.frame[["a", "c"]].to_numpy() - x).max() < 0.1
+    assert np.abs(far.data.frame[["a", "c"]].to_numpy() - x).max() > 5
+    assert near.info["romm_lambda"] == 1e-4 and "romm_lambda" not in far.info
+
+
+def test_checks():
+    meta = numeric_data(strata=["s"] * 600).meta
+    found = dict(PLUGIN.check({"method": "additive", "romm_lambda": 1.0,
+                               "strata": ["a", "nope"]}, meta))
+    assert found == {("strata", 0): "'a' is both masked and a stratum variable",
+                     ("strata", 1): "'nope' is not a declared variable",
+                     ("romm_lambda",): "romm_lambda applies to method romm only"}
+    empty = small_dataset(k=("key", "categorical", ["1", "2"]))
+    assert [m for _, m in PLUGIN.check({}, empty.meta)] == [
+        "no variables: name them or declare variables with role numeric"]
+
+
+def test_check_data_needs_enough_values():
+    data = small_dataset(x=("numeric", "continuous", [1.0, None, None]),
+                         y=("numeric", "continuous", [None, 2.0, 3.0]))
+    params = registry.with_defaults(PLUGIN.params, {})
+    assert [m for _, m in PLUGIN.check_data(params, data)] == [
+        "'x' has 1 observed value(s): its variance needs at least 2"]
+    params["method"] = "correlated"
+    assert [m for _, m in PLUGIN.check_data(params, data)] == [
+        ("correlated noise needs at least 2 records without a missing value in x, y to "
+         "estimate their covariance matrix")]
+    params["method"] = "multiplicative"
+    assert list(PLUGIN.check_data(params, data)) == []
+
+
+@settings(max_examples=25, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6)), min_size=4, max_size=30),
+       method=st.sampled_from(METHODS), seed=st.integers(0, 2 ** 32 - 1))
+def test_missing_stay_missing_and_same_seed_same_result(values, method, seed):
+    values = values + [1.0, 2.0, 3.0]  # at least 3 observed values
+    frame = pd.DataFrame({"x": pd.Series(values, dtype="float64"),
+                          "y": pd.Series(values[::-1], dtype="float64")})
+    data = Dataset(frame, {c: Variable(c, "numeric", "continuous") for c in frame})
+    if method != "multiplicative" and frame.notna().all(axis=1).sum() < 2:
+        return
+    a = apply(data, seed=seed, method=method).data.frame
+    b = apply(data, seed=seed, method=method).data.frame
+    assert a.equals(b)
+    assert a.isna().equals(frame.isna())
+
+
+RECIPE = """
+sdcflow: 1
+name: noise
+seed: 7
+data: {builtin: casc_census}
+variables:
+  PTOTVAL: {role: numeric, type: integer}
+  POTHVAL: {role: numeric, type: integer}
+  PEARNVAL: {role: numeric, type: integer}
+  FEDTAX: {role: numeric, type: integer}
+constraints:
+  - {id: total-income, expr: "PEARNVAL + POTHVAL == PTOTVAL", tolerance: 0.001}
+steps:
+  - id: noisy
+    method: noise
+    params: {method: %s, k: 0.2}
+  - {id: edits, measure: constraints}
+checks:
+  - "edits.total == 0"
+release: {path: out.csv}
+"""
+
+
+@pytest.mark.parametrize("method", ["correlated", "correlated_restored", "romm"])
+def test_recipe_casc_multivariate_noise_keeps_the_income_identity(write_recipe, tmp_path,
+                                                                 method):
+    # PTOTVAL = PEARNVAL + POTHVAL in every CASC record: the covariance matrix is singular
+    # and the noise (or the rotation) keeps the identity; the check requires it
+    result = run(write_recipe(RECIPE % method), tmp_path / "out", use_cache=False)
+    data = result.data
+    original = pd.read_csv(builtin_path("casc_census"))
+    assert not np.allclose(data["PTOTVAL"], original["PTOTVAL"])
+    np.testing.assert_allclose(data["PEARNVAL"] + data["POTHVAL"], data["PTOTVAL"],
+                               atol=1e-6)
+    info = next(s.info for s in result.steps if s.node == "noisy")
+    assert info["method"] == method and info["perturbed"] == 4 * 1080
+    if method != "correlated":
+        cols = ["PTOTVAL", "POTHVAL", "PEARNVAL", "FEDTAX"]
+        np.testing.assert_allclose(data[cols].mean(), original[cols].mean(), rtol=1e-9)
+        np.testing.assert_allclose(data[cols].cov(), original[cols].cov(), rtol=1e-8,
+                                   atol=1e-6 * original[cols].var().max())
+
+
+def test_recipe_testdata_additive_noise_per_stratum(write_recipe, tmp_path):
+    path = write_recipe("""
+        sdcflow: 1
+        name: t
+        seed: 3
+        data: {builtin: testdata}
+        variables:
+          urbrur: {role: strata}
+          income: {role: numeric, type: continuous}
+          expend: {role: numeric, type: continuous}
+          age: {role: key, type: integer}
+        steps:
+          - {id: noisy, method: noise, params: {variables: [income, expend, age], k: 0.05}}
+        release: {path: out.csv}
+        """)
+    result = run(path, tmp_path / "out", use_cache=False)
+    info = next(s.info for s in result.steps if s.node == "noisy")
+    assert info == {"method": "additive", "k": 0.05, "perturbed": 3 * 4580, "strata": 2}
+    assert result.data["age"].dtype == "float64"
