@@ -24,6 +24,16 @@ def _problems_json(exc) -> list[dict]:
     return [p.as_dict() for p in exc.problems + getattr(exc, "warnings", [])]
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= 1024:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 1024: {value}")
+    return value
+
+
 def cmd_validate(args) -> int:
     from .errors import RecipeError
     from .recipe import validate
@@ -74,7 +84,8 @@ def cmd_run(args) -> int:
     show = sys.stderr.isatty() if args.progress is None else args.progress
     progress = (lambda line: print(line, file=sys.stderr, flush=True)) if show else None
     try:
-        result = run(args.recipe, args.out, use_cache=not args.no_cache, progress=progress)
+        result = run(args.recipe, args.out, use_cache=not args.no_cache, progress=progress,
+                     engine=args.engine, scheduler=args.scheduler, workers=args.workers)
     except CheckFailed as exc:
         for note in exc.result.notes:
             print(f"note: {note}", file=sys.stderr)
@@ -197,6 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="recompute every step (the cache entries are refreshed)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress per step (default: on a terminal)")
+    p.add_argument("--engine", choices=["memory", "dask"], default=None,
+                   help="memory (default) or dask: partitioned data on a Dask cluster "
+                        "(overrides the recipe's execution.engine)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask: an existing cluster's scheduler (implies --engine dask)")
+    p.add_argument("--workers", type=_positive, default=None, metavar="N",
+                   help="Dask: worker processes of the local cluster; in memory: threads "
+                        "running independent steps")
     fmt(p)
     p.set_defaults(func=cmd_run)
 

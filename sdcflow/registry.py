@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import jsonschema
 
+from .distribution import Distributable
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
@@ -111,7 +113,7 @@ def numeric_output(var: Variable, *, whole: bool | None = None) -> Output:
                                                              ("continuous", "integer"))
 
 
-class Plugin(ABC):
+class Plugin(Distributable, ABC):
     """Base class of every method and measure.
 
     Subclasses declare, once, as class attributes: ``name``, ``summary`` (one line),

@@ -73,23 +73,39 @@ def default_out_dir(recipe: Recipe) -> Path:
 
 
 def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write: bool = True,
-        use_cache: bool = True, progress: Callable[[str], None] | None = None) -> RunResult:
+        use_cache: bool = True, progress: Callable[[str], None] | None = None,
+        engine: str | None = None, scheduler: str | None = None,
+        workers: int | None = None) -> RunResult:
     """Validate and run a recipe; write the outputs when every check passes.
 
     Raises :class:`RecipeError` (invalid recipe or data, or a check that cannot be
     evaluated), :class:`PluginError` (a step failed), :class:`OutputError` (the output
     directory may not be written) or :class:`CheckFailed` (a check failed: nothing is
     written). ``use_cache=False`` recomputes every step (and refreshes the cache). With
-    ``write=False`` nothing is written and the result is only returned."""
+    ``write=False`` nothing is written and the result is only returned.
+
+    ``engine`` (default: the recipe's ``execution.engine``, else ``"memory"``): ``"dask"``
+    runs on a Dask cluster (:mod:`sdcflow.engine.dask`; ``scheduler`` an existing
+    cluster's address, else a local cluster of ``workers`` processes); in memory,
+    ``workers`` is the number of threads running independent steps."""
     if not isinstance(recipe, Recipe):
         recipe = load_recipe(recipe)
+    from .dask.runner import execution_options
+
+    options = execution_options(recipe, engine=engine, scheduler=scheduler, workers=workers)
+    if options.get("engine", "dask" if scheduler else "memory") == "dask":
+        from .dask import run_dask
+
+        return run_dask(recipe, out_dir, write=write, scheduler=scheduler, workers=workers,
+                        progress=progress)
     validated = validate(recipe)
     target = None
     if write:  # refuse a directory the run may not write before spending time on steps
         target = check_target(Path(out_dir) if out_dir is not None else
                               default_out_dir(recipe), recipe.name)
     with Cache(recipe.base_dir / CACHE_DIR, read=use_cache) as cache:
-        store, measures, records, per_record = execute(validated, cache, progress)
+        store, measures, records, per_record = execute(validated, cache, progress,
+                                                      workers=options.get("workers"))
     plan: Plan = validated.plan
     release = recipe.release
     chosen = chosen_variant(plan.variants, release.get("variant"))
@@ -125,13 +141,14 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
 
 
 def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: dict,
-                   chosen: int | None) -> None:
-    """Write every output file into ``tmp`` (the directory being built)."""
+                   chosen: int | None, released: dict[str, str] | None = None) -> None:
+    """Write every output file into ``tmp`` (the directory being built); ``released``:
+    files already written into ``public/`` (by the Dask engine's workers) and their sha256."""
     from ..tables import internal_frame, release_frame
 
     release = validated.recipe.release
     public = tmp / PUBLIC
-    released: dict[str, str] = {}
+    released = dict(released or {})
     if result.data is not None and "path" in release:
         rel = Path(release["path"])
         write_table(result.data, public / rel, table_format(release, rel))
@@ -187,7 +204,8 @@ def report_html(validated: Validated, result: RunResult, *, released_ok: bool,
     if not external:
         return render_report(recipe_name=recipe.name, recipe_text=recipe.text,
                              manifest=result.manifest, measures=result.measures,
-                             checks=result.checks, original=validated.data.frame,
+                             checks=result.checks,
+                             original=validated.data.frame if validated.data else None,
                              released=result.data, keys=keys, released_ok=released_ok,
                              publishes=result.publishes)
     pub = result.public_manifest

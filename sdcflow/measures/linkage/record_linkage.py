@@ -21,6 +21,7 @@ import pandas as pd
 
 from ...data.codes import ordered_values
 from ...data.dataset import Dataset
+from ...distribution import Whole
 from ...kernels.linkage.linkage import (
     Links,
     mahalanobis_transform,
@@ -164,6 +165,7 @@ def links_frame(links: Links, with_linked: bool = True) -> pd.DataFrame:
 
 @register
 class RecordLinkage(Measure):
+    distribution = Whole()  # every protected record against every original one
     name = "record_linkage"
     summary = ("Re-identification by record linkage (distance-based or probabilistic): "
                "correct links overall and per scenario.")

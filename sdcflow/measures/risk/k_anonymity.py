@@ -15,9 +15,11 @@ import pandas as pd
 
 from ...data.codes import key_codes
 from ...data.strata import stratum_codes
+from ...distribution import MapReduce
 from ...kernels.risk.frequencies import frequencies
 from ...registry import Measure, MeasureResult, register, strata_param
 from ...results import COUNT, NAMES, NUMBER, Keyed, Record, by_values
+from ._key_table import combine_tables, partial_table, table_frequencies
 from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, single_role
 
 
@@ -47,6 +49,7 @@ class KAnonymity(Measure):
 
     default_roles = ("key",)
     stratified = True
+    distribution = MapReduce(rounds=1)  # from the global table of key combinations
 
     def reads(self, params, meta):
         return super().reads(params, meta) | set(meta.names("weight"))
@@ -102,3 +105,42 @@ class KAnonymity(Measure):
                                      for i, name in enumerate(names)}
         per_record = pd.DataFrame({"fk": fk, "Fk": Fk}, index=data.frame.index)
         return MeasureResult(summary, per_record)
+
+    # ------------------------------------------------------------ partitioned data
+    def _names(self, params, meta):
+        return self.variables(params, meta), self.strata(params, meta)
+
+    def partial(self, rnd, data, params, state, *, original=None):
+        keys, strata = self._names(params, data.meta)
+        table = partial_table(data.frame, keys, strata, single_role(data.meta, "weight"))
+        return table, len(data), keys, strata
+
+    def combine(self, rnd, partials, params, state):
+        keys, strata = partials[0][2], partials[0][3]
+        table = combine_tables([p[0] for p in partials], keys, strata)
+        return table, sum(p[1] for p in partials), keys, strata
+
+    def finish(self, state, params):
+        """The summary :meth:`evaluate` gives, from the global table of combinations."""
+        table, n, keys, strata = state
+        ks = sorted(set(params["k"] if isinstance(params["k"], list) else [params["k"]]))
+        fk, _ = table_frequencies(table, keys, strata, float(params["alpha"]))
+        count = table["n"].to_numpy(float)
+        violations = {str(k): int(count[fk < k].sum()) for k in ks}
+        summary = {
+            "variables": keys, "alpha": params["alpha"], "records": n,
+            "violations": violations,
+            "percent": {k: round(100.0 * v / n, 3) if n else 0.0 for k, v in violations.items()},
+        }
+        if strata:
+            from ._key_table import MISSING_STRATUM, stratum_column
+
+            values = pd.DataFrame({s: table[stratum_column(s)].replace(MISSING_STRATUM, None)
+                                   for s in strata})
+            stratum, names = stratum_codes(values, strata)
+            summary["strata"] = strata
+            counts = {k: np.bincount(stratum, weights=count * (fk < k), minlength=len(names))
+                      for k in ks}
+            summary["by_stratum"] = {str(name): {str(k): int(counts[k][i]) for k in ks}
+                                     for i, name in enumerate(names)}
+        return MeasureResult(summary, None)

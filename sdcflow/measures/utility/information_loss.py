@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.dataset import Dataset
+from ...distribution import Whole
 from ...kernels.utility.information_loss import continuous_information_loss
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, TEXT, Record, record
@@ -46,6 +47,7 @@ def numeric_matrix(dataset: Dataset, names: list[str], which: str) -> np.ndarray
 
 @register
 class InformationLoss(Measure):
+    distribution = Whole()  # statistics of the original and protected columns together
     name = "information_loss"
     summary = "Generic continuous information loss: X, V, R, RF, C, F divergences, PIL, IL1s."
     types = ("integer", "continuous")

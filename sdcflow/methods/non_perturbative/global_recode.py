@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.text import text_column
+from ...distribution import Rows
 from ...kernels.non_perturbative.recode import (
     category_mapping,
     hierarchy_mapping,
@@ -25,6 +26,12 @@ from ...registry import Method, MethodResult, Output, register
 
 @register
 class GlobalRecode(Method):
+    def distributes(self, params, meta):
+        if "width" in params:
+            return ("intervals of a width are labelled from the values each partition holds;"
+                    " give 'breaks' instead")
+        return Rows()  # fixed breaks or groups: each value recoded on its own
+
     name = "global_recode"
     summary = "Recode a variable into intervals, merged categories or a hierarchy level."
     makes_missing = True  # values outside the breaks become missing (counted in info)

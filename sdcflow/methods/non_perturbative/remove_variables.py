@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...distribution import Rows
 from ...registry import Method, MethodResult, register, variables_param
 
 
 @register
 class RemoveVariables(Method):
+    distribution = Rows()
     name = "remove_variables"
     summary = "Drop variables from the data (they reach no later step nor the release)."
     params: ClassVar[dict] = {

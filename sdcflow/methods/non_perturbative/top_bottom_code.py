@@ -9,6 +9,7 @@ import numpy as np
 
 from ...data.codes import numeric_column
 from ...data.text import text_column
+from ...distribution import Rows
 from ...kernels.non_perturbative.recode import number_text
 from ...kernels.non_perturbative.top_bottom import code_tail, tail_mask
 from ...registry import Method, MethodResult, Output, numeric_output, register
@@ -42,6 +43,17 @@ _TAIL = {
 
 @register
 class TopBottomCode(Method):
+    def distributes(self, params, meta):
+        for side in ("top", "bottom"):
+            spec = params.get(side) or {}
+            if "quantile" in spec:
+                return (f"the {side} code at a quantile needs the quantile of the whole data"
+                        " (not on the Dask engine yet): give the threshold as 'value'")
+            if spec.get("replace") == "mean":
+                return f"the {side} code replaced by the mean of the coded values needs that "\
+                       "mean over the whole data (not on the Dask engine yet)"
+        return Rows()  # fixed thresholds: each value coded on its own
+
     name = "top_bottom_code"
     summary = "Replace values beyond a threshold (value or quantile) by it, the tail mean or a number."
     version = "2"  # 2: a quantile of a column without values is null (was NaN), nothing coded

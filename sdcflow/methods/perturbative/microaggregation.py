@@ -28,6 +28,7 @@ from ...constraints.representatives import PLURALITY, Choice, choose, parts
 from ...data.codes import numeric_column, ordered_values
 from ...data.strata import stratum_codes, stratum_members
 from ...data.text import text_column
+from ...distribution import Groups
 from ...kernels.perturbative.microaggregation.aggregate import (
     group_geometric_mean,
     group_lower_median,
@@ -98,6 +99,8 @@ def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
 
 @register
 class Microaggregation(Method):
+    # within each stratum (its records brought together); without strata, the whole data
+    distribution = Groups()
     name = "microaggregation"
     summary = "Replace groups of k..2k-1 similar records by their representative."
     # 2: representatives chosen per constraint part (a range no longer forces the mean on

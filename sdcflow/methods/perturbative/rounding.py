@@ -18,6 +18,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ...distribution import Rows
 from ...kernels.perturbative.rounding import decimals, round_to_base, round_to_points
 from ...limits import FLOAT_MAX
 from ...registry import Method, MethodResult, numeric_output, register, variables_param
@@ -28,6 +29,7 @@ _BASE = {"type": "number", "exclusiveMinimum": 0}
 
 @register
 class Rounding(Method):
+    distribution = Rows()  # each value rounded on its own
     name = "rounding"
     summary = "Replace each value by the nearest multiple of a base or point of a rounding set."
     roles = ("numeric", "key", "sensitive")

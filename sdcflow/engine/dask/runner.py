@@ -1,0 +1,429 @@
+"""Running a recipe on a Dask cluster, partition by partition (``--engine dask``).
+
+The data are the files of ``data.path`` (a directory or a glob pattern), one partition
+per file, read on the workers and never brought together unless a step needs its columns
+together and they fit (``execution.collect_limit``). Each step runs as its plugin
+declares (:mod:`sdcflow.distribution`); the client only combines small partial results.
+Partition ``p`` is always the same file and its records keep their order, so the release
+(one file per partition, ``part-00000.parquet`` ...) is the same bytes whatever the number
+of workers. Not on this engine: the step cache, tables (``table:`` steps), methods that
+change the records (sampling), grids of variants, per-record measure tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from ...distribution import Groups, MapReduce, Rows
+from ...errors import Problem, RecipeError
+from ...plan import chosen_variant
+from ...recipe import ORIGINAL, Recipe, Validated, load_recipe, validate
+from ...registry import MeasureResult
+from ..canonical import canonical_json
+from ..checks import evaluate_checks
+from ..execution import StepRecord
+from ..manifest import full_manifest, public_manifest
+from ..outputs import check_target, replace_output
+from . import tasks
+from .partitions import partition_files, read_partition, source_entry
+from .release import write_release
+
+GIB = 2 ** 30
+
+
+def execution_options(recipe: Recipe, **given) -> dict:
+    """The recipe's ``execution`` section with the command line's options over it."""
+    section = dict((recipe.doc.data or {}).get("execution") or {})
+    section.update({k: v for k, v in given.items() if v is not None})
+    return section
+
+
+def distribution_problems(validated: Validated) -> list[Problem]:
+    """Every step that cannot run on partitioned data, with the reason."""
+    recipe, out = validated.recipe, []
+    if len(validated.plan.variants) > 1:
+        out.append(recipe.doc.problem(("steps",), "grids of variants are not available on "
+                                      "the Dask engine yet: run them with the in-memory engine"))
+    for ps in validated.plan.steps:
+        why = None
+        if ps.table is not None:
+            why = "tables are built by the in-memory engine (run the table steps there)"
+        elif ps.kind == "method" and ps.writes is None:
+            why = "it changes the records themselves, which the Dask engine does not support"
+        elif ps.result_nodes:
+            why = "it combines other measures' results (not on the Dask engine yet)"
+        else:
+            got = ps.step.plugin.distributes(ps.params, ps.meta)
+            why = got if isinstance(got, str) else None
+        if why:
+            out.append(recipe.doc.problem(
+                ps.step.path, f"step '{ps.step.id}' ({ps.step.plugin_name}) cannot run on the "
+                f"Dask engine: {why}"))
+    return out
+
+
+def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
+             write: bool = True, scheduler: str | None = None, workers: int | None = None,
+             progress: Callable[[str], None] | None = None):
+    """Validate the recipe, run it on a Dask cluster (``scheduler``: an existing one's
+    address; default a local cluster of ``workers`` processes) and write the outputs when
+    every check passes; returns a :class:`sdcflow.engine.runner.RunResult`."""
+    from ..runner import RunResult, _failure_text, default_out_dir, report_html
+
+    if not isinstance(recipe, Recipe):
+        recipe = load_recipe(recipe)
+    validated = validate(recipe, data=False)
+    problems = distribution_problems(validated)
+    if problems:
+        raise RecipeError(problems)
+    options = execution_options(recipe, scheduler=scheduler, workers=workers)
+    files = partition_files(recipe)
+    target = None
+    if write:
+        target = check_target(Path(out_dir) if out_dir is not None else
+                              default_out_dir(recipe), recipe.name)
+    with _client(options) as client:
+        run = _DaskRun(client, validated, files, options, progress)
+        run.load()
+        validated = replace(validated, source=source_entry(recipe, files, run.records))
+        for ps in validated.plan.steps:
+            run.step(ps)
+        plan, release = validated.plan, recipe.release
+        chosen = chosen_variant(plan.variants, release.get("variant"))
+        checks = evaluate_checks(recipe, plan, run.measures, [0])
+        manifest = full_manifest(validated, run.step_records, chosen)
+        failures = [c for c in checks if not c["passed"]]
+        result = RunResult(run.measures, None, {}, checks, manifest, None, run.step_records,
+                           publishes=chosen is not None and "path" in release)
+        result.report = lambda: report_html(validated, result, released_ok=not failures)
+        result.external_report = lambda: report_html(validated, result, released_ok=True,
+                                                     external=True, chosen=chosen)
+        if failures:
+            from ...errors import CheckFailed
+
+            raise CheckFailed([_failure_text(c) for c in failures], result)
+        if chosen is not None:
+            result.public_manifest = public_manifest(validated, run.step_records, chosen,
+                                                     run.measures, checks, {}, {})
+        if write:
+            view = plan.release_view(chosen, release.get("from"))
+            result.out_dir = replace_output(
+                target, recipe.name,
+                lambda tmp: write_release(tmp, validated, result, run, view))
+    return result
+
+
+class _client:
+    """A client of the given scheduler, or of a local cluster of worker processes."""
+
+    def __init__(self, options: dict):
+        self.options = options
+
+    def __enter__(self):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise RecipeError([Problem("sdcflow", None, None, (
+                "the Dask engine needs the 'dask' extra: pip install 'sdcflow[dask]'"))]) from None
+        from ...parallel import threads
+
+        if self.options.get("scheduler"):
+            self.cluster = None
+            self.client = Client(self.options["scheduler"])
+        else:
+            self.cluster = LocalCluster(
+                n_workers=int(self.options.get("workers") or threads()), threads_per_worker=1,
+                processes=True, dashboard_address=None, silence_logs=50)
+            self.client = Client(self.cluster)
+        return self.client
+
+    def __exit__(self, *exc):
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+class _DaskRun:
+    """The state of a run: per node, the futures of its output columns by partition."""
+
+    def __init__(self, client, validated: Validated, files: list[Path], options: dict,
+                 progress):
+        self.client, self.validated, self.files = client, validated, files
+        self.recipe = validated.recipe
+        self.limit = float(options.get("collect_limit", 4)) * GIB
+        self.progress = progress
+        self.frames: dict[str, list] = {}  # node -> futures of data frames
+        self.meta: dict[str, dict] = {ORIGINAL: dict(self.recipe.variables)}
+        self.order = list(self.recipe.variables)
+        self.constraints = tuple(self.recipe.constraints)
+        self.measures: dict = {}
+        self.step_records: list[StepRecord] = []
+        self.records: list[int] = []
+
+    # ------------------------------------------------------------------ data
+    def load(self) -> None:
+        spec = self.recipe.data
+        fmt = spec.get("format")
+        read = [self.client.submit(read_partition, str(f), str(self.recipe.base_dir), fmt,
+                                   dict(self.recipe.variables), self.constraints,
+                                   key=f"read-{i}-{f.name}", pure=False)
+                for i, f in enumerate(self.files)]
+        self._wait(read)
+        self.frames[ORIGINAL] = [self.client.submit(lambda d: d.frame, r, pure=False)
+                                 for r in read]
+        self.records = self.client.gather([self.client.submit(tasks.rows_of, r) for r in read])
+        if not sum(self.records):
+            raise RecipeError([self.recipe.doc.problem(("data", "path"), "the data hold no "
+                                                       "records")])
+        self._whole_households()
+        self._say(f"read {sum(self.records):,} records in {len(self.files)} partitions")
+
+    def _whole_households(self) -> None:
+        """Households act as units (methods per household, the released ids): each must
+        lie in one partition."""
+        ids = [n for n, v in self.recipe.variables.items() if v.role == "household"]
+        if len(ids) != 1:
+            return
+        keys = self.client.gather([self.client.submit(_id_hashes, f, ids[0], pure=False)
+                                   for f in self.frames[ORIGINAL]])
+        owner = np.repeat(np.arange(len(keys)), [len(k) for k in keys])
+        every = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
+        order = np.argsort(every, kind="stable")
+        same = np.flatnonzero(every[order][1:] == every[order][:-1])
+        if same.size:
+            a, b = owner[order][same[0]], owner[order][same[0] + 1]
+            raise RecipeError([self.recipe.doc.problem(("variables", ids[0]), (
+                f"a household (variable '{ids[0]}') has members in two partitions "
+                f"({self.files[a].name} and {self.files[b].name}): the Dask engine needs "
+                "whole households in each file (write the data partitioned by household)"))])
+
+    def _data(self, view: dict) -> list:
+        """Futures of the data sets of ``view`` (column -> node), one per partition."""
+        by_node: dict[str, list[str]] = {}
+        for col, node in view.items():
+            by_node.setdefault(node, []).append(col)
+        meta = {c: self.meta[n][c] for c, n in view.items()}
+        order = [c for c in self.order if c in view]
+        return [self.client.submit(
+            tasks.dataset, [(self.frames[n][p], cols) for n, cols in by_node.items()],
+            order, meta, self.constraints, pure=False) for p in range(len(self.files))]
+
+    def _wait(self, futures) -> None:
+        """Wait for ``futures``; the first error (in partition order) is raised as is."""
+        from distributed import wait
+
+        wait(futures)
+        for f in futures:
+            if f.status == "error":
+                raise f.exception()
+
+    def _say(self, line: str) -> None:
+        if self.progress:
+            self.progress(line)
+
+    # ----------------------------------------------------------------- steps
+    def step(self, ps) -> None:
+        from ..execution import visible
+
+        start = time.perf_counter()
+        job = tasks.Job(ps.node, ps.kind, ps.step.plugin_name, ps.params,
+                        tuple(sorted(ps.writes)) if ps.writes is not None else None,
+                        tuple(ps.result_nodes))
+        how = ps.step.plugin.distributes(ps.params, ps.meta)
+        data = self._data(visible(ps))
+        if ps.kind == "method":
+            out, info = self._method(job, how, data, ps)
+            digest = self._hash(out)
+        else:
+            reference = ps.reference or dict.fromkeys(self.order, ORIGINAL)
+            ref = self._data({c: n for c, n in reference.items() if c in visible(ps)})
+            result = self._measure(ps, job, how, data, ref)
+            self.measures[ps.node] = result.summary
+            info = {}
+            digest = hashlib.sha256(canonical_json(result.summary).encode()).hexdigest()
+        seconds = time.perf_counter() - start
+        fingerprint = hashlib.sha256(canonical_json({
+            "engine": "dask", "plugin": ps.step.plugin_name, "version": ps.step.plugin.version,
+            "params": ps.params, "seed": self.recipe.seed, "node": ps.node,
+            "partitions": [r for r in self.records]}).encode()).hexdigest()
+        self.step_records.append(StepRecord(
+            ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version, ps.params,
+            ps.variant, fingerprint, digest, seconds, False, info))
+        self._say(f"[{len(self.step_records)}/{len(self.validated.plan.steps)}] {ps.node} "
+                  f"({ps.step.plugin_name}) {seconds:.2f}s")
+
+    def _method(self, job, how, data, ps):
+        client, plugin, seed = self.client, ps.step.plugin, self.recipe.seed
+        if isinstance(how, Rows):
+            state = None
+            for rnd in range(how.rounds):
+                partials = [client.submit(tasks.fit_partial, job, rnd, d, state, pure=False)
+                            for d in data]
+                self._wait(partials)
+                state = plugin.combine(rnd, client.gather(partials), ps.params, state)
+            shared = client.scatter(state, broadcast=True) if state is not None else None
+            outs = [client.submit(tasks.apply_rows, job, d, seed, f"partition {p}", shared,
+                                  pure=False) for p, d in enumerate(data)]
+        elif isinstance(how, Groups) and plugin.strata(ps.params, ps.meta):
+            outs, strata = self._by_stratum(job, data, plugin.strata(ps.params, ps.meta))
+        else:  # Groups without strata, Whole: the columns collected
+            whole = self._collect(ps, data)
+            done = client.submit(tasks.apply_whole, job, whole, seed, "whole", pure=False)
+            outs, start = [], 0
+            for n in self.records:
+                outs.append(client.submit(_slice, done, start, n, pure=False))
+                start += n
+        self._wait(outs)
+        small = client.gather([client.submit(_meta_info, o, pure=False) for o in outs])
+        metas = [m for m, _ in small]
+        if any(m != metas[0] for m in metas[1:]):
+            raise RecipeError([self.recipe.doc.problem(ps.step.path, (
+                f"step '{ps.step.id}' ({ps.step.plugin_name}) gave its variables different "
+                "declarations on different partitions (e.g. categories found in the data): "
+                "run it with the in-memory engine"))])
+        self.meta[ps.node] = metas[0]
+        self.frames[ps.node] = [client.submit(tasks.first, o, pure=False) for o in outs]
+        if isinstance(how, Rows):
+            infos = [i for _, i in small]
+        elif isinstance(how, Groups) and plugin.strata(ps.params, ps.meta):
+            infos = client.gather([client.submit(_info_of, r, pure=False) for r in strata])
+        else:
+            infos = [small[0][1]]
+        info = infos[0] if len(infos) == 1 else plugin.combine_info(infos, ps.params)
+        return self.frames[ps.node], info
+
+    def _by_stratum(self, job, data, strata):
+        client = self.client
+        pieces = [client.submit(_stratum_pieces, d, strata, pure=False) for d in data]
+        sizes = client.gather([client.submit(_sizes, pc, pure=False) for pc in pieces])
+        labels = sorted({lab for s in sizes for lab in s}, key=repr)
+        meta = None
+        results = {}
+        for label in labels:
+            parts = [client.submit(_take, data[p], pieces[p], label, pure=False)
+                     for p in range(len(data)) if label in sizes[p]]
+            if meta is None:
+                meta = client.submit(_meta_of, data[0], pure=False)
+            results[label] = client.submit(tasks.run_stratum, job, parts, meta,
+                                           self.constraints, self.recipe.seed, label,
+                                           pure=False)
+        outs = []
+        offset = dict.fromkeys(labels, 0)
+        for p, d in enumerate(data):
+            mine = [lab for lab in labels if lab in sizes[p]]
+            places = []
+            for lab in mine:
+                places.append(offset[lab])
+                offset[lab] += sizes[p][lab]
+            outs.append(client.submit(_assemble, self.records[p], pieces[p], mine,
+                                      [results[lab] for lab in mine], places, pure=False))
+        return outs, [results[lab] for lab in labels]
+
+    def _collect(self, ps, data):
+        """The partitions of ``data`` brought together on one worker (within the limit);
+        ``ps``: the planned step that needs them."""
+        size = sum(self.client.gather([self.client.submit(tasks.column_bytes, d, pure=False)
+                                       for d in data]))
+        if size > self.limit:
+            raise RecipeError([self.recipe.doc.problem(ps.step.path, (
+                f"step '{ps.step.id}' ({ps.step.plugin_name}) needs its {size / GIB:.1f} GiB of "
+                f"columns together, over the limit of {self.limit / GIB:g} GiB "
+                "(execution.collect_limit): give it strata, or raise the limit on workers "
+                "with enough memory"))])
+        return self.client.submit(_concat, data, pure=False)
+
+    def _measure(self, ps, job, how, data, ref) -> MeasureResult:
+        client, plugin = self.client, job.plugin
+        if isinstance(how, MapReduce):
+            state = None
+            for rnd in range(how.rounds):
+                partials = [client.submit(tasks.measure_partial, job, rnd, d, state, r,
+                                          pure=False) for d, r in zip(data, ref)]
+                self._wait(partials)
+                state = plugin.combine(rnd, client.gather(partials), job.params, state)
+                if state is not None and rnd + 1 < how.rounds:
+                    state = client.scatter(state, broadcast=True)
+            return tasks._guarded(job, lambda: plugin.finish(state, job.params))
+        whole = self._collect(ps, data)
+        original = self._collect(ps, ref)
+        result = client.submit(tasks.evaluate_whole, job, whole, self.recipe.seed, original,
+                               {}, pure=False)
+        self._wait([result])
+        measured = result.result()
+        return MeasureResult(measured.summary, None)
+
+    def _hash(self, futures) -> str:
+        digests = self.client.gather([self.client.submit(_frame_hash, f, pure=False)
+                                      for f in futures])
+        return hashlib.sha256("".join(digests).encode()).hexdigest()
+
+
+# small tasks (module level, so that they pickle by reference)
+
+def _id_hashes(frame, name):
+    """The distinct household ids of a partition, hashed to 64 bits."""
+    import pandas as pd
+
+    from ...data import text_column
+
+    ids = text_column(frame[name].dropna()).unique()
+    return np.unique(pd.util.hash_array(np.asarray(ids, dtype=object)))
+
+
+def _slice(result, start, n):
+    frame, meta, info = result
+    return frame.iloc[start:start + n].reset_index(drop=True), meta, info
+
+
+def _meta_info(out):
+    return out[1], out[2]
+
+
+def _stratum_pieces(data, strata):
+    return tasks.stratum_pieces(data.frame, strata)
+
+
+def _sizes(pieces):
+    return {label: len(pos) for label, pos in pieces.items()}
+
+
+def _take(data, pieces, label):
+    return tasks.take(data, pieces[label])
+
+
+def _meta_of(data):
+    return dict(data.variables)
+
+
+def _assemble(records, pieces, labels, results, places):
+    return (tasks.assemble(records, results, [(pieces[lab], start)
+                                              for lab, start in zip(labels, places)]),
+            results[0][1] if results else {}, {})
+
+
+def _info_of(result):
+    return result[2]
+
+
+def _concat(datasets):
+    import pandas as pd
+
+    from ...data import Dataset
+
+    first = datasets[0]
+    frame = pd.concat([d.frame for d in datasets], ignore_index=True)
+    return Dataset(frame, dict(first.variables), first.constraints)
+
+
+def _frame_hash(frame) -> str:
+    from ..fingerprint import column_hash
+
+    return hashlib.sha256("".join(column_hash(frame[c]) for c in frame.columns)
+                          .encode()).hexdigest()
+

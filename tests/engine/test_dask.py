@@ -1,0 +1,191 @@
+"""The Dask engine (sdcflow.engine.dask) on a LocalCluster of worker processes: the same
+release bytes for any number of workers, measures equal to the in-memory engine's, and
+clear messages for what cannot distribute."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("distributed")
+
+from sdcflow import run
+from sdcflow.cli import main
+
+RECIPE = """
+sdcflow: 1
+name: parts
+seed: 7
+data: {path: DATA}
+variables:
+  hid: {role: household}
+  region: {role: key, level: household}
+  weight: {role: weight, level: household}
+  sex: {role: key}
+  age: {role: key, type: integer}
+  income: {role: numeric}
+  expend: {role: numeric}
+steps:
+  - {id: risk_raw, measure: k_anonymity, params: {k: [2, 3], strata: [sex]}}
+  - id: age10
+    method: global_recode
+    params: {variable: age, breaks: [0, 19, 39, 59, 79, 99]}
+  - id: micro
+    method: microaggregation
+    params: {variables: [income, expend], k: 3, algorithm: mdav STRATA}
+  - {id: risk, measure: k_anonymity, params: {k: [2, 3]}}
+  - {id: risk_by_region, measure: k_anonymity, params: {k: 3, strata: [region]}}
+  - {id: loss, measure: information_loss, params: {variables: [income, expend]}}
+  - {id: link, measure: record_linkage, params: {variables: [income, expend]}}
+checks: ["risk.records == 3000"]
+release: {path: protected.parquet}
+"""
+
+
+def census(n: int = 3000, seed: int = 1) -> pd.DataFrame:
+    """Persons in households of 1 to 4 (whole households), household-level region and
+    weight."""
+    rng = np.random.default_rng(seed)
+    size = rng.integers(1, 5, n)
+    hid = np.repeat(np.arange(1, n + 1), size)[:n]
+    h = hid - 1
+    region = rng.integers(1, 5, n).astype(str)[h]
+    return pd.DataFrame({
+        "hid": hid.astype(str), "region": region,
+        "weight": np.round(rng.uniform(10, 50, n), 1)[h],
+        "sex": rng.choice(["1", "2"], n), "age": rng.integers(0, 99, n),
+        "income": np.round(rng.lognormal(9, 1, n)), "expend": np.round(rng.lognormal(8, 1, n)),
+    })
+
+
+def write(tmp: Path, frame: pd.DataFrame, parts: int, strata: bool = False,
+          recipe: str = RECIPE) -> tuple[Path, Path]:
+    """The data as ``parts`` files of whole households and as one file, with a recipe
+    for each."""
+    data = tmp / "parts"
+    data.mkdir()
+    hid = frame["hid"].astype(int).to_numpy()
+    cuts = np.searchsorted(hid, np.linspace(hid[0], hid[-1] + 1, parts + 1))
+    for i in range(parts):
+        frame.iloc[cuts[i]:cuts[i + 1]].to_parquet(data / f"part-{i}.parquet", index=False)
+    frame.to_parquet(tmp / "whole.parquet", index=False)
+    text = recipe.replace(" STRATA", ", strata: [region]" if strata else "")
+    (tmp / "dask.yaml").write_text(text.replace("DATA", "parts"))
+    (tmp / "memory.yaml").write_text(text.replace("DATA", "whole.parquet"))
+    return tmp / "dask.yaml", tmp / "memory.yaml"
+
+
+def digests(out: Path) -> dict:
+    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "run.json"}
+
+
+def close(a, b) -> bool:
+    if isinstance(a, dict):
+        return set(a) == set(b) and all(close(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, (float, int)):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+@pytest.fixture(scope="module")
+def stratified(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("stratified")
+    recipe, memory = write(tmp, census(), parts=4, strata=True)
+    outs = {w: run(recipe, tmp / f"out{w}", engine="dask", workers=w) for w in (1, 2, 4)}
+    return tmp, outs, run(memory, tmp / "memory")
+
+
+def test_same_release_bytes_for_1_2_and_4_workers(stratified):
+    tmp, _, _ = stratified
+    first = digests(tmp / "out1")
+    assert "public/protected.parquet/part-00003.parquet" in first
+    assert digests(tmp / "out2") == first
+    assert digests(tmp / "out4") == first
+    manifest = json.loads((tmp / "out1" / "manifest.json").read_text())
+    assert [p["records"] for p in manifest["input"]["partitions"]] == \
+        [len(pd.read_parquet(tmp / "parts" / f"part-{i}.parquet")) for i in range(4)]
+
+
+def test_key_measures_equal_the_in_memory_engine(stratified):
+    _, outs, memory = stratified
+    for step in ("risk_raw", "risk", "risk_by_region"):
+        assert outs[2].measures[step] == memory.measures[step]
+    # ages by the year: many combinations below k
+    assert outs[2].measures["risk_raw"]["violations"]["3"] > 100
+
+
+def test_stratified_microaggregation_runs_each_stratum_as_a_whole(stratified):
+    """Each stratum is microaggregated as a data set of its own (scaled within it, as
+    sdcMicro treats strata); equal to the in-memory engine run on that stratum alone."""
+    tmp, _, _ = stratified
+    released = pd.read_parquet(tmp / "out2" / "public" / "protected.parquet")
+    original = census()
+    one = original[original["region"] == "2"]
+    (tmp / "r2").mkdir()
+    one.to_parquet(tmp / "r2" / "whole.parquet", index=False)
+    text = RECIPE.replace(" STRATA", "").replace("DATA", "whole.parquet").replace(
+        "risk.records == 3000", f"risk.records == {len(one)}")
+    (tmp / "r2" / "m.yaml").write_text(text)
+    alone = run(tmp / "r2" / "m.yaml", tmp / "r2" / "out").data
+    mine = released[released["region"] == "2"].reset_index(drop=True)
+    np.testing.assert_array_equal(mine["income"].to_numpy(), alone["income"].to_numpy())
+    np.testing.assert_array_equal(mine["expend"].to_numpy(), alone["expend"].to_numpy())
+
+
+def test_unstratified_run_equals_the_in_memory_engine(tmp_path):
+    """Without strata MDAV sees the whole data (collected): release values and every
+    measure equal the in-memory engine's (to floating-point tolerance)."""
+    recipe, memory = write(tmp_path, census(), parts=3)
+    dask = run(recipe, tmp_path / "dask", engine="dask", workers=2)
+    mem = run(memory, tmp_path / "memory")
+    for step in ("risk_raw", "risk", "risk_by_region", "loss", "link"):
+        assert close(dask.measures[step], mem.measures[step]), step
+    released = pd.read_parquet(tmp_path / "dask" / "public" / "protected.parquet")
+    expected = pd.read_parquet(tmp_path / "memory" / "public" / "protected.parquet")
+    pd.testing.assert_frame_equal(released, expected)  # household ids included
+
+
+def test_a_method_that_cannot_distribute_is_refused_at_validation(tmp_path, capsys):
+    text = RECIPE.replace("  - id: age10\n", "  - {id: p, method: pram, params: {variables: "
+                          "[sex]}}\n  - id: age10\n")
+    (tmp_path / "parts").mkdir()
+    census().to_parquet(tmp_path / "parts" / "a.parquet", index=False)
+    (tmp_path / "r.yaml").write_text(text.replace("DATA", "parts").replace(" STRATA", ""))
+    assert main(["run", str(tmp_path / "r.yaml"), "--engine", "dask"]) == 1
+    err = capsys.readouterr().err
+    assert "r.yaml:" in err and "step 'p' (pram) cannot run on the Dask engine" in err
+
+
+def test_households_split_between_partitions_are_refused(tmp_path, capsys):
+    frame = census()
+    recipe, _ = write(tmp_path, frame, parts=2)
+    # move one member of the first household into the second file
+    a = pd.read_parquet(tmp_path / "parts" / "part-0.parquet")
+    b = pd.read_parquet(tmp_path / "parts" / "part-1.parquet")
+    hid = a["hid"].iloc[0]
+    moved = a[a["hid"] == hid].iloc[:1]
+    if (a["hid"] == hid).sum() < 2:
+        moved = a.iloc[:1].assign(hid=b["hid"].iloc[0])
+    a.drop(index=moved.index[:1]).to_parquet(tmp_path / "parts" / "part-0.parquet")
+    pd.concat([moved, b]).to_parquet(tmp_path / "parts" / "part-1.parquet", index=False)
+    assert main(["run", str(recipe), "--engine", "dask", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "has members in two partitions" in err and "Traceback" not in err
+
+
+def test_collecting_beyond_the_limit_is_refused(tmp_path, capsys):
+    recipe, _ = write(tmp_path, census(), parts=2)
+    text = recipe.read_text() + "execution: {collect_limit: 0.00001}\n"
+    recipe.write_text(text)
+    assert main(["run", str(recipe), "--engine", "dask", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "over the limit of" in err and "execution.collect_limit" in err
