@@ -189,3 +189,47 @@ def test_collecting_beyond_the_limit_is_refused(tmp_path, capsys):
     assert main(["run", str(recipe), "--engine", "dask", "--workers", "1"]) == 1
     err = capsys.readouterr().err
     assert "over the limit of" in err and "execution.collect_limit" in err
+
+
+NOISY = """
+sdcflow: 1
+name: noisy
+seed: 3
+data: {path: DATA}
+variables:
+  hid: {role: household}
+  region: {role: pram, level: household}
+  sex: {role: pram}
+  income: {role: numeric}
+  expend: {role: numeric}
+steps:
+  - {id: p, method: pram, params: {variables: [sex]}}
+  - {id: p_region, method: pram, params: {variables: [region]}}
+  - {id: n_add, method: noise, params: {variables: [income], k: 0.1}}
+  - {id: n_cor, method: noise, params: {variables: [expend], method: correlated, k: 0.1}}
+release: {path: noisy.parquet}
+"""
+
+
+def test_pram_and_noise_fitted_on_the_whole_data(tmp_path):
+    """PRAM with the global category frequencies and noise with the global moments:
+    the same bytes for 1 and 2 workers; PRAM's expected changes (a function of the
+    frequencies of the whole data) equal the in-memory engine's."""
+    recipe, memory = write(tmp_path, census(), parts=3, recipe=NOISY)
+    one = run(recipe, tmp_path / "one", engine="dask", workers=1)
+    two = run(recipe, tmp_path / "two", engine="dask", workers=2)
+    mem = run(memory, tmp_path / "memory")
+    assert digests(tmp_path / "one") == digests(tmp_path / "two")
+    info = {s.node: s.info for s in two.steps}
+    expected = {s.node: s.info for s in mem.steps}
+    for node in ("p", "p_region"):
+        assert info[node]["expected_changed"] == pytest.approx(expected[node]["expected_changed"])
+        assert info[node]["transition_matrix"] == expected[node]["transition_matrix"]
+    # region is household-level: PRAM acts once per household, members keep one value
+    released = pd.read_parquet(tmp_path / "two" / "public" / "noisy.parquet")
+    assert (released.groupby("hid")["region"].nunique() == 1).all()
+    # noise with variance k Var(X) of the whole data: the differences' variance is close
+    original = census()
+    diff = released["income"].to_numpy() - original["income"].to_numpy()
+    ratio = diff.var(ddof=1) / (0.1 * original["income"].var(ddof=1))
+    assert 0.85 < ratio < 1.15  # 3000 draws: sd of the ratio about 0.026

@@ -42,7 +42,16 @@ import pandas as pd
 
 from ...data.codes import numeric_matrix
 from ...data.strata import stratum_codes, stratum_members
+from ...distribution import Rows, Whole, sum_info
 from ...kernels.changes import changed_values
+from ...kernels.partial_moments import (
+    column_part,
+    column_variances_of,
+    covariance_of,
+    matrix_part,
+    merge_columns,
+    merge_matrices,
+)
 from ...kernels.perturbative.noise import (
     additive_noise,
     column_variances,
@@ -184,6 +193,54 @@ class Noise(Method):
             var = data.variables[name]
             new_vars.append(var.evolve(type="continuous") if var.type == "integer" else var)
         return MethodResult(data.with_columns(columns, new_vars), info)
+
+    # ------------------------------------------------------------ partitioned data
+    def distributes(self, params, meta):
+        if self.strata(params, meta) and params["method"] != "multiplicative":
+            return ("noise within strata needs each stratum's moments and the overall ones "
+                    "for small strata (not on the Dask engine yet)")
+        if params["method"] == "multiplicative":
+            return Rows()  # a factor per value: nothing to estimate
+        if params["method"] in ("additive", "correlated"):
+            return Rows(rounds=1)  # global variances / covariance matrix, then per partition
+        return Whole()  # the exact restoration and ROMM act on all the records together
+
+    def partial(self, rnd, data, params, state, *, original=None):
+        X = numeric_matrix(data.frame, self.variables(params, data.meta))
+        return column_part(X) if params["method"] == "additive" else matrix_part(X)
+
+    def combine(self, rnd, partials, params, state):
+        if params["method"] == "additive":
+            return column_variances_of(merge_columns(partials))
+        return covariance_of(merge_matrices(partials))
+
+    def apply_fitted(self, data, params, rng, state):
+        """One partition masked with the global variances (``additive``) or covariance
+        matrix (``correlated``), as :meth:`apply` masks the whole data with them."""
+        if state is None:
+            return self.apply(data, params, rng)
+        names = self.variables(params, data.meta)
+        X = numeric_matrix(data.frame, names)
+        k = float(params["k"])
+        if params["method"] == "additive":
+            Z = additive_noise(X, k, rng, variances=state)
+        else:
+            Z = correlated_noise(X, k, rng, cov=state)
+        info = {"method": params["method"], "k": k,
+                "perturbed": int(changed_values(Z, X).sum()), "strata": 1}
+        if params["method"] in MULTIVARIATE:
+            info["incomplete_records"] = int((~complete_rows(X)).sum())
+        columns, new_vars = {}, []
+        for j, name in enumerate(names):
+            columns[name] = pd.Series(Z[:, j], index=data.frame.index, copy=False)
+            var = data.variables[name]
+            new_vars.append(var.evolve(type="continuous") if var.type == "integer" else var)
+        return MethodResult(data.with_columns(columns, new_vars), info)
+
+    def combine_info(self, infos, params):
+        out = sum_info(infos)
+        out.update(method=params["method"], k=float(params["k"]), strata=1)
+        return out
 
     @staticmethod
     def _mask(xs, method, k, lam, overall, rng, tally) -> np.ndarray:

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ...data.strata import stratum_codes, stratum_members
 from ...data.text import text_column
+from ...distribution import Rows
 from ...kernels.perturbative.pram import (
     default_matrix,
     expected_changes,
@@ -187,6 +188,73 @@ class Pram(Method):
 
     # --- the work -----------------------------------------------------------------------
     def apply(self, data, params, rng):
+        return self._apply(data, params, rng, None)
+
+    # ------------------------------------------------------------ partitioned data
+    def distributes(self, params, meta):
+        names = self.variables(params, meta)
+        if params.get("scheme") == "sdcmicro" and any(
+                n not in params.get("matrix", {}) for n in names):
+            return ("sdcMicro's scheme draws the matrix from the data of the whole file (not "
+                    "on the Dask engine yet): give the matrix or use the default scheme")
+        # the categories and their frequencies (per stratum) of the whole data first
+        return Rows(rounds=1)
+
+    def partial(self, rnd, data, params, state, *, original=None):
+        """Per variable: the category counts of each stratum of the partition."""
+        frame = data.frame
+        groups, labels = stratum_codes(frame, self.strata(params, data.meta))
+        out = {}
+        for name in self.variables(params, data.meta):
+            col = frame[name]
+            counts = {}
+            for g, rows in enumerate(stratum_members(groups, len(labels))):
+                if len(rows):
+                    values = col.iloc[rows].dropna()
+                    counts[labels[g]] = values.map(str).value_counts().to_dict()
+            out[name] = counts
+        return {"counts": out, "variables": {n: data.variables[n] for n in out}}
+
+    def combine(self, rnd, partials, params, state):
+        """The categories of each variable (as :func:`_categories` finds them in the whole
+        data) and their counts per stratum, as arrays over those categories."""
+        given = params.get("matrix", {})
+        fitted = {}
+        for name, var in partials[0]["variables"].items():
+            totals: dict = {}
+            for part in partials:
+                for label, counts in part["counts"][name].items():
+                    into = totals.setdefault(label, {})
+                    for c, k in counts.items():
+                        into[c] = into.get(c, 0) + k
+            seen = pd.Series(sorted({c for t in totals.values() for c in t}), dtype=object)
+            categories = _categories(seen, var, given.get(name))
+            index = {c: i for i, c in enumerate(categories)}
+            t = {}
+            for label, counts in totals.items():
+                arr = np.zeros(len(categories))
+                for c, k in counts.items():
+                    arr[index[c]] = k
+                t[label] = arr
+            fitted[name] = {"categories": categories, "t": t}
+        return fitted
+
+    def apply_fitted(self, data, params, rng, state):
+        return self._apply(data, params, rng, state)
+
+    def combine_info(self, infos, params):
+        """Changes and expected changes added up; the matrices are those of the global
+        frequencies, which every partition reports for every stratum."""
+        out = dict(infos[0])
+        out.pop("percent_changed", None)
+        out["changed"] = {v: sum(i["changed"][v] for i in infos) for v in out["changed"]}
+        out["expected_changed"] = {v: round(sum(i["expected_changed"][v] for i in infos), 6)
+                                   for v in out["expected_changed"]}
+        return out
+
+    def _apply(self, data, params, rng, fitted):
+        """PRAM of the variables; with ``fitted`` (partitioned data) the categories and
+        frequencies are those of the whole data."""
         frame = data.frame
         names = self.variables(params, data.meta)
         strata = self.strata(params, data.meta)
@@ -201,7 +269,8 @@ class Pram(Method):
         for name in names:
             var = data.variables[name]
             col = frame[name]
-            categories = _categories(col, var, given.get(name))
+            categories = (fitted[name]["categories"] if fitted else
+                          _categories(col, var, given.get(name)))
             codes = _codes(col, categories)
             L = len(categories)
             sdcmicro = name not in given and params.get("scheme") == "sdcmicro"
@@ -226,6 +295,9 @@ class Pram(Method):
                     continue
                 sub = codes[rows]
                 t = np.bincount(sub[sub >= 0], minlength=L).astype(float)
+                here = t  # the expected changes add up over partitions
+                if fitted:
+                    t = fitted[name]["t"].get(labels[g], t)
                 if base is not None:
                     P = base
                 elif sdcmicro:
@@ -236,7 +308,13 @@ class Pram(Method):
                     P = invariant_matrix(P, t, params["alpha"])
                 new_codes[rows] = pram(sub, P, rng)
                 used[labels[g]] = P
-                mean += expected_changes(P, t)[0]
+                mean += expected_changes(P, here)[0]
+            if fitted:  # every stratum's matrix, from the frequencies of the whole data
+                used = {}
+                for label, t in sorted(fitted[name]["t"].items()):
+                    P = base if base is not None else default_matrix(L, retention, t)
+                    used[label] = invariant_matrix(P, t, params["alpha"]) \
+                        if invariant and L > 0 else P
             if drawn:
                 diagonals[name] = _diagonal_info(drawn, categories, bool(strata))
             # code -1 (missing) picks the trailing NaN
@@ -265,7 +343,7 @@ class Pram(Method):
         if any(invariant_used.values()):
             info["alpha"] = params["alpha"]
         if strata:
-            info["strata"] = len(labels)
+            info["strata"] = len(fitted[names[0]]["t"]) if fitted and names else len(labels)
         return MethodResult(data.with_columns(columns), info)
 
 
