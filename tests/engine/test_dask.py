@@ -216,7 +216,7 @@ def test_pram_and_noise_fitted_on_the_whole_data(tmp_path):
     the same bytes for 1 and 2 workers; PRAM's expected changes (a function of the
     frequencies of the whole data) equal the in-memory engine's."""
     recipe, memory = write(tmp_path, census(), parts=3, recipe=NOISY)
-    one = run(recipe, tmp_path / "one", engine="dask", workers=1)
+    run(recipe, tmp_path / "one", engine="dask", workers=1)
     two = run(recipe, tmp_path / "two", engine="dask", workers=2)
     mem = run(memory, tmp_path / "memory")
     assert digests(tmp_path / "one") == digests(tmp_path / "two")

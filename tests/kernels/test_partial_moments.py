@@ -1,6 +1,8 @@
 """Moments combined from parts equal the moments of the whole (Chan, Golub & LeVeque
 1983): checked against numpy's nanvar / cov on the whole data for any split."""
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,7 +25,7 @@ def test_parts_give_the_moments_of_the_whole(seed, sizes):
     x = rng.normal(1000, 50, (sum(sizes), 3))
     x[rng.random(x.shape) < 0.1] = np.nan
     cuts = np.cumsum([0, *sizes])
-    parts = [x[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+    parts = [x[a:b] for a, b in itertools.pairwise(cuts)]
     variances = column_variances_of(merge_columns([column_part(p) for p in parts]))
     np.testing.assert_allclose(variances, column_variances(x), rtol=1e-9, atol=1e-9)
     cov = covariance_of(merge_matrices([matrix_part(p) for p in parts]))
