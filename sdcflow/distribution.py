@@ -91,7 +91,9 @@ class Distributable:
     inherits them. A plugin sets ``distribution`` (or overrides :meth:`distributes`) and
     implements the hooks its kind uses."""
 
-    distribution: Distribution | None = None
+    # by default the columns a step reads are collected (within the engine's limit) and
+    # it runs as in memory; None: the plugin cannot run on partitioned data at all
+    distribution: Distribution | None = Whole()
 
     def distributes(self, params: dict, meta) -> Distribution | str:
         """How the step runs on partitioned data, or a sentence saying why it cannot."""

@@ -106,7 +106,9 @@ def apply_whole(job: Job, data: Dataset, seed: int, part: str):
     """A method on the records of one stratum (or on all of them): as in memory."""
     from ..execution import _apply_method
 
-    return _apply_method(job, data, partition_rng(seed, job.node, part))
+    # the whole data: the in-memory engine's generator, so the result is the same
+    rng = step_rng(seed, job.node) if part == "whole" else partition_rng(seed, job.node, part)
+    return _apply_method(job, data, rng)
 
 
 def _guarded(job: Job, call):
