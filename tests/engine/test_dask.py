@@ -41,6 +41,7 @@ steps:
     params: {variables: [income, expend], k: 3, algorithm: mdav STRATA}
   - {id: risk, measure: k_anonymity, params: {k: [2, 3]}}
   - {id: risk_by_region, measure: k_anonymity, params: {k: 3, strata: [region]}}
+  - {id: indiv, measure: individual_risk, params: {threshold: 0.0005}}
   - {id: loss, measure: information_loss, params: {variables: [income, expend]}}
   - {id: link, measure: record_linkage, params: {variables: [income, expend]}}
 checks: ["risk.records == 3000"]
@@ -119,6 +120,8 @@ def test_key_measures_equal_the_in_memory_engine(stratified):
     _, outs, memory = stratified
     for step in ("risk_raw", "risk", "risk_by_region"):
         assert outs[2].measures[step] == memory.measures[step]
+    assert close(outs[2].measures["indiv"], memory.measures["indiv"])
+    assert outs[2].measures["indiv"]["above_threshold"] > 0
     # ages by the year: many combinations below k
     assert outs[2].measures["risk_raw"]["violations"]["3"] > 100
 
@@ -147,7 +150,7 @@ def test_unstratified_run_equals_the_in_memory_engine(tmp_path):
     recipe, memory = write(tmp_path, census(), parts=3)
     dask = run(recipe, tmp_path / "dask", engine="dask", workers=2)
     mem = run(memory, tmp_path / "memory")
-    for step in ("risk_raw", "risk", "risk_by_region", "loss", "link"):
+    for step in ("risk_raw", "risk", "risk_by_region", "indiv", "loss", "link"):
         assert close(dask.measures[step], mem.measures[step]), step
     released = pd.read_parquet(tmp_path / "dask" / "public" / "protected.parquet")
     expected = pd.read_parquet(tmp_path / "memory" / "public" / "protected.parquet")

@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ...data.dataset import Dataset
+from ...data.key_table import combine_tables, partial_table, table_frequencies
+from ...distribution import MapReduce
 from ...kernels.risk.risk import METHODS, individual_risk
 from ...registry import MeasureResult, register
 from ...results import COUNT, NAMES, NUMBER, TEXT, Record, Text
@@ -88,8 +90,79 @@ def above_threshold(values: np.ndarray, params: Mapping) -> dict:
             "above_threshold_percent": round(100.0 * count / n, 3) if n else 0.0}
 
 
+# ---------------------------------------------------------------- partitioned data
+def _order_statistic(values: np.ndarray, counts: np.ndarray, k: int) -> float:
+    """The k-th smallest (0-based) of the records, each value counted ``counts`` times."""
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(counts[order])
+    return float(values[order][np.searchsorted(cum, k + 1)])
+
+
+def weighted_median(values: np.ndarray, counts: np.ndarray) -> float:
+    """``np.median`` of the records, each value counted ``counts`` times (the mean of
+    the two middle values for an even number)."""
+    n = int(counts.sum())
+    return 0.5 * (_order_statistic(values, counts, (n - 1) // 2)
+                  + _order_statistic(values, counts, n // 2))
+
+
+class _PartitionedRisk:
+    """The individual risk on partitioned data: map-reduce of the table of key
+    combinations (:mod:`sdcflow.data.key_table`)."""
+
+    distribution = MapReduce(rounds=1)
+
+    def partial(self, rnd, data, params, state, *, original=None):
+        keys = self.variables(params, data.meta)
+        weight = self.weight(data.meta)
+        return partial_table(data.frame, keys, [], weight), keys, weight
+
+    def combine(self, rnd, partials, params, state):
+        keys, weight = partials[0][1], partials[0][2]
+        return combine_tables([p[0] for p in partials], keys, []), keys, weight
+
+    def finish(self, state, params) -> MeasureResult:
+        return _risk_finish(state, params)
+
+
+def _risk_finish(state, params) -> MeasureResult:
+    """The summary of :meth:`IndividualRisk.evaluate` from the global table of key
+    combinations: the risk of a record is that of its combination, and the figures are
+    counted over the records (each combination as many times as it has records)."""
+    table, keys, weight = state
+    fk, Fk = table_frequencies(table, keys, [], float(params["alpha"]))
+    count = table["n"].to_numpy(float)
+    keep = count > 0
+    fk, Fk, count = fk[keep], Fk[keep], count[keep]
+    if weight is None:
+        r = individual_risk(fk)
+    else:
+        r = individual_risk(fk, Fk, params["method"], float(params["qual"]))
+    n = int(count.sum())
+    how = {"variables": keys, "alpha": params["alpha"], "weight": weight,
+           "method": params["method"] if weight else None,
+           "qual": params["qual"] if weight else None}
+    if weight is None:
+        how["note"] = UNWEIGHTED_NOTE
+    summary = {**how, "records": n}
+    if n:
+        median = weighted_median(r, count)
+        mad = 1.4826 * weighted_median(np.abs(r - median), count)
+        summary.update({"max": float(r.max()), "mean": float(np.dot(r, count) / n),
+                        "median": median,
+                        "high_risk": int(count[(r > median + 3 * mad) & (r > 0.1)].sum())})
+    else:
+        summary.update({"max": None, "mean": None, "median": None, "high_risk": 0})
+    if params.get("threshold") is not None:
+        above = int(count[r > params["threshold"]].sum())
+        summary.update({"threshold": params["threshold"], "above_threshold": above,
+                        "above_threshold_percent": round(100.0 * above / n, 3) if n else 0.0})
+    return MeasureResult(summary, None)
+
+
+
 @register
-class IndividualRisk(RiskMeasure):
+class IndividualRisk(_PartitionedRisk, RiskMeasure):
     name = "individual_risk"
     summary = "Individual re-identification risk of each record (sdcMicro's indivRisk)."
     params: ClassVar[dict] = {
@@ -123,3 +196,4 @@ class IndividualRisk(RiskMeasure):
             summary.update({"max": None, "mean": None, "median": None, "high_risk": 0})
         summary.update(above_threshold(r, params))
         return MeasureResult(summary, pd.DataFrame({"risk": r}, index=data.frame.index))
+

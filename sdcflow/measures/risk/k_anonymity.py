@@ -14,12 +14,17 @@ import numpy as np
 import pandas as pd
 
 from ...data.codes import key_codes
+from ...data.key_table import (
+    combine_tables,
+    partial_table,
+    strata_values,
+    table_frequencies,
+)
 from ...data.strata import stratum_codes
 from ...distribution import MapReduce
 from ...kernels.risk.frequencies import frequencies
 from ...registry import Measure, MeasureResult, register, strata_param
 from ...results import COUNT, NAMES, NUMBER, Keyed, Record, by_values
-from ._key_table import combine_tables, partial_table, table_frequencies
 from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, single_role
 
 
@@ -133,11 +138,7 @@ class KAnonymity(Measure):
             "percent": {k: round(100.0 * v / n, 3) if n else 0.0 for k, v in violations.items()},
         }
         if strata:
-            from ._key_table import MISSING_STRATUM, stratum_column
-
-            values = pd.DataFrame({s: table[stratum_column(s)].replace(MISSING_STRATUM, None)
-                                   for s in strata})
-            stratum, names = stratum_codes(values, strata)
+            stratum, names = stratum_codes(strata_values(table, strata), strata)
             summary["strata"] = strata
             counts = {k: np.bincount(stratum, weights=count * (fk < k), minlength=len(names))
                       for k in ks}
