@@ -247,3 +247,40 @@ def test_pram_and_noise_fitted_on_the_whole_data(tmp_path):
     diff = released["income"].to_numpy() - original["income"].to_numpy()
     ratio = diff.var(ddof=1) / (0.1 * original["income"].var(ddof=1))
     assert 0.85 < ratio < 1.15  # 3000 draws: sd of the ratio about 0.026
+
+
+SUPPRESSED = """
+sdcflow: 1
+name: suppressed
+seed: 3
+data: {path: DATA}
+variables:
+  hid: {role: household}
+  region: {role: strata}
+  sex: {role: key}
+  age: {role: key, type: integer}
+  income: {role: numeric}
+steps:
+  - {id: ls, method: local_suppression, params: {k: 12, variables: [sex, age], strata: []}}
+  - {id: ls_region, method: local_suppression, params: {k: 6, variables: [sex, age]}}
+  - {id: risk, measure: k_anonymity, params: {k: 3, variables: [sex, age]}}
+release: {path: suppressed.parquet}
+"""
+
+
+def test_local_suppression_from_the_global_table_equals_the_in_memory_engine(tmp_path):
+    """Decided on the global table of key combinations, applied per partition: the same
+    suppressions as the in-memory engine (with and without strata)."""
+    recipe, memory = write(tmp_path, census(), parts=3, recipe=SUPPRESSED)
+    dask = run(recipe, tmp_path / "dask", engine="dask", workers=2)
+    mem = run(memory, tmp_path / "memory")
+    released = pd.read_parquet(tmp_path / "dask" / "public" / "suppressed.parquet")
+    expected = pd.read_parquet(tmp_path / "memory" / "public" / "suppressed.parquet")
+    pd.testing.assert_frame_equal(released, expected)
+    info = {s.node: s.info for s in dask.steps}
+    mem_info = {s.node: s.info for s in mem.steps}
+    for node in ("ls", "ls_region"):
+        assert info[node]["total"] == mem_info[node]["total"] > 0
+        assert info[node]["suppressions"] == mem_info[node]["suppressions"]
+        assert info[node]["unresolved_records"] == mem_info[node]["unresolved_records"]
+    assert dask.measures["risk"] == mem.measures["risk"]

@@ -35,10 +35,10 @@ class SuppressionResult:
 class _Combos:
     """Distinct key combinations with their record counts and current frequencies."""
 
-    def __init__(self, codes: np.ndarray, alpha: float):
+    def __init__(self, codes: np.ndarray, alpha: float, counts: np.ndarray | None = None):
         self.ids, rep = row_ids(codes)
         self.codes = codes[rep].copy()
-        self.counts = np.bincount(self.ids, minlength=len(rep)).astype(float)
+        self.counts = np.bincount(self.ids, weights=counts, minlength=len(rep)).astype(float)
         self.alpha = alpha
         self.alive = np.ones(len(rep), dtype=bool)
         self.parent = np.arange(len(rep))
@@ -106,17 +106,22 @@ class _Combos:
 
 def suppress_to_k(
     codes: np.ndarray, k: float, *, alpha: float = 1.0, costs: np.ndarray | None = None,
+    counts: np.ndarray | None = None,
 ) -> SuppressionResult:
     """Suppress key values (set them to -1) until every record's frequency is at least k.
 
     ``codes``: n x m int (-1 = missing); ``costs``: per variable, the price of one
-    suppression (default 1; lower = suppressed first)."""
+    suppression (default 1; lower = suppressed first); ``counts``: the number of records
+    each row stands for (default 1): the rows of a table of distinct combinations with
+    their counts get exactly the suppressions their records would get, since the search
+    sees records only through their combinations and counts (``unresolved`` then counts
+    records)."""
     codes = np.asarray(codes, dtype=np.int64)
     n, m = codes.shape
     costs = np.ones(m) if costs is None else np.asarray(costs, dtype=float)
     if n == 0 or m == 0:
         return SuppressionResult(codes.copy(), np.zeros((n, m), dtype=bool), 0)
-    state = _Combos(codes, alpha)
+    state = _Combos(codes, alpha, counts)
     eps = 1e-9
     stuck: set[int] = set()
     while True:
@@ -138,8 +143,13 @@ def suppress_to_k(
         if not progress:
             break
     out = state.final_codes()
-    fk, _ = frequencies(out, alpha=alpha)
-    return SuppressionResult(out, (out < 0) & (codes >= 0), int((fk < k - eps).sum()))
+    if counts is None:
+        fk, _ = frequencies(out, alpha=alpha)
+        unresolved = int((fk < k - eps).sum())
+    else:
+        _, fk = frequencies(out, np.asarray(counts, dtype=float), alpha=alpha)
+        unresolved = int(np.asarray(counts)[fk < k - eps].sum())
+    return SuppressionResult(out, (out < 0) & (codes >= 0), unresolved)
 
 
 def _choose(state: _Combos, c: int, k: float, costs, eps) -> int | None:

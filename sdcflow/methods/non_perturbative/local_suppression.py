@@ -15,7 +15,9 @@ import pandas as pd
 
 from ...data.codes import key_codes
 from ...data.households import household_units, spread_missing
+from ...data.key_table import combine_tables, partial_table, stratum_column
 from ...data.strata import stratum_codes, stratum_members
+from ...distribution import Rows, Whole, sum_info
 from ...kernels.non_perturbative.local_suppression import suppress_to_k
 from ...kernels.risk.frequencies import frequencies
 from ...limits import MAX_COMBINATIONS, over
@@ -124,6 +126,81 @@ class LocalSuppression(Method):
             return None
         units, count = household_units(data.frame[ids[0]])
         return units, count, cols
+
+    # ------------------------------------------------------------ partitioned data
+    def distributes(self, params, meta):
+        keys = self.variables(params, meta)
+        if any(meta.variables[k].level == "household" for k in keys if k in meta.variables):
+            return Whole()  # a suppression spreads to the household: the keys collected
+        return Rows(rounds=1)  # decided on the global table of key combinations
+
+    def partial(self, rnd, data, params, state, *, original=None):
+        keys = self.variables(params, data.meta)
+        return partial_table(data.frame, keys, self.strata(params, data.meta), None)
+
+    def combine(self, rnd, partials, params, state):
+        """The suppressions of every combination of the global table, found as
+        :meth:`apply` finds them on the records (the search sees records only through
+        their combinations and counts)."""
+        keys = list(partials[0].columns[:-2])
+        strata = [c for c in keys if c.startswith(stratum_column(""))]
+        keys = [c for c in keys if c not in strata]
+        table = combine_tables(partials, keys, [c[len(stratum_column("")):] for c in strata])
+        original = key_codes(table, keys)
+        codes = original.copy()
+        counts = table["n"].to_numpy(float)
+        costs = self.costs(params, keys)
+        alpha = float(params["alpha"])
+        groups = (pd.DataFrame({c: pd.factorize(table[c], sort=True, use_na_sentinel=False)[0]
+                                for c in strata}).groupby(strata, sort=True).indices
+                  if strata else {(): np.arange(len(table))})
+        unresolved = 0
+        for rows in groups.values():
+            sub = codes[rows]
+            for cols, k in self._requirements(params, len(keys)):
+                sub[:, cols] = suppress_to_k(sub[:, cols], k, alpha=alpha, costs=costs[cols],
+                                             counts=counts[rows]).codes
+            codes[rows] = sub
+            violating = np.zeros(len(rows), dtype=bool)
+            for cols, k in self._requirements(params, len(keys)):
+                _, fk = frequencies(sub[:, cols], counts[rows], alpha=alpha)
+                violating |= fk < k - 1e-9
+            unresolved += int(counts[rows][violating].sum())
+        suppressed = (codes < 0) & (original >= 0)
+        return table[keys + strata], suppressed, unresolved
+
+    @staticmethod
+    def _requirements(params, m: int) -> list:
+        passes = ([(s["size"], s["k"]) for s in params["all_m"]] if params.get("all_m")
+                  else [(m, params["k"])])
+        return [(cols, k) for size, k in passes
+                for cols in map(list, itertools.combinations(range(m), size))]
+
+    def apply_fitted(self, data, params, rng, state):
+        """The suppressions of each record's combination in the global table."""
+        table, suppressed, unresolved = state
+        keys = self.variables(params, data.meta)
+        names = list(table.columns)
+        mine = pd.DataFrame({n: data.frame[n if n in keys else n[len(stratum_column("")):]]
+                             .reset_index(drop=True) for n in names})
+        where = mine.merge(table.assign(_row=np.arange(len(table))), on=names, how="left")
+        rows = where["_row"].to_numpy()
+        mask = suppressed[rows]
+        columns = {}
+        for j, name in enumerate(keys):
+            col = data.frame[name]
+            if mask[:, j].any():
+                col = col.mask(pd.Series(mask[:, j], index=col.index))
+            columns[name] = col
+        per_var = {name: int(mask[:, j].sum()) for j, name in enumerate(keys)}
+        info = {"suppressions": per_var, "total": int(mask.sum()),
+                "unresolved_records": unresolved}
+        return MethodResult(data.with_columns(columns), info)
+
+    def combine_info(self, infos, params):
+        out = sum_info(infos)
+        out["unresolved_records"] = infos[0]["unresolved_records"]  # global, not summed
+        return out
 
     def apply(self, data, params, rng):
         keys = self.variables(params, data.meta)

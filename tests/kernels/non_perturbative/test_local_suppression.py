@@ -82,3 +82,18 @@ def test_k_anonymity_is_reached(codes, k, alpha):
     changed = result.codes != codes
     assert (result.codes[changed] == -1).all()  # values are only ever suppressed
     assert np.array_equal(result.suppressed, changed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 120), st.sampled_from([0.0, 0.5, 1.0]),
+       st.integers(2, 4))
+def test_a_table_with_counts_gets_the_suppressions_of_its_records(seed, n, alpha, k):
+    """The distinct combinations with their counts (the Dask engine's global table) get
+    exactly the suppressions the records get, and the same unresolved count."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(-1, 3, (n, 3))
+    by_records = suppress_to_k(codes, k, alpha=alpha)
+    table, inverse, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+    by_table = suppress_to_k(table, k, alpha=alpha, counts=counts)
+    np.testing.assert_array_equal(by_table.codes[inverse.reshape(-1)], by_records.codes)
+    assert by_table.unresolved == by_records.unresolved
