@@ -63,14 +63,12 @@ def _swap(values, d, rng):
 
 
 def run_case(case: str, n: int) -> dict:
+    from sdcflow.kernels.linkage.coordinates import standardize
+    from sdcflow.kernels.linkage.distance_linkage import nearest_links
     from sdcflow.kernels.linkage.learned_linkage import learn_distance
-    from sdcflow.kernels.linkage.linkage import (
-        interval_disclosure,
-        nearest_links,
-        probabilistic_links,
-        standardize,
-    )
+    from sdcflow.kernels.linkage.probabilistic_linkage import probabilistic_links
     from sdcflow.kernels.linkage.rank_swap_attack import intersection_attack, rank_distance
+    from sdcflow.kernels.risk.interval_disclosure import interval_disclosure
 
     x, y = _data(case, n)
     zo, zp = standardize(x, y)

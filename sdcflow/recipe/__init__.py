@@ -1,8 +1,9 @@
 """Recipes: YAML with positions, the JSON Schema, and the semantic checks."""
 
+from ._load import load_recipe, recipe_from_text
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._schema import recipe_schema
-from ._validate import Validated, load_recipe, recipe_from_text, validate
+from ._validate import Validated, validate
 from ._yaml import YamlDocument, load_yaml
 
 __all__ = [

@@ -55,7 +55,9 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from .linkage import Links, nearest_links, weighted
+from .coordinates import weighted
+from .distance_linkage import nearest_links
+from .links import Links
 from .paired import paired_files
 
 FORMS = ("weighted_mean", "bilinear")
@@ -292,7 +294,7 @@ def matrix_links(z_protected: np.ndarray, z_original: np.ndarray, M: np.ndarray,
     """Link each protected record to the original(s) of smallest ``delta' M delta``
     (``M`` symmetric, not necessarily positive semidefinite), by direct evaluation over all
     pairs, block of rows by block of rows; ties are exact float equality. Returns
-    :class:`sdcflow.kernels.linkage.linkage.Links`."""
+    :class:`sdcflow.kernels.linkage.links.Links`."""
     zo, zp = paired_files(z_original, z_protected)
     n, c = zp.shape
     M = (np.asarray(M, dtype=float) + np.asarray(M, dtype=float).T) / 2

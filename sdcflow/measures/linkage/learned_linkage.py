@@ -18,8 +18,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...kernels.linkage.coordinates import standardize
+from ...kernels.linkage.distance_linkage import nearest_links
 from ...kernels.linkage.learned_linkage import learn_distance
-from ...kernels.linkage.linkage import Links, nearest_links, standardize
+from ...kernels.linkage.links import Links
 from ...limits import MAX_CELLS, over
 from ...registry import Measure, MeasureResult, register
 from ...results import COUNT, FLAG, NAMES, NUMBER, TEXT, ListOf, Record, by_variable, record

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.strata import stratum_codes, stratum_members
-from ...kernels.linkage.linkage import standardize
+from ...kernels.linkage.coordinates import standardize
 from ...kernels.linkage.rank_swap_attack import AttackResult, intersection_attack, rank_distance
 from ...registry import Measure, MeasureResult, register, strata_param, variables_param
 from ...results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, by_variable

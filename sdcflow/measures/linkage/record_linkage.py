@@ -22,14 +22,10 @@ import pandas as pd
 from ...data.codes import ordered_values
 from ...data.dataset import Dataset
 from ...distribution import Whole
-from ...kernels.linkage.linkage import (
-    Links,
-    mahalanobis_transform,
-    nearest_links,
-    probabilistic_links,
-    standardize,
-    weighted,
-)
+from ...kernels.linkage.coordinates import mahalanobis_transform, standardize, weighted
+from ...kernels.linkage.distance_linkage import nearest_links
+from ...kernels.linkage.links import Links
+from ...kernels.linkage.probabilistic_linkage import probabilistic_links
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import (
     COUNT,

@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...kernels.linkage.linkage import interval_disclosure
+from ...kernels.risk.interval_disclosure import interval_disclosure
 from ...registry import Measure, MeasureResult, register
 from ...results import COUNT, NAMES, NUMBER, TEXT, Text, by_variable, record
 from ..linkage.record_linkage import VARIABLES, check_variables, values

@@ -26,7 +26,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...kernels.utility.information_loss import (
+from ...kernels.utility.categorical_information_loss import (
     ctbil,
     direct_distance,
     entropy_losses,

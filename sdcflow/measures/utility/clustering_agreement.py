@@ -6,7 +6,7 @@ Mantaras, as the seed's table "Indices/distance"; ``il_rand = 1 - rand`` and
 ``il_mantaras = mantaras`` as its IL formulas).
 
 Both data sets are standardised with X's means and standard deviations (so distances mean
-the same in both), then clustered by :func:`sdcflow.kernels.utility.utility.kmeans`: ``restarts``
+the same in both), then clustered by :func:`sdcflow.kernels.utility.kmeans.kmeans`: ``restarts``
 k-means++ seedings and Lloyd's algorithm, the least-inertia solution kept. Both runs start
 from the same generator state (drawn once from the step's rng), so identical data give
 identical partitions. With more than 100,000 records the restarts run on a uniform
@@ -22,7 +22,8 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...kernels.utility.utility import SAMPLE, kmeans, partition_agreement
+from ...kernels.utility.kmeans import SAMPLE, kmeans
+from ...kernels.utility.partition_agreement import partition_agreement
 from ...limits import MAX_CELLS, MAX_DISTANCES, over
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, TEXT, record

@@ -5,8 +5,9 @@ V and V', correlation matrices R and R', variable-component correlations RF, com
 C and component score coefficients F, each as mean square error (``mse``), mean absolute
 error (``mae``) and mean variation (``mv``) exactly as the seed's table; the probabilistic
 information loss ``pil`` (Mateo-Sanz, Domingo-Ferrer & Sebe 2005, 0 .. 100); sdcMicro's
-IL1s and difference of eigenvalues (``dUtility``). See :mod:`sdcflow.kernels.utility.information_loss`
-for every formula and convention (zeros in the mean variation, PCA, covariance divisor).
+IL1s and difference of eigenvalues (``dUtility``). See
+:mod:`sdcflow.kernels.utility.continuous_information_loss` for every formula and convention
+(zeros in the mean variation, PCA, covariance divisor).
 
 Records are compared by position. Missing values: X-X' and IL1s use the cells present in
 both data sets; the matrices, PIL and the eigenvalues use the records complete in both.
@@ -21,7 +22,7 @@ import pandas as pd
 
 from ...data.dataset import Dataset
 from ...distribution import Whole
-from ...kernels.utility.information_loss import continuous_information_loss
+from ...kernels.utility.continuous_information_loss import continuous_information_loss
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, TEXT, Record, record
 from ..reference import REFERENCE, same_records

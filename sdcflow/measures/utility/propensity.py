@@ -4,7 +4,7 @@ records with an indicator T (1 for protected), regress T on the variables by log
 regression, and measure how far the propensity scores are from the share c of protected
 records: ``U = (1/N) sum_i (p_i - c)^2`` over the N merged records, the pMSE (the same
 quantity). U = 0: the model cannot tell the data sets apart; the farther from 0, the more
-information loss. See :func:`sdcflow.kernels.utility.utility.propensity_utility` for the fit and
+information loss. See :func:`sdcflow.kernels.utility.propensity.propensity_utility` for the fit and
 the null expectation reported with it.
 
 Numeric variables enter as they are (main effects), categorical and ordinal ones as
@@ -25,7 +25,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...kernels.utility.utility import propensity_utility
+from ...kernels.utility.propensity import propensity_utility
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import COUNT, FLAG, NAMES, NUMBER, TEXT, record
 from ..reference import REFERENCE

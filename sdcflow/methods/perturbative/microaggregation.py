@@ -18,30 +18,17 @@ reason: nothing is reported that was not done.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from ...constraints.representatives import PLURALITY, Choice, choose, parts
+from ...constraints.representatives import parts
 from ...data.codes import numeric_column, ordered_values
 from ...data.strata import stratum_codes, stratum_members
 from ...data.text import text_column
 from ...distribution import Groups
-from ...kernels.perturbative.microaggregation.aggregate import (
-    group_geometric_mean,
-    group_lower_median,
-    group_mean,
-    group_plurality,
-)
 from ...kernels.perturbative.microaggregation.fuzzy import fuzzy_weights
-from ...kernels.perturbative.microaggregation.mdav import mdav
-from ...kernels.perturbative.microaggregation.projected import projected
-from ...kernels.perturbative.microaggregation.univariate import (
-    individual_ranking,
-    optimal_univariate,
-)
 from ...limits import MAX_CELLS, over
 from ...registry import (
     Method,
@@ -52,49 +39,10 @@ from ...registry import (
     strata_param,
     variables_param,
 )
+from ._microaggregation_algorithms import _aggregate, _labels, _scaled, _sse_sst
+from ._microaggregation_groups import PER_VARIABLE, _text, base_variables, plan_groups
 
 ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy")
-PER_VARIABLE = ("optimal_univariate", "individual_ranking")  # a partition per variable
-
-
-@dataclass
-class Group:
-    """Variables microaggregated together and how each is aggregated."""
-
-    variables: list[str]
-    aggregation: dict[str, tuple] = field(default_factory=dict)  # var -> (kind, offset)
-    reasons: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        return {"variables": self.variables,
-                "aggregation": {v: a[0] if not a[1] else f"{a[0]} of {v} + {a[1]:g}"
-                                for v, a in self.aggregation.items()},
-                "because": self.reasons}
-
-
-@dataclass
-class Plan:
-    """The groups, the if/then constraints that partition the records, notes, and the
-    constraints kept and not kept (None without ``constraints``)."""
-
-    groups: list[Group]
-    conditions: list
-    notes: list[str]
-    choice: Choice | None
-
-
-def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
-               weights: np.ndarray | None) -> np.ndarray:
-    """The group representatives of ``x`` (category codes, ordinal ranks or values, as
-    ``aggregation`` needs) for the records of one part."""
-    kind, offset = aggregation
-    if kind == "plurality":
-        return group_plurality(x.astype(np.int64), labels).astype(float)
-    if kind == "median":
-        return group_lower_median(x, labels)
-    if kind == "geometric":
-        return group_geometric_mean(x, labels, offset, weights)
-    return group_mean(x, labels, weights)
 
 
 @register
@@ -151,86 +99,11 @@ class Microaggregation(Method):
     }
 
     # --- which variables, in which groups, aggregated how ---------------------------
-    def base_variables(self, params, meta) -> list[list[str]]:
-        if params.get("groups"):
-            return [list(g) for g in params["groups"]]
-        if params.get("variables"):
-            return [list(params["variables"])]
-        return [meta.names("numeric")]
-
-    def plan_groups(self, params, meta) -> Plan:
-        """The groups (with the representative of each variable), the partitioning
-        constraints, notes and what the constraints get (module docstring)."""
-        sets = [list(dict.fromkeys(g)) for g in self.base_variables(params, meta)]
-        notes: list[str] = []
-        chosen = {v for s in sets for v in s}
-        default = params.get("aggregation", "mean")
-        use = params.get("constraints", True)
-        touching: list = []
-        # a variable added for one constraint may bring in others: repeat until none does
-        while use and len(touching) < len(meta.constraints):
-            new = [c for c in meta.constraints if c.variables & chosen and c not in touching]
-            if not new:
-                break
-            touching += new
-            for c in new:
-                sets, added = self._relate(c, sets, chosen, meta, notes)
-                chosen |= added
-        touching.sort(key=list(meta.constraints).index)
-        position = {v: i for i, v in enumerate(meta.variables)}
-        sets = [sorted(s, key=lambda v: position.get(v, len(position))) for s in sets]
-        types = {v: meta.variables[v].type if v in meta.variables else "continuous"
-                 for s in sets for v in s}
-        choice = None
-        if use:
-            choice = choose(touching, types, default,
-                            one_partition=params.get("algorithm") not in PER_VARIABLE)
-            kinds = choice.kinds
-            for v, cid in choice.overridden.items():
-                notes.append(f"'{v}' uses the {kinds[v][0]}, not aggregation: {default}: "
-                             f"constraint '{cid}' needs it")
-        else:
-            kinds = {v: (PLURALITY if t == "categorical" else "median" if t == "ordinal"
-                         else default, 0.0) for v, t in types.items()}
-        groups = [Group(variables=s, aggregation={v: kinds[v] for v in s},
-                        reasons=[f"{v}: {r}" for v in s
-                                 for r in (choice.because.get(v, []) if choice else [])])
-                  for s in sets]
-        kept = set(choice.kept) if choice else set()
-        conditions = [c for c in touching if c.kind == "conditional" and c.id in kept]
-        return Plan(groups, conditions, notes, choice)
-
-    def _relate(self, c, sets, chosen, meta, notes) -> tuple[list[list[str]], set[str]]:
-        """Put the variables each part of ``c`` relates into one set, adding the numeric
-        ones not chosen (with a note); returns the sets and the added variables."""
-        added: set[str] = set()
-        for part in parts(c, self._text(c.variables, meta)):
-            related = set(part.variables)
-            if len(related) < 2 or not related & (chosen | added):
-                continue
-            missing = sorted(related - chosen - added)
-            numeric = [v for v in missing if v in meta.variables
-                       and meta.variables[v].is_numeric]
-            if numeric:
-                sets[0].extend(numeric)
-                added |= set(numeric)
-                notes.append(f"added {', '.join(numeric)}: constraint '{c.id}' needs "
-                             "them aggregated with "
-                             + ", ".join(sorted(related & (chosen | added) - set(numeric))))
-            touched = [s for s in sets if set(s) & related]
-            merged = [v for s in touched for v in s]
-            sets = [s for s in sets if s not in touched] + [list(dict.fromkeys(merged))]
-        return sets, added
-
-    @staticmethod
-    def _text(names, meta) -> set[str]:
-        return {v for v in names if v in meta.variables and not meta.variables[v].is_numeric}
-
     def variables(self, params, meta):
-        return [v for g in self.plan_groups(params, meta).groups for v in g.variables]
+        return [v for g in plan_groups(params, meta).groups for v in g.variables]
 
     def reads(self, params, meta):
-        conditions = self.plan_groups(params, meta).conditions
+        conditions = plan_groups(params, meta).conditions
         cond_vars = set().union(*(c.variables for c in conditions)) if conditions else set()
         return super().reads(params, meta) | cond_vars
 
@@ -246,18 +119,18 @@ class Microaggregation(Method):
 
     # --- checks -------------------------------------------------------------------------
     def check(self, params, meta):
-        names = [v for g in self.base_variables(params, meta) for v in g]
+        names = [v for g in base_variables(params, meta) for v in g]
         if not names:
             yield ("variables",), "no variables: name them or declare variables with role numeric"
         if len(names) != len(set(names)):
             yield ("groups",), "a variable is in two groups"
         yield from self.check_strata(params, meta)
-        plan = self.plan_groups(params, meta)
+        plan = plan_groups(params, meta)
         groups = plan.groups
         if params.get("algorithm") in PER_VARIABLE and params.get("constraints", True):
             aggregated = {v for g in groups for v in g.variables}
             for c in meta.constraints:
-                for part in parts(c, self._text(c.variables, meta)):
+                for part in parts(c, _text(c.variables, meta)):
                     if len(part.variables & aggregated) > 1:
                         yield ("algorithm",), (
                             f"{params['algorithm']} groups each variable separately, so it "
@@ -287,7 +160,7 @@ class Microaggregation(Method):
                 yield ("neighbours",), (f"{params['neighbours']} neighbours for each of "
                                         f"{len(data)} records make "
                                         f"{over(cells, 'distances', MAX_CELLS)}")
-        for g in self.plan_groups(params, data.meta).groups:
+        for g in plan_groups(params, data.meta).groups:
             for v in g.variables:
                 if v not in data.frame:
                     continue
@@ -307,7 +180,7 @@ class Microaggregation(Method):
 
     # --- the work -----------------------------------------------------------------------
     def apply(self, data, params, rng):
-        plan = self.plan_groups(params, data.meta)
+        plan = plan_groups(params, data.meta)
         groups, conditions, notes = plan.groups, plan.conditions, plan.notes
         frame = data.frame
         k = params["k"]
@@ -320,7 +193,7 @@ class Microaggregation(Method):
         parts = stratum_members(partition, int(partition.max(initial=-1)) + 1)
         for g in groups:
             numeric = [v for v in g.variables if data.variables[v].type != "categorical"]
-            Z = np.column_stack([self._scaled(frame[v], data.variables[v], params["standardize"])
+            Z = np.column_stack([_scaled(frame[v], data.variables[v], params["standardize"])
                                  for v in numeric])
             values = {v: np.empty(len(frame)) for v in g.variables}
             # what each aggregation works on: category codes, ordinal ranks or the values
@@ -336,7 +209,7 @@ class Microaggregation(Method):
                 if len(rows) < k:
                     small += len(rows)
                 Zr = Z[rows]
-                per_var = self._labels(Zr, k, params, numeric)
+                per_var = _labels(Zr, k, params, numeric)
                 clusters += int(per_var[None].max()) + 1 if len(rows) else 0
                 # fuzzy memberships belong to the group's one partition: once per part
                 weights = (fuzzy_weights(Zr, per_var[None], m=params["fuzziness"],
@@ -384,42 +257,6 @@ class Microaggregation(Method):
         return pd.factorize(joined, sort=True)[0]
 
     @staticmethod
-    def _scaled(col: pd.Series, var, how: str) -> np.ndarray:
-        x = ordered_values(col, var)
-        if how == "zscore":
-            sd = x.std(ddof=1) if len(x) > 1 else 0.0
-            return (x - x.mean()) / sd if sd > 0 else x - x.mean()
-        if how == "range":
-            span = x.max() - x.min()
-            return (x - x.min()) / span if span > 0 else x - x.min()
-        if how == "robust":
-            med = np.median(x)
-            mad = np.median(np.abs(x - med)) * 1.4826
-            return (x - med) / mad if mad > 0 else x - med
-        return x
-
-    @staticmethod
-    def _labels(Z: np.ndarray, k: int, params, numeric: list[str]) -> dict:
-        """Group labels: one partition for the group (key None), or one per variable."""
-        n = len(Z)
-        if n <= k:
-            return {None: np.zeros(n, dtype=np.int64)}
-        algorithm = params["algorithm"]
-        if algorithm == "individual_ranking":
-            out = {v: individual_ranking(Z[:, j], k) for j, v in enumerate(numeric)}
-            out[None] = out[numeric[0]]
-            return out
-        if algorithm == "optimal_univariate":
-            if Z.shape[1] == 1:
-                return {None: optimal_univariate(Z[:, 0], k)}
-            out = {v: optimal_univariate(Z[:, j], k) for j, v in enumerate(numeric)}
-            out[None] = out[numeric[0]]
-            return out
-        if algorithm == "projected":
-            return {None: projected(Z, k, params.get("projection"))}
-        return {None: mdav(Z, k)}
-
-    @staticmethod
     def _column(values: np.ndarray, original: pd.Series, var, categories):
         index = original.index
         if var.type == "categorical":
@@ -429,16 +266,3 @@ class Microaggregation(Method):
             return text_column(np.asarray(var.order, dtype=object)[values.astype(int)],
                                index=index), var
         return numeric_column(values, index, var)
-
-
-def _sse_sst(Z: np.ndarray, per_var: dict, names: list[str]) -> tuple[float, float]:
-    """Within-group and total sums of squares of the scaled variables (the information
-    loss of microaggregation, SSE/SST in the literature)."""
-    if len(Z) == 0:
-        return 0.0, 0.0
-    sst = float(((Z - Z.mean(axis=0)) ** 2).sum())
-    sse = 0.0
-    for j, name in enumerate(names):
-        col = Z[:, j]
-        sse += float(((col - group_mean(col, per_var.get(name, per_var[None]))) ** 2).sum())
-    return sse, sst

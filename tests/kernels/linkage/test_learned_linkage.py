@@ -3,12 +3,13 @@
 import numpy as np
 import pytest
 
+from sdcflow.kernels.linkage.coordinates import standardize, weighted
+from sdcflow.kernels.linkage.distance_linkage import nearest_links
 from sdcflow.kernels.linkage.learned_linkage import (
     candidate_pairs,
     learn_distance,
     matrix_links,
 )
-from sdcflow.kernels.linkage.linkage import nearest_links, standardize, weighted
 
 
 def noisy(n=60, seed=3, exact=2, scale=1.0):

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow.kernels.linkage.linkage import standardize
+from sdcflow.kernels.linkage.coordinates import standardize
 from sdcflow.kernels.linkage.rank_swap_attack import intersection_attack, rank_distance, windows
 
 # seed 000, "Rank swapping: Example I" (and seed 003, "Intruder's attack. Example."):

@@ -7,7 +7,8 @@ import pytest
 from helpers import small_dataset
 
 from sdcflow import registry, run
-from sdcflow.kernels.linkage.linkage import nearest_links, standardize
+from sdcflow.kernels.linkage.coordinates import standardize
+from sdcflow.kernels.linkage.distance_linkage import nearest_links
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("record_linkage")
@@ -97,6 +98,15 @@ def test_subsets_average_every_subset_of_each_size():
         assert result.summary["by_size"][str(size)]["correct"] == pytest.approx(
             expected[str(size)])
     assert result.summary["correct"] == pytest.approx(np.mean(list(expected.values())))
+
+
+def test_subsets_are_itertools_combinations():
+    # the scenario helper of the measures enumerates the same subsets
+    from sdcflow.measures.linkage.record_linkage import scenario_sets
+
+    assert scenario_sets(3, "subsets") == [s for k in (1, 2, 3)
+                                          for s in itertools.combinations(range(3), k)]
+    assert scenario_sets(3, "prefixes") == [(0,), (0, 1), (0, 1, 2)]
 
 
 def test_weighted_and_mahalanobis():

@@ -1,0 +1,80 @@
+"""Reading a recipe: the file's bytes as UTF-8 text (not a pipe or a device), the YAML with
+positions, the schema, then the semantic checks (:mod:`._semantic`); not the data. Every
+problem is collected; :class:`RecipeError` reports them all at once."""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+from pathlib import Path
+
+from ..errors import Problem, RecipeError
+from ._model import Recipe
+from ._schema import recipe_schema, schema_problems
+from ._semantic import _semantic
+from ._yaml import load_yaml
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError, RuntimeError):  # (RuntimeError: a symlink loop, Python 3.11)
+        return str(path)
+
+
+def load_recipe(path: str | Path) -> Recipe:
+    """Read and check a recipe file (schema and semantics, not the data).
+
+    Raises :class:`RecipeError` listing every problem found."""
+    recipe, problems = _check_file(Path(path))
+    if recipe is None or any(p.severity == "error" for p in problems):
+        raise RecipeError(problems)
+    return recipe
+
+
+def recipe_from_text(text: str, file: str = "<recipe>", path: Path | None = None) -> Recipe:
+    """Check recipe ``text`` as :func:`load_recipe` does (``path`` anchors relative paths)."""
+    recipe, problems = _check_text(text, file, path or Path(file))
+    if recipe is None or any(p.severity == "error" for p in problems):
+        raise RecipeError(problems)
+    return recipe
+
+
+def _check_file(path: Path) -> tuple[Recipe | None, list[Problem]]:
+    display = _display(path)
+    try:
+        mode = path.stat().st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # reading a pipe would block
+            return None, [Problem(display, None, None, "cannot read recipe: not a regular"
+                                  " file (a pipe, socket or device)")]
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, [Problem(display, None, None, f"cannot read recipe: {exc.strerror or exc}")]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return None, [Problem(display, line, col, "the recipe is not UTF-8 text "
+                              f"(byte 0x{raw[exc.start]:02x})")]
+    return _check_text(text, display, path)
+
+
+def _check_text(text: str, file: str, path: Path) -> tuple[Recipe | None, list[Problem]]:
+    """Schema and semantic checks; returns the recipe (None if unusable) and all problems."""
+    doc = load_yaml(text, file)
+    problems = list(doc.problems)
+    if any(p.severity == "error" for p in problems):
+        return None, problems
+    if not isinstance(doc.data, dict):
+        return None, problems + [doc.problem((), "a recipe is a mapping of sections "
+                                                 "(sdcflow, name, seed, data, ...)")]
+    recipe = Recipe(path=path, doc=doc, sha256=hashlib.sha256(text.encode()).hexdigest(),
+                    text=text)
+    schema = schema_problems(doc, doc.data, recipe_schema())
+    problems += schema
+    if any(p.path[:1] == ("sdcflow",) for p in schema):
+        return None, problems  # another format version: the rest cannot be read as v1
+    problems += _semantic(recipe, [p.path for p in schema])
+    recipe.warnings = [p for p in problems if p.severity == "warning"]
+    return recipe, problems

@@ -1,0 +1,268 @@
+"""The semantic checks of a recipe, beyond its schema: variables and their declarations,
+constraints (ids unique, expressions parse, variables declared), tables, steps and the
+measure results they use, every step along the data flow, checks, and the release
+(references resolve, file formats, the grid variant to release). Parts with schema errors
+are skipped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .. import registry
+from ..constraints import Constraint, ExprError, parse
+from ..data import Variable
+from ..errors import Problem
+from ..suggest import did_you_mean
+from ._flow import add_shapes, follow, result_problems, step_problems
+from ._households import household_declarations
+from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
+from ._release import release_problems
+from ._schema import where
+from ._steps import _step
+from ._yaml import YamlDocument
+
+
+def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
+    """Checks beyond the schema. Parts of the recipe with schema errors (``bad`` paths)
+    are skipped, and references to them are not reported again."""
+    doc: YamlDocument = recipe.doc
+    data = doc.data
+    out: list[Problem] = []
+
+    def broken(path: tuple, skip: tuple = ()) -> bool:
+        """A schema error at ``path``, inside it (except under ``skip``), or above it (an
+        error of the whole recipe, e.g. a missing section, breaks none of its parts)."""
+        n = len(path)
+        for b in bad:
+            if b[:n] == path and not (skip and b[n:n + len(skip)] == skip):
+                return True
+            if b and path[:len(b)] == b:
+                return True
+        return False
+
+    def section(key: str, kind: type):
+        value = data.get(key)
+        return value if isinstance(value, kind) and not (broken((key,)) and
+                                                        (key,) in bad) else None
+
+    recipe.name = data["name"] if not broken(("name",)) and "name" in data else "recipe"
+    recipe.seed = data["seed"] if not broken(("seed",)) and "seed" in data else 0
+    recipe.data = data["data"] if "data" in data and not broken(("data",)) else {}
+    recipe.release = section("release", dict) or {}
+    if broken(("release",)):
+        recipe.release = {}
+
+    # variables
+    weights = []
+    unusable: set[str] = set()  # declared, but with schema errors: not reported again
+    for name, spec in (section("variables", dict) or {}).items():
+        path = ("variables", name)
+        if broken(path):
+            unusable.add(name)
+            continue
+        var = Variable.from_recipe(name, spec)
+        recipe.variables[name] = var
+        if var.order is not None and var.type != "ordinal":
+            out.append(doc.problem(path + ("order",), f"variables.{name}: 'order' is only for "
+                                   f"ordinal variables (this one is {var.type})"))
+        if var.order is not None and len(set(var.order)) != len(var.order):
+            out.append(doc.problem(path + ("order",), f"variables.{name}: the order repeats a "
+                                   "category"))
+        if var.role == "weight":
+            weights.append(name)
+            if not var.is_numeric:
+                out.append(doc.problem(path + ("type",), f"variables.{name}: a weight must be "
+                                       f"integer or continuous, not {var.type}"))
+        if var.hierarchy is not None and var.is_numeric:
+            out.append(doc.problem(path + ("hierarchy",), f"variables.{name}: a hierarchy needs"
+                                   " a categorical or ordinal variable"))
+    if len(weights) > 1:
+        out.append(doc.problem(("variables", weights[1]), f"variables: only one weight "
+                               f"variable is allowed, found {', '.join(weights)}", key=True))
+    out += household_declarations(recipe)
+    declared = list(recipe.variables)
+    recipe.unusable = unusable
+
+    # constraints
+    seen_ids: dict[str, int] = {}
+    for i, spec in enumerate(section("constraints", list) or []):
+        path = ("constraints", i)
+        if broken(path):
+            if isinstance(spec, dict) and isinstance(spec.get("id"), str):
+                recipe.unusable_constraints.add(spec["id"])
+            continue
+        if spec["id"] in seen_ids:
+            out.append(doc.problem(path + ("id",), f"constraint id '{spec['id']}' is used twice"))
+        seen_ids[spec["id"]] = i
+        try:
+            constraint = Constraint.from_recipe(spec)
+        except ExprError as exc:
+            field = exc.field
+            col = f" (column {exc.offset + 1})" if exc.offset is not None else ""
+            out.append(doc.problem(path + (field,), f"constraints[{i}].{field}: {exc}{col}"))
+            recipe.unusable_constraints.add(spec["id"])
+            continue
+        undeclared = [n for n in sorted(constraint.variables) if n not in recipe.variables]
+        for name in undeclared:
+            if name not in unusable:
+                out.append(doc.problem(path, f"constraint '{constraint.id}' uses '{name}', which"
+                                       f" is not a declared variable{did_you_mean(name, declared)}"))
+        if undeclared:
+            recipe.unusable_constraints.add(constraint.id)
+        else:
+            recipe.constraints.append(constraint)
+            recipe.constraint_index[constraint.id] = i
+
+    # tables
+    for i, spec in enumerate(section("tables", list) or []):
+        path = ("tables", i)
+        if broken(path):
+            continue
+        if spec["id"] in recipe.tables:
+            out.append(doc.problem(path + ("id",), f"tables[{i}].id: '{spec['id']}' is used "
+                                   "twice"))
+            continue
+        table = TableSpec(id=spec["id"], index=i, dims=list(spec["dims"]),
+                          response=spec.get("response"), weight=spec.get("weight"),
+                          total=spec.get("total", "Total"), source=spec.get("from"))
+        for j, name in enumerate(table.dims):
+            var = recipe.variables.get(name)
+            if var is None and name not in unusable:
+                out.append(doc.problem(path + ("dims", j), f"tables[{i}].dims: '{name}' is not "
+                                       f"a declared variable{did_you_mean(name, declared)}"))
+        if len(set(table.dims)) != len(table.dims):
+            out.append(doc.problem(path + ("dims",), f"tables[{i}].dims: a variable is given "
+                                   "twice"))
+        for field, roles in (("response", None), ("weight", ("weight",))):
+            name = spec.get(field)
+            if name is None:
+                continue
+            var = recipe.variables.get(name)
+            if var is None:
+                if name not in unusable:
+                    out.append(doc.problem(path + (field,), f"tables[{i}].{field}: '{name}' is "
+                                           f"not a declared variable"
+                                           f"{did_you_mean(name, declared)}"))
+            elif not var.is_numeric:
+                out.append(doc.problem(path + (field,), f"tables[{i}].{field}: '{name}' must "
+                                       f"be integer or continuous, not {var.type}"))
+            elif roles and var.role not in roles:
+                out.append(doc.problem(path + (field,), f"tables[{i}].{field}: '{name}' has "
+                                       f"role {var.role}, not weight"))
+        recipe.tables[table.id] = table
+    release_tables = recipe.release.get("tables", {})
+    for tid in release_tables:
+        if tid not in recipe.tables:
+            out.append(doc.problem(("release", "tables", tid), f"release.tables: no table "
+                                   f"'{tid}'{did_you_mean(tid, recipe.tables)}", key=True))
+
+    # steps
+    steps = section("steps", list) or []
+    ids = [s.get("id") if isinstance(s, dict) else None for s in steps]
+    for i, spec in enumerate(steps):
+        if broken(("steps", i), skip=("params",)):
+            continue
+        out += _step(recipe, i, spec, ids)
+    by_id = {s.id: s for s in recipe.steps}
+    measures = [s.id for s in recipe.steps if s.kind == "measure"]
+    for step in recipe.steps:
+        if step.kind != "measure" or not step.ok:
+            continue
+        resolved = registry.with_defaults(step.plugin.params, step.params)
+        for used in step.plugin.results_from(resolved):
+            rpath = (*step.path, "params")
+            if used == step.id:
+                out.append(doc.problem(rpath, f"{where(rpath)}: a measure cannot use its own "
+                                       "result"))
+            elif used not in by_id:
+                out.append(doc.problem(rpath, f"{where(rpath)}: '{used}' is not a step"
+                                       f"{did_you_mean(used, measures)}"))
+            elif by_id[used].kind != "measure":
+                out.append(doc.problem(rpath, f"{where(rpath)}: '{used}' is a method; only the "
+                                       "results of measure steps can be used"))
+
+    # every step against the variables as they are at that step
+    variants, cycles = follow(recipe)
+    out += cycles + step_problems(recipe, variants)
+    add_shapes(recipe, variants)
+
+    # checks
+    for i, check in enumerate(section("checks", list) or []):
+        if broken(("checks", i)):
+            continue
+        text = check if isinstance(check, str) else check["expr"]
+        path = ("checks", i) if isinstance(check, str) else ("checks", i, "expr")
+        try:
+            expr = parse(text, subscripts=True)
+        except ExprError as exc:
+            out.append(doc.problem(path, f"checks[{i}]: {exc}"))
+            continue
+        for name in sorted(expr.names):
+            head = name.split(".")[0]
+            if head not in ids:
+                out.append(doc.problem(path, f"checks[{i}]: '{head}' is not a step"
+                                       f"{did_you_mean(head, measures)}"))
+            elif head in by_id and by_id[head].kind != "measure":
+                out.append(doc.problem(path, f"checks[{i}]: '{head}' is a method; checks read "
+                                       "the results of measure steps"))
+        recipe.checks.append(CheckSpec(text, expr, i, None if isinstance(check, str)
+                                       else check.get("message"), path))
+
+    out += result_problems(recipe, variants)
+
+    # release
+    release = recipe.release
+    out += release_problems(recipe)
+    if "from" in release and release["from"] != ORIGINAL and release["from"] not in ids:
+        out.append(doc.problem(("release", "from"), f"release.from: no step "
+                               f"'{release['from']}'{did_you_mean(release['from'], ids)}"))
+    grid_steps = [s for s in recipe.steps if s.grid]
+    if "path" in release:
+        suffix = Path(release["path"]).suffix.lower()
+        by_suffix = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}.get(suffix)
+        if by_suffix is None and "format" not in release:
+            out.append(doc.problem(("release", "path"), f"release.path: '{release['path']}' "
+                                   "needs a .csv or .parquet extension, or release.format"))
+        elif by_suffix and release.get("format", by_suffix) != by_suffix:
+            out.append(doc.problem(("release", "format"), f"release.format: "
+                                   f"{release['format']} does not fit the file name "
+                                   f"'{release['path']}'"))
+        if grid_steps and "variant" not in release:
+            out.append(doc.problem(("release",), "release: the steps sweep a grid, so say "
+                                   "which variant to release with release.variant, e.g. "
+                                   f"{{{_example_variant(grid_steps)}}}"))
+    if "variant" in release:
+        if not grid_steps:
+            out.append(doc.problem(("release", "variant"), "release.variant: no step has a grid"))
+        else:
+            out += _check_variant(recipe, grid_steps)
+    return out
+
+
+def _example_variant(grid_steps: list[StepSpec]) -> str:
+    step = grid_steps[0]
+    key, values = next(iter(step.grid.items()))
+    return f"{key}: {json.dumps(values[0])}"
+
+
+def _check_variant(recipe: Recipe, grid_steps: list[StepSpec]) -> list[Problem]:
+    doc = recipe.doc
+    variant = recipe.release["variant"]
+    known = {}
+    for s in grid_steps:
+        for param, values in s.grid.items():
+            known.setdefault(param, []).append((s.id, values))
+            known[f"{s.id}.{param}"] = [(s.id, values)]
+    out = []
+    for key, value in variant.items():
+        if key not in known:
+            out.append(doc.problem(("release", "variant", key), f"release.variant: '{key}' is not"
+                                   f" a grid parameter{did_you_mean(key, known)}", key=True))
+        elif len(known[key]) > 1:
+            out.append(doc.problem(("release", "variant", key), f"release.variant: '{key}' is "
+                                   "swept by several steps; write it as step.param", key=True))
+        elif value not in known[key][0][1]:
+            out.append(doc.problem(("release", "variant", key), f"release.variant.{key}: {value!r}"
+                                   f" is not one of the grid values {known[key][0][1]}"))
+    return out
