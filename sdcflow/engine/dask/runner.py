@@ -190,7 +190,7 @@ class _DaskRun:
         ids = [n for n, v in self.recipe.variables.items() if v.role == "household"]
         if len(ids) != 1:
             return
-        keys = self.client.gather([self.client.submit(_id_hashes, f, ids[0], pure=False)
+        keys = self.client.gather([self.client.submit(tasks.id_hashes, f, ids[0], pure=False)
                                    for f in self.frames[ORIGINAL]])
         owner = np.repeat(np.arange(len(keys)), [len(k) for k in keys])
         every = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
@@ -277,10 +277,10 @@ class _DaskRun:
             done = client.submit(tasks.apply_whole, job, whole, seed, "whole", pure=False)
             outs, start = [], 0
             for n in self.records:
-                outs.append(client.submit(_slice, done, start, n, pure=False))
+                outs.append(client.submit(tasks.slice_rows, done, start, n, pure=False))
                 start += n
         self._wait(outs)
-        small = client.gather([client.submit(_meta_info, o, pure=False) for o in outs])
+        small = client.gather([client.submit(tasks.meta_info, o, pure=False) for o in outs])
         metas = [m for m, _ in small]
         if any(m != metas[0] for m in metas[1:]):
             raise RecipeError([self.recipe.doc.problem(ps.step.path, (
@@ -292,7 +292,7 @@ class _DaskRun:
         if isinstance(how, Rows):
             infos = [i for _, i in small]
         elif isinstance(how, Groups) and plugin.strata(ps.params, ps.meta):
-            infos = client.gather([client.submit(_info_of, r, pure=False) for r in strata])
+            infos = client.gather([client.submit(tasks.info_of, r, pure=False) for r in strata])
         else:
             infos = [small[0][1]]
         info = infos[0] if len(infos) == 1 else plugin.combine_info(infos, ps.params)
@@ -300,16 +300,16 @@ class _DaskRun:
 
     def _by_stratum(self, job, data, strata):
         client = self.client
-        pieces = [client.submit(_stratum_pieces, d, strata, pure=False) for d in data]
-        sizes = client.gather([client.submit(_sizes, pc, pure=False) for pc in pieces])
+        pieces = [client.submit(tasks.pieces_of, d, strata, pure=False) for d in data]
+        sizes = client.gather([client.submit(tasks.sizes, pc, pure=False) for pc in pieces])
         labels = sorted({lab for s in sizes for lab in s}, key=repr)
         meta = None
         results = {}
         for label in labels:
-            parts = [client.submit(_take, data[p], pieces[p], label, pure=False)
+            parts = [client.submit(tasks.take_label, data[p], pieces[p], label, pure=False)
                      for p in range(len(data)) if label in sizes[p]]
             if meta is None:
-                meta = client.submit(_meta_of, data[0], pure=False)
+                meta = client.submit(tasks.meta_of, data[0], pure=False)
             results[label] = client.submit(tasks.run_stratum, job, parts, meta,
                                            self.constraints, self.recipe.seed, label,
                                            pure=False)
@@ -321,7 +321,7 @@ class _DaskRun:
             for lab in mine:
                 places.append(offset[lab])
                 offset[lab] += sizes[p][lab]
-            outs.append(client.submit(_assemble, self.records[p], pieces[p], mine,
+            outs.append(client.submit(tasks.assemble_partition, self.records[p], pieces[p], mine,
                                       [results[lab] for lab in mine], places, pure=False))
         return outs, [results[lab] for lab in labels]
 
@@ -336,7 +336,7 @@ class _DaskRun:
                 f"columns together, over the limit of {self.limit / GIB:g} GiB "
                 "(execution.collect_limit): give it strata, or raise the limit on workers "
                 "with enough memory"))])
-        return self.client.submit(_concat, data, pure=False)
+        return self.client.submit(tasks.concat, data, pure=False)
 
     def _measure(self, ps, job, how, data, ref) -> MeasureResult:
         client, plugin = self.client, job.plugin
@@ -359,71 +359,6 @@ class _DaskRun:
         return MeasureResult(measured.summary, None)
 
     def _hash(self, futures) -> str:
-        digests = self.client.gather([self.client.submit(_frame_hash, f, pure=False)
+        digests = self.client.gather([self.client.submit(tasks.frame_hash, f, pure=False)
                                       for f in futures])
         return hashlib.sha256("".join(digests).encode()).hexdigest()
-
-
-# small tasks (module level, so that they pickle by reference)
-
-def _id_hashes(frame, name):
-    """The distinct household ids of a partition, hashed to 64 bits."""
-    import pandas as pd
-
-    from ...data import text_column
-
-    ids = text_column(frame[name].dropna()).unique()
-    return np.unique(pd.util.hash_array(np.asarray(ids, dtype=object)))
-
-
-def _slice(result, start, n):
-    frame, meta, info = result
-    return frame.iloc[start:start + n].reset_index(drop=True), meta, info
-
-
-def _meta_info(out):
-    return out[1], out[2]
-
-
-def _stratum_pieces(data, strata):
-    return tasks.stratum_pieces(data.frame, strata)
-
-
-def _sizes(pieces):
-    return {label: len(pos) for label, pos in pieces.items()}
-
-
-def _take(data, pieces, label):
-    return tasks.take(data, pieces[label])
-
-
-def _meta_of(data):
-    return dict(data.variables)
-
-
-def _assemble(records, pieces, labels, results, places):
-    return (tasks.assemble(records, results, [(pieces[lab], start)
-                                              for lab, start in zip(labels, places)]),
-            results[0][1] if results else {}, {})
-
-
-def _info_of(result):
-    return result[2]
-
-
-def _concat(datasets):
-    import pandas as pd
-
-    from ...data import Dataset
-
-    first = datasets[0]
-    frame = pd.concat([d.frame for d in datasets], ignore_index=True)
-    return Dataset(frame, dict(first.variables), first.constraints)
-
-
-def _frame_hash(frame) -> str:
-    from ..fingerprint import column_hash
-
-    return hashlib.sha256("".join(column_hash(frame[c]) for c in frame.columns)
-                          .encode()).hexdigest()
-

@@ -4,6 +4,7 @@ cluster; :mod:`sdcflow.engine.dask.runner` submits them and combines their resul
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,8 @@ from ... import registry
 from ...data import Dataset
 from ...data.households import collapse, expand, household_units
 from ...registry import MethodResult
-from ..execution import _call, _method_output, step_rng
+from ..execution import _call, step_rng
+from ..output_checks import method_output
 
 
 @dataclass(frozen=True)
@@ -96,9 +98,9 @@ def apply_rows(job: Job, data: Dataset, seed: int, part: str, state):
         return result
 
     if how is None:
-        return _method_output(job, data, run(data))
+        return method_output(job, data, run(data))
     once = _once(data, how)
-    frame, meta, info = _method_output(job, once, run(once))
+    frame, meta, info = method_output(job, once, run(once))
     return expand(frame, how[0]), meta, {**info, "households": how[1]}
 
 
@@ -199,3 +201,62 @@ def column_bytes(data: Dataset) -> int:
 
 def first(result):
     return result[0]
+
+
+# ------------------------------------------------------------- small tasks of the runner
+
+def id_hashes(frame, name):
+    """The distinct household ids of a partition, hashed to 64 bits."""
+    from ...data import text_column
+
+    ids = text_column(frame[name].dropna()).unique()
+    return np.unique(pd.util.hash_array(np.asarray(ids, dtype=object)))
+
+
+def slice_rows(result, start, n):
+    frame, meta, info = result
+    return frame.iloc[start:start + n].reset_index(drop=True), meta, info
+
+
+def meta_info(out):
+    return out[1], out[2]
+
+
+def pieces_of(data, strata):
+    return stratum_pieces(data.frame, strata)
+
+
+def sizes(pieces):
+    return {label: len(pos) for label, pos in pieces.items()}
+
+
+def take_label(data, pieces, label):
+    return take(data, pieces[label])
+
+
+def meta_of(data):
+    return dict(data.variables)
+
+
+def assemble_partition(records, pieces, labels, results, places):
+    return (assemble(records, results, [(pieces[lab], start)
+                                              for lab, start in zip(labels, places)]),
+            results[0][1] if results else {}, {})
+
+
+def info_of(result):
+    return result[2]
+
+
+def concat(datasets):
+    first = datasets[0]
+    frame = pd.concat([d.frame for d in datasets], ignore_index=True)
+    return Dataset(frame, dict(first.variables), first.constraints)
+
+
+def frame_hash(frame) -> str:
+    from ..fingerprint import column_hash
+
+    return hashlib.sha256("".join(column_hash(frame[c]) for c in frame.columns)
+                          .encode()).hexdigest()
+
