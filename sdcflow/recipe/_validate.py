@@ -44,7 +44,10 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
             raise RecipeError(problems)
     doc = recipe.doc
     dataset, source = None, {}
-    if data and recipe.data:
+    # the Dask engine reads its partitions on the workers: they are checked as they are read
+    dask = ((doc.data or {}).get("execution") or {}).get("engine") == "dask" \
+        if isinstance(doc.data, dict) else False
+    if data and recipe.data and not dask:
         dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables)
         data_file = _data_display(recipe)
         for f in findings:
@@ -81,6 +84,10 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
             plan = build_plan(recipe, list(recipe.variables))
         except PlanError as exc:
             problems += exc.problems
+    if plan is not None and dask:
+        from ..engine.dask.runner import distribution_problems
+
+        problems += distribution_problems(Validated(recipe, None, {}, plan, []))
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise RecipeError(unique_problems(problems))

@@ -284,3 +284,37 @@ def test_local_suppression_from_the_global_table_equals_the_in_memory_engine(tmp
         assert info[node]["suppressions"] == mem_info[node]["suppressions"]
         assert info[node]["unresolved_records"] == mem_info[node]["unresolved_records"]
     assert dask.measures["risk"] == mem.measures["risk"]
+
+
+def test_an_existing_cluster_by_its_scheduler_address(stratified, tmp_path, capsys):
+    """``--scheduler ADDRESS`` runs on a cluster started elsewhere: the same bytes."""
+    from distributed import LocalCluster
+
+    tmp, _, _ = stratified
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        code = main(["run", str(tmp / "dask.yaml"), "--scheduler", cluster.scheduler_address,
+                     "--out", str(tmp_path / "out"), "--format", "json"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["released"] is True
+    assert digests(tmp_path / "out") == digests(tmp / "out1")
+
+
+def test_validate_reports_what_cannot_distribute_when_the_recipe_asks_for_dask(tmp_path, capsys):
+    (tmp_path / "parts").mkdir()
+    census().to_parquet(tmp_path / "parts" / "a.parquet", index=False)
+    (tmp_path / "r.yaml").write_text("""
+sdcflow: 1
+name: sampled
+seed: 1
+data: {path: parts}
+execution: {engine: dask}
+variables:
+  sex: {role: key}
+steps:
+  - {id: p, method: sampling, params: {fraction: 0.5}}
+  - {id: risk, measure: k_anonymity}
+""")
+    assert main(["validate", str(tmp_path / "r.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "r.yaml:10:5: step 'p' (sampling) cannot run on the Dask engine" in err
