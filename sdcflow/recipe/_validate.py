@@ -10,6 +10,7 @@ import hashlib
 import json
 import keyword
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -450,11 +451,13 @@ def _check_variant(recipe: Recipe, grid_steps: list[StepSpec]) -> list[Problem]:
     return out
 
 
-def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
+def validate(recipe: Recipe | str | Path, *, data: bool = True,
+             progress: Callable[[float], None] | None = None) -> Validated:
     """Check a recipe completely: schema, semantics, and (with ``data``) its data and plan.
 
     Raises :class:`RecipeError` listing every problem; returns the validated recipe,
-    its data and plan otherwise."""
+    its data and plan otherwise. ``progress`` (if given) hears the fraction of reading
+    and checking the data done, now and then."""
     from ..plan import PlanError, build_plan
 
     if isinstance(recipe, Recipe):
@@ -466,7 +469,10 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
     doc = recipe.doc
     dataset, source = None, {}
     if data and recipe.data:
-        dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables)
+        # reading is most of it; the checks on the data below are the rest
+        reading = (lambda f: progress(0.9 * f)) if progress is not None else None
+        dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables,
+                                              reading)
         data_file = _data_display(recipe)
         for f in findings:
             if f.path is None:
@@ -496,6 +502,8 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
                                 and ppath[0] in p:
                             message += f" (the default {ppath[0]} is {json.dumps(p[ppath[0]])})"
                         problems.append(doc.problem(full, f"{where(full)}: {message}"))
+        if progress is not None:
+            progress(1.0)
     plan = None
     if not any(p.severity == "error" for p in problems):
         try:
