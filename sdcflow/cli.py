@@ -1,4 +1,4 @@
-"""The ``sdcflow`` command: validate | plan | run | methods | schema.
+"""The ``sdcflow`` command: validate | plan | run | report | methods | schema.
 
 Exit codes (the contract in DESIGN.md): 0 success; 1 invalid recipe or data, or a step
 failed; 2 wrong command-line usage; 3 a release check failed (nothing released).
@@ -8,6 +8,7 @@ shows one for bug reports)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -67,14 +68,49 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def _show_progress(args) -> bool:
+    """Whether to show progress: as ``--progress``/``--no-progress`` say, else when
+    standard error is a terminal and the output is text (JSON output is for programs)."""
+    if args.progress is not None:
+        return args.progress
+    return sys.stderr.isatty() and args.format != "json"
+
+
+def _live() -> bool:
+    """Whether standard error takes a live display (a terminal that moves the cursor)."""
+    from .display import console
+
+    out = console()
+    return out.is_terminal and not out.is_dumb_terminal
+
+
+def _line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _run_progress(args):
+    """The progress of ``sdcflow run`` (what :func:`sdcflow.run` takes) and the context
+    that shows it: rich's bars on a terminal, one line per finished step on standard error
+    elsewhere (with ``--progress``), or nothing."""
+    if not _show_progress(args):
+        return None, contextlib.nullcontext()
+    if _live():
+        from .display import LiveDisplay, console
+
+        display = LiveDisplay(console())
+        return display, display
+    return _line, contextlib.nullcontext()
+
+
 def cmd_run(args) -> int:
     from .engine import run
     from .errors import CheckFailed
 
-    show = sys.stderr.isatty() if args.progress is None else args.progress
-    progress = (lambda line: print(line, file=sys.stderr, flush=True)) if show else None
+    progress, shown = _run_progress(args)
     try:
-        result = run(args.recipe, args.out, use_cache=not args.no_cache, progress=progress)
+        with shown:
+            result = run(args.recipe, args.out, use_cache=not args.no_cache,
+                         progress=progress)
     except CheckFailed as exc:
         for note in exc.result.notes:
             print(f"note: {note}", file=sys.stderr)
@@ -196,7 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="recompute every step (the cache entries are refreshed)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="show progress per step (default: on a terminal)")
+                   help="show progress (default: on a terminal, unless --format json); "
+                        "on standard error, as bars on a terminal, else one line per step")
     fmt(p)
     p.set_defaults(func=cmd_run)
 
