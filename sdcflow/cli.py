@@ -1,4 +1,4 @@
-"""The ``sdcflow`` command: validate | plan | run | report | methods | schema.
+"""The ``sdcflow`` command: validate | plan | run | report | methods | schema | compile.
 
 Exit codes (the contract in DESIGN.md): 0 success; 1 invalid recipe or data, or a step
 failed; 2 wrong command-line usage; 3 a release check failed (nothing released).
@@ -196,6 +196,55 @@ def cmd_methods(args) -> int:
     return 0
 
 
+def cmd_compile(args) -> int:
+    import time
+
+    from .kernels import warmup
+    from .kernels.jit import cache_directory, caching_available
+
+    only = [name for value in args.only or () for name in value.split(",") if name]
+    try:
+        chosen = warmup.families(only)
+    except ValueError as exc:
+        print(f"sdcflow compile: {exc}", file=sys.stderr)
+        return 2
+    cached = caching_available()  # (says so, once, when nothing can be written)
+    where, _ = cache_directory()
+    start = time.perf_counter()
+    done = []
+    display = None
+    if _show_progress(args) and _live():
+        from .display import CompileDisplay, console
+
+        display = CompileDisplay(console(), sum(f.weight for f in chosen))
+    with display or contextlib.nullcontext():
+        for family in chosen:
+            if display is not None:
+                display.started(family.name)
+            seconds = warmup.compile_family(family)
+            done.append({"family": family.name, "seconds": round(seconds, 2)})
+            if display is not None:
+                display.finished(family.name, family.weight, seconds)
+            elif _show_progress(args):
+                _line(f"compiled {family.name} in {seconds:.1f}s")
+    missing = warmup.not_compiled(chosen)
+    for name in missing:
+        print(f"sdcflow compile: warning: {name} was not compiled ahead of time (no kernel "
+              "family calls it; see sdcflow/kernels/warmup.py)", file=sys.stderr)
+    total = time.perf_counter() - start
+    if cached:
+        place = where or "numba's default cache directory"
+        text = f"compiled {len(chosen)} kernel families into {place} in {total:.1f}s"
+    else:
+        text = (f"compiled {len(chosen)} kernel families in {total:.1f}s, but nothing could "
+                "be cached: runs will compile again (set NUMBA_CACHE_DIR to a writable "
+                "directory)")
+    _emit(args, text, {"cache": where if cached else None, "cached": cached,
+                       "families": done, "not_compiled": missing,
+                       "seconds": round(total, 2)})
+    return 0
+
+
 def cmd_schema(args) -> int:
     from .recipe import recipe_schema
 
@@ -253,6 +302,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("schema", help="print the recipe JSON Schema")
     p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("compile", help="compile the numeric kernels ahead of time into the "
+                                       "cache, so that no run pauses to compile")
+    p.add_argument("--only", action="append", metavar="FAMILY",
+                   help="compile these kernel families only (comma-separated or repeated): "
+                        "mdav, linkage, rank_swap, rank_swap_attack, univariate, utility, "
+                        "secondary")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show progress (default: on a terminal)")
+    fmt(p)
+    p.set_defaults(func=cmd_compile)
     return parser
 
 
