@@ -5,8 +5,9 @@ progress bars (:mod:`sdcflow.display`), and the engine knows nothing of how it i
 The base class does nothing, so an observer overrides only what it shows.
 
 Threads: steps run at the same time (:mod:`sdcflow.engine.scheduler`), so
-:meth:`~RunObserver.step_started` and :meth:`~RunObserver.step_progress` are called on the
-thread that runs the step; the other calls come from the thread that called
+:meth:`~RunObserver.step_started` is called on the thread that runs the step, and
+:meth:`~RunObserver.step_progress` on that thread or one it started (a kernel's watcher,
+:mod:`sdcflow.kernels.watch`); the other calls come from the thread that called
 :func:`sdcflow.run`. An observer that keeps state must guard it.
 
 A long computation inside a step may report how far it is through :func:`step_progress`:

@@ -28,6 +28,7 @@ from ..constraints.representatives import PLURALITY, Choice, choose, parts
 from ..data.codes import numeric_column, ordered_values
 from ..data.strata import stratum_codes, stratum_members
 from ..data.text import text_column
+from ..engine.progress import step_progress
 from ..kernels.aggregate import (
     group_geometric_mean,
     group_lower_median,
@@ -91,6 +92,15 @@ def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
     if kind == "geometric":
         return group_geometric_mean(x, labels, offset, weights)
     return group_mean(x, labels, weights)
+
+
+def _part_progress(report, before: int, size: int, total: int):
+    """What a part of ``size`` records reports to the step's ``report`` (fraction of
+    ``total`` records), ``before`` records having been grouped before it; None if nobody
+    listens."""
+    if report is None:
+        return None
+    return lambda fraction: report((before + fraction * size) / total)
 
 
 @register
@@ -312,6 +322,8 @@ class Microaggregation(Method):
         sse_total, sst_total = 0.0, 0.0
         small = 0
         parts = stratum_members(partition, int(partition.max(initial=-1)) + 1)
+        report = step_progress()
+        done, total = 0, max(len(groups) * len(frame), 1)  # records grouped, of all
         for g in groups:
             numeric = [v for v in g.variables if data.variables[v].type != "categorical"]
             Z = np.column_stack([self._scaled(frame[v], data.variables[v], params["standardize"])
@@ -330,7 +342,8 @@ class Microaggregation(Method):
                 if len(rows) < k:
                     small += len(rows)
                 Zr = Z[rows]
-                per_var = self._labels(Zr, k, params, numeric)
+                per_var = self._labels(Zr, k, params, numeric,
+                                       _part_progress(report, done, len(rows), total))
                 clusters += int(per_var[None].max()) + 1 if len(rows) else 0
                 # fuzzy memberships belong to the group's one partition: once per part
                 weights = (fuzzy_weights(Zr, per_var[None], m=params["fuzziness"],
@@ -343,6 +356,9 @@ class Microaggregation(Method):
                 sse, sst = _sse_sst(Zr, per_var, numeric)
                 sse_total += sse
                 sst_total += sst
+                done += len(rows)
+                if report is not None:
+                    report(done / total)
             for v in g.variables:
                 col, var = self._column(values[v], frame[v], data.variables[v],
                                         categories.get(v))
@@ -393,8 +409,9 @@ class Microaggregation(Method):
         return x
 
     @staticmethod
-    def _labels(Z: np.ndarray, k: int, params, numeric: list[str]) -> dict:
-        """Group labels: one partition for the group (key None), or one per variable."""
+    def _labels(Z: np.ndarray, k: int, params, numeric: list[str], progress=None) -> dict:
+        """Group labels: one partition for the group (key None), or one per variable
+        (``progress``: how far MDAV is, see :func:`sdcflow.kernels.mdav.mdav`)."""
         n = len(Z)
         if n <= k:
             return {None: np.zeros(n, dtype=np.int64)}
@@ -411,7 +428,7 @@ class Microaggregation(Method):
             return out
         if algorithm == "projected":
             return {None: projected(Z, k, params.get("projection"))}
-        return {None: mdav(Z, k)}
+        return {None: mdav(Z, k, progress=progress)}
 
     @staticmethod
     def _column(values: np.ndarray, original: pd.Series, var, categories):

@@ -141,3 +141,31 @@ def test_each_thread_reports_for_its_own_step():
         t.join()
     assert sorted(e for e in seen.events) == [("progress", "a", 0.5), ("progress", "b", 0.5)]
     assert step_progress() is None
+
+
+def test_microaggregation_reports_its_progress_within_the_step(write_recipe, tmp_path,
+                                                               monkeypatch):
+    from sdcflow.kernels import watch
+
+    monkeypatch.setattr(watch, "EVERY", 0.001)
+    path = write_recipe("""
+        sdcflow: 1
+        name: micro
+        seed: 4
+        data: {builtin: testdata}
+        variables:
+          sex: {role: key, type: categorical}
+          income: {role: numeric, type: continuous}
+          expend: {role: numeric, type: continuous}
+        steps:
+          - {id: micro, method: microaggregation, params: {k: 3, variables: [income, expend]}}
+          - {id: strata, method: microaggregation,
+             params: {k: 3, variables: [income], strata: [sex]}}
+    """)
+    seen = Recorder()
+    plain = run(path, tmp_path / "a", use_cache=False)
+    watched = run(path, tmp_path / "b", use_cache=False, progress=seen)
+    assert watched.manifest == plain.manifest  # reporting changes nothing
+    for node in ("micro", "strata"):
+        fractions = [e[2] for e in seen.events if e[:2] == ("progress", node)]
+        assert fractions and fractions == sorted(fractions) and fractions[-1] == 1.0
