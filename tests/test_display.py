@@ -74,11 +74,12 @@ def test_no_progress_when_told_so_on_a_terminal(recipe, terminal, monkeypatch):
     assert code == 0 and err == "" and out.startswith("released into ")
 
 
+@pytest.mark.parametrize("asked", [[], ["--progress"]])
 def test_live_progress_on_a_terminal_and_nothing_of_it_on_standard_output(
-        recipe, terminal, monkeypatch):
+        recipe, terminal, monkeypatch, asked):
     monkeypatch.setattr(display, "DELAY", 0.0)  # show every step, however short
     code, err, out = terminal(["run", str(recipe), "--out", str(recipe.parent / "out"),
-                               "--no-cache"])
+                               "--no-cache", *asked])
     assert code == 0
     assert ANSI.search(err)  # drawn, not printed line by line
     assert "steps" in err and "loading testdata" in err
@@ -128,3 +129,16 @@ def test_remaining_time_is_the_pace_so_far():
     assert display._RemainingColumn().render(Task()).plain == "ETA 1:30"
     Task.completed = 0
     assert display._RemainingColumn().render(Task()).plain == ""
+
+
+def test_the_compile_display():
+    out = io.StringIO()
+    shown = display.CompileDisplay(Console(file=out, force_terminal=True, width=100), 3.0)
+    with shown:
+        shown.started("mdav")
+        shown.finished("mdav", 2.0, 12.34)
+        assert display._task(shown.progress, shown.task).completed == 2.0
+        shown.started("utility")
+        shown.finished("utility", 1.0, 0.5)
+    text = out.getvalue()
+    assert "compiled mdav in 12.3s" in text and "compiled utility in 0.5s" in text
