@@ -232,13 +232,13 @@ def cmd_compile(args) -> int:
         print(f"sdcflow compile: warning: {name} was not compiled ahead of time (no kernel "
               "family calls it; see sdcflow/kernels/warmup.py)", file=sys.stderr)
     total = time.perf_counter() - start
+    what = f"{len(chosen)} kernel famil{'y' if len(chosen) == 1 else 'ies'}"
     if cached:
         place = where or "numba's default cache directory"
-        text = f"compiled {len(chosen)} kernel families into {place} in {total:.1f}s"
+        text = f"compiled {what} into {place} in {total:.1f}s"
     else:
-        text = (f"compiled {len(chosen)} kernel families in {total:.1f}s, but nothing could "
-                "be cached: runs will compile again (set NUMBA_CACHE_DIR to a writable "
-                "directory)")
+        text = (f"compiled {what} in {total:.1f}s, but nothing could be cached: runs will "
+                "compile again (set NUMBA_CACHE_DIR to a writable directory)")
     _emit(args, text, {"cache": where if cached else None, "cached": cached,
                        "families": done, "not_compiled": missing,
                        "seconds": round(total, 2)})
