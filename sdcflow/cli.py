@@ -1,4 +1,4 @@
-"""The ``sdcflow`` command: validate | plan | run | methods | schema.
+"""The ``sdcflow`` command: validate | plan | run | report | methods | schema | compile.
 
 Exit codes (the contract in DESIGN.md): 0 success; 1 invalid recipe or data, or a step
 failed; 2 wrong command-line usage; 3 a release check failed (nothing released).
@@ -8,6 +8,7 @@ shows one for bug reports)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -77,15 +78,50 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def _show_progress(args) -> bool:
+    """Whether to show progress: as ``--progress``/``--no-progress`` say, else when
+    standard error is a terminal and the output is text (JSON output is for programs)."""
+    if args.progress is not None:
+        return args.progress
+    return sys.stderr.isatty() and args.format != "json"
+
+
+def _live() -> bool:
+    """Whether standard error takes a live display (a terminal that moves the cursor)."""
+    from .display import console
+
+    out = console()
+    return out.is_terminal and not out.is_dumb_terminal
+
+
+def _line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _run_progress(args):
+    """The progress of ``sdcflow run`` (what :func:`sdcflow.run` takes) and the context
+    that shows it: rich's bars on a terminal, one line per finished step on standard error
+    elsewhere (with ``--progress``), or nothing."""
+    if not _show_progress(args):
+        return None, contextlib.nullcontext()
+    if _live():
+        from .display import LiveDisplay, console
+
+        display = LiveDisplay(console())
+        return display, display
+    return _line, contextlib.nullcontext()
+
+
 def cmd_run(args) -> int:
     from .engine import run
     from .errors import CheckFailed
 
-    show = sys.stderr.isatty() if args.progress is None else args.progress
-    progress = (lambda line: print(line, file=sys.stderr, flush=True)) if show else None
+    progress, shown = _run_progress(args)
     try:
-        result = run(args.recipe, args.out, use_cache=not args.no_cache, progress=progress,
-                     engine=args.engine, scheduler=args.scheduler, workers=args.workers)
+        with shown:
+            result = run(args.recipe, args.out, use_cache=not args.no_cache,
+                         progress=progress, engine=args.engine, scheduler=args.scheduler,
+                         workers=args.workers)
     except CheckFailed as exc:
         for note in exc.result.notes:
             print(f"note: {note}", file=sys.stderr)
@@ -171,6 +207,55 @@ def cmd_methods(args) -> int:
     return 0
 
 
+def cmd_compile(args) -> int:
+    import time
+
+    from .kernels import warmup
+    from .kernels.jit import cache_directory, caching_available
+
+    only = [name for value in args.only or () for name in value.split(",") if name]
+    try:
+        chosen = warmup.families(only)
+    except ValueError as exc:
+        print(f"sdcflow compile: {exc}", file=sys.stderr)
+        return 2
+    cached = caching_available()  # (says so, once, when nothing can be written)
+    where, _ = cache_directory()
+    start = time.perf_counter()
+    done = []
+    display = None
+    if _show_progress(args) and _live():
+        from .display import CompileDisplay, console
+
+        display = CompileDisplay(console(), sum(f.weight for f in chosen))
+    with display or contextlib.nullcontext():
+        for family in chosen:
+            if display is not None:
+                display.started(family.name)
+            seconds = warmup.compile_family(family)
+            done.append({"family": family.name, "seconds": round(seconds, 2)})
+            if display is not None:
+                display.finished(family.name, family.weight, seconds)
+            elif _show_progress(args):
+                _line(f"compiled {family.name} in {seconds:.1f}s")
+    missing = warmup.not_compiled(chosen)
+    for name in missing:
+        print(f"sdcflow compile: warning: {name} was not compiled ahead of time (no kernel "
+              "family calls it; see sdcflow/kernels/warmup.py)", file=sys.stderr)
+    total = time.perf_counter() - start
+    what = f"{len(chosen)} kernel famil{'y' if len(chosen) == 1 else 'ies'}"
+    if cached:
+        place = where or "numba's default cache directory"
+        text = f"compiled {what} into {place} in {total:.1f}s"
+    else:
+        text = (f"compiled {what} in {total:.1f}s, but nothing could be cached: runs will "
+                "compile again (set NUMBA_CACHE_DIR to a writable directory)")
+    _emit(args, text, {"cache": where if cached else None, "cached": cached,
+                       "families": done, "not_compiled": missing,
+                       "seconds": round(total, 2)})
+    return 0
+
+
 def cmd_schema(args) -> int:
     from .recipe import recipe_schema
 
@@ -207,7 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="recompute every step (the cache entries are refreshed)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="show progress per step (default: on a terminal)")
+                   help="show progress (default: on a terminal, unless --format json); "
+                        "on standard error, as bars on a terminal, else one line per step")
     p.add_argument("--engine", choices=["memory", "dask"], default=None,
                    help="memory (default) or dask: partitioned data on a Dask cluster "
                         "(overrides the recipe's execution.engine)")
@@ -235,6 +321,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("schema", help="print the recipe JSON Schema")
     p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("compile", help="compile the numeric kernels ahead of time into the "
+                                       "cache, so that no run pauses to compile")
+    p.add_argument("--only", action="append", metavar="FAMILY",
+                   help="compile these kernel families only (comma-separated or repeated): "
+                        "mdav, linkage, rank_swap, rank_swap_attack, univariate, utility, "
+                        "secondary")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show progress (default: on a terminal)")
+    fmt(p)
+    p.set_defaults(func=cmd_compile)
     return parser
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -74,23 +74,34 @@ def table_format(spec: Mapping, path: Path) -> str:
     return "parquet" if path.suffix.lower() in (".parquet", ".pq") else "csv"
 
 
+# Shares of reading the data in the fraction reported: hashing the file, reading it (one
+# call of pyarrow's, reported when done), converting the variables (one by one); about
+# what each takes on a census file (CSV or Parquet).
+_HASH, _READ = 0.1, 0.35
+
+
 def read_data(
-    spec: Mapping, base_dir: Path, variables: Mapping[str, Variable]
+    spec: Mapping, base_dir: Path, variables: Mapping[str, Variable],
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[Dataset | None, dict, list[Finding]]:
     """Read the data declared by ``spec`` and convert the declared variables.
 
     Returns the dataset (``None`` when it cannot be used), a description of the source
-    (file and sha256, for the manifest), and the findings."""
+    (file and sha256, for the manifest), and the findings. ``progress`` (if given) is
+    called with the fraction of the reading done, now and then."""
+    report = progress or (lambda fraction: None)
     path, findings = resolve_source(spec, base_dir)
     if path is None:
         return None, {}, findings
     fmt = table_format(spec, path)
     try:
-        source = {"file": str(spec.get("builtin") or spec["path"]), "sha256": sha256_file(path)}
+        digest = sha256_file(path, lambda f: report(_HASH * f))
+        source = {"file": str(spec.get("builtin") or spec["path"]), "sha256": digest}
         if fmt == "csv":
             raw, findings = read_csv_text(path, spec, variables)
         else:
             raw, findings = read_parquet_text(path, variables)
+        report(_HASH + _READ)
     except OSError as exc:  # e.g. no permission to read, or the file vanished
         where = ("data", "builtin" if "builtin" in spec else "path")
         return None, {}, [Finding(where, f"cannot read the data file {path}:"
@@ -102,10 +113,11 @@ def read_data(
         return None, source, findings
 
     columns = {}
-    for name, var in variables.items():
+    for i, (name, var) in enumerate(variables.items(), 1):
         col, problems = convert_column(raw.columns[name], var, is_csv=(fmt == "csv"))
         findings.extend(Finding(("variables", name), p) for p in problems)
         columns[name] = col
+        report(_HASH + _READ + (1 - _HASH - _READ) * i / len(variables))
     if findings:
         return None, source, findings
     frame = pd.DataFrame(columns, index=pd.RangeIndex(raw.records))
@@ -133,11 +145,17 @@ def _columns_problems(raw: TextTable, variables: Mapping[str, Variable]) -> list
     return out
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: Path, progress: Callable[[float], None] | None = None) -> str:
+    """The SHA-256 of the file's bytes (hex); ``progress`` hears the fraction read."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        done = 0
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
+            if progress is not None:
+                done += len(chunk)
+                progress(min(done / size, 1.0) if size else 1.0)
     return h.hexdigest()
 
 

@@ -33,6 +33,7 @@ from .cache import Cache
 from .canonical import canonical_json, jsonable
 from .fingerprint import column_hash, constraint_spec, fingerprint, variable_spec
 from .output_checks import method_output
+from .progress import RunObserver, as_observer, reporting_step
 from .scheduler import run_plan
 
 
@@ -190,30 +191,30 @@ def _call(ps: PlannedStep, data, rng, original, results: dict):
 
 
 def execute(validated: Validated, cache: Cache | None = None,
-            progress: Callable[[str], None] | None = None, workers: int | None = None
-            ) -> tuple[Store, dict, list[StepRecord], dict]:
+            progress: RunObserver | Callable[[str], None] | None = None,
+            workers: int | None = None) -> tuple[Store, dict, list[StepRecord], dict]:
     """Run every step of the plan, independent steps at the same time on up to
     ``workers`` threads (default: :func:`sdcflow.parallel.threads`); return the column
-    store, measures, step records and per-record measure tables, all in plan order."""
+    store, measures, step records and per-record measure tables, all in plan order.
+    ``progress`` hears of every step (:mod:`sdcflow.engine.progress`)."""
     plan, original = validated.plan, validated.data
     store = Store(original)
     measures: dict = {}
     per_record: dict = {}
-    total = len(plan.steps)
-    finished = [0]
+    observer = as_observer(progress)
+    observer.steps_started(len(plan.steps))
 
     def run_step(ps: PlannedStep) -> StepRecord:
-        if ps.table is not None:
-            return _run_table_step(validated, ps, store, measures)
-        if ps.kind == "method":
-            return _run_method(validated, ps, store, cache)
-        return _run_measure(validated, ps, store, cache, measures, per_record)
+        observer.step_started(ps.node, ps.step.plugin_name)
+        with reporting_step(observer, ps.node):
+            if ps.table is not None:
+                return _run_table_step(validated, ps, store, measures)
+            if ps.kind == "method":
+                return _run_method(validated, ps, store, cache)
+            return _run_measure(validated, ps, store, cache, measures, per_record)
 
     def done(ps: PlannedStep, record: StepRecord) -> None:
-        finished[0] += 1
-        if progress:
-            how = "cached" if record.cached else f"{record.seconds:.2f}s"
-            progress(f"[{finished[0]}/{total}] {ps.node} ({ps.step.plugin_name}) {how}")
+        observer.step_finished(ps.node, record)
 
     results = run_plan(plan, run_step, threads() if workers is None else workers, done)
     records = [results[ps.node] for ps in plan.steps]

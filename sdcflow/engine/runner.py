@@ -37,6 +37,7 @@ from .checks import evaluate_checks
 from .execution import StepRecord, execute, step_rng
 from .manifest import full_manifest, public_manifest, published_nodes
 from .outputs import MANIFEST, RUN_LOG, check_target, replace_output
+from .progress import RunObserver, as_observer
 
 CACHE_DIR = ".sdcflow-cache"
 PUBLIC = "public"
@@ -73,7 +74,8 @@ def default_out_dir(recipe: Recipe) -> Path:
 
 
 def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write: bool = True,
-        use_cache: bool = True, progress: Callable[[str], None] | None = None,
+        use_cache: bool = True,
+        progress: RunObserver | Callable[[str], None] | None = None,
         engine: str | None = None, scheduler: str | None = None,
         workers: int | None = None) -> RunResult:
     """Validate and run a recipe; write the outputs when every check passes.
@@ -82,12 +84,15 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     evaluated), :class:`PluginError` (a step failed), :class:`OutputError` (the output
     directory may not be written) or :class:`CheckFailed` (a check failed: nothing is
     written). ``use_cache=False`` recomputes every step (and refreshes the cache). With
-    ``write=False`` nothing is written and the result is only returned.
+    ``write=False`` nothing is written and the result is only returned. ``progress``
+    hears how the run goes: a :class:`~sdcflow.engine.progress.RunObserver`, or a
+    function that gets one line of text per finished step.
 
     ``engine`` (default: the recipe's ``execution.engine``, else ``"memory"``): ``"dask"``
     runs on a Dask cluster (:mod:`sdcflow.engine.dask`; ``scheduler`` an existing
     cluster's address, else a local cluster of ``workers`` processes); in memory,
     ``workers`` is the number of threads running independent steps."""
+    observer = as_observer(progress)
     if not isinstance(recipe, Recipe):
         recipe = load_recipe(recipe)
     from .dask.runner import execution_options
@@ -97,14 +102,15 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
         from .dask import run_dask
 
         return run_dask(recipe, out_dir, write=write, scheduler=scheduler, workers=workers,
-                        progress=progress)
-    validated = validate(recipe)
+                        progress=observer)
+    what = _data_name(recipe)
+    validated = validate(recipe, progress=lambda fraction: observer.loading(what, fraction))
     target = None
     if write:  # refuse a directory the run may not write before spending time on steps
         target = check_target(Path(out_dir) if out_dir is not None else
                               default_out_dir(recipe), recipe.name)
     with Cache(recipe.base_dir / CACHE_DIR, read=use_cache) as cache:
-        store, measures, records, per_record = execute(validated, cache, progress,
+        store, measures, records, per_record = execute(validated, cache, observer,
                                                       workers=options.get("workers"))
     plan: Plan = validated.plan
     release = recipe.release
@@ -134,10 +140,19 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
         result.external_report = lambda: report_html(validated, result, released_ok=True,
                                                      external=True, chosen=chosen)
     if write:
+        observer.writing()
         result.out_dir = replace_output(
             target, recipe.name,
             lambda tmp: _write_outputs(tmp, validated, result, tables, chosen))
     return result
+
+
+def _data_name(recipe: Recipe) -> str:
+    """How progress names the recipe's data: the file's name or the shipped data set's."""
+    data = recipe.data or {}
+    if "builtin" in data:
+        return str(data["builtin"])
+    return Path(str(data.get("path", "the data"))).name
 
 
 def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: dict,

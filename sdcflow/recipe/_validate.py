@@ -7,6 +7,7 @@ then the data (columns exist, values fit their types, constraints hold), then th
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,11 +30,13 @@ class Validated:
     warnings: list[Problem]
 
 
-def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
+def validate(recipe: Recipe | str | Path, *, data: bool = True,
+             progress: Callable[[float], None] | None = None) -> Validated:
     """Check a recipe completely: schema, semantics, and (with ``data``) its data and plan.
 
     Raises :class:`RecipeError` listing every problem; returns the validated recipe,
-    its data and plan otherwise."""
+    its data and plan otherwise. ``progress`` (if given) hears the fraction of reading
+    and checking the data done, now and then."""
     from ..plan import PlanError, build_plan
 
     if isinstance(recipe, Recipe):
@@ -48,7 +51,10 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
     dask = ((doc.data or {}).get("execution") or {}).get("engine") == "dask" \
         if isinstance(doc.data, dict) else False
     if data and recipe.data and not dask:
-        dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables)
+        # reading is most of it; the checks on the data below are the rest
+        reading = (lambda f: progress(0.9 * f)) if progress is not None else None
+        dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables,
+                                              reading)
         data_file = _data_display(recipe)
         for f in findings:
             if f.path is None:
@@ -78,6 +84,8 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True) -> Validated:
                                 and ppath[0] in p:
                             message += f" (the default {ppath[0]} is {json.dumps(p[ppath[0]])})"
                         problems.append(doc.problem(full, f"{where(full)}: {message}"))
+        if progress is not None:
+            progress(1.0)
     plan = None
     if not any(p.severity == "error" for p in problems):
         try:

@@ -30,6 +30,7 @@ from ..checks import evaluate_checks
 from ..execution import StepRecord
 from ..manifest import full_manifest, public_manifest
 from ..outputs import check_target, replace_output
+from ..progress import RunObserver, as_observer
 from . import tasks
 from .partitions import partition_files, read_partition, source_entry
 from .release import write_release
@@ -70,7 +71,7 @@ def distribution_problems(validated: Validated) -> list[Problem]:
 
 def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
              write: bool = True, scheduler: str | None = None, workers: int | None = None,
-             progress: Callable[[str], None] | None = None):
+             progress: RunObserver | Callable[[str], None] | None = None):
     """Validate the recipe, run it on a Dask cluster (``scheduler``: an existing one's
     address; default a local cluster of ``workers`` processes) and write the outputs when
     every check passes; returns a :class:`sdcflow.engine.runner.RunResult`."""
@@ -89,7 +90,7 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
         target = check_target(Path(out_dir) if out_dir is not None else
                               default_out_dir(recipe), recipe.name)
     with _client(options) as client:
-        run = _DaskRun(client, validated, files, options, progress)
+        run = _DaskRun(client, validated, files, options, as_observer(progress))
         run.load()
         validated = replace(validated, source=source_entry(recipe, files, run.records))
         for ps in validated.plan.steps:
@@ -112,6 +113,7 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
             result.public_manifest = public_manifest(validated, run.step_records, chosen,
                                                      run.measures, checks, {}, {})
         if write:
+            run.observer.writing()
             view = plan.release_view(chosen, release.get("from"))
             result.out_dir = replace_output(
                 target, recipe.name,
@@ -157,7 +159,7 @@ class _DaskRun:
         self.client, self.validated, self.files = client, validated, files
         self.recipe = validated.recipe
         self.limit = float(options.get("collect_limit", 4)) * GIB
-        self.progress = progress
+        self.observer = progress
         self.frames: dict[str, list] = {}  # node -> futures of data frames
         self.meta: dict[str, dict] = {ORIGINAL: dict(self.recipe.variables)}
         self.order = list(self.recipe.variables)
@@ -182,7 +184,8 @@ class _DaskRun:
             raise RecipeError([self.recipe.doc.problem(("data", "path"), "the data hold no "
                                                        "records")])
         self._whole_households()
-        self._say(f"read {sum(self.records):,} records in {len(self.files)} partitions")
+        self.observer.loading(f"{len(self.files)} partitions", 1.0)
+        self.observer.steps_started(len(self.validated.plan.steps))
 
     def _whole_households(self) -> None:
         """Households act as units (methods per household, the released ids): each must
@@ -223,15 +226,12 @@ class _DaskRun:
             if f.status == "error":
                 raise f.exception()
 
-    def _say(self, line: str) -> None:
-        if self.progress:
-            self.progress(line)
-
     # ----------------------------------------------------------------- steps
     def step(self, ps) -> None:
         from ..execution import visible
 
         start = time.perf_counter()
+        self.observer.step_started(ps.node, ps.step.plugin_name)
         job = tasks.Job(ps.node, ps.kind, ps.step.plugin_name, ps.params,
                         tuple(sorted(ps.writes)) if ps.writes is not None else None,
                         tuple(ps.result_nodes))
@@ -255,8 +255,7 @@ class _DaskRun:
         self.step_records.append(StepRecord(
             ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version, ps.params,
             ps.variant, fingerprint, digest, seconds, False, info))
-        self._say(f"[{len(self.step_records)}/{len(self.validated.plan.steps)}] {ps.node} "
-                  f"({ps.step.plugin_name}) {seconds:.2f}s")
+        self.observer.step_finished(ps.node, self.step_records[-1])
 
     def _method(self, job, how, data, ps):
         client, plugin, seed = self.client, ps.step.plugin, self.recipe.seed

@@ -54,8 +54,10 @@ def _scaled(col: pd.Series, var, how: str) -> np.ndarray:
     return x
 
 
-def _labels(Z: np.ndarray, k: int, params, numeric: list[str]) -> dict:
-    """Group labels: one partition for the group (key None), or one per variable."""
+def _labels(Z: np.ndarray, k: int, params, numeric: list[str], progress=None) -> dict:
+    """Group labels: one partition for the group (key None), or one per variable
+    (``progress``: how far MDAV is, see
+    :func:`sdcflow.kernels.perturbative.microaggregation.mdav.mdav`)."""
     n = len(Z)
     if n <= k:
         return {None: np.zeros(n, dtype=np.int64)}
@@ -72,7 +74,7 @@ def _labels(Z: np.ndarray, k: int, params, numeric: list[str]) -> dict:
         return out
     if algorithm == "projected":
         return {None: projected(Z, k, params.get("projection"))}
-    return {None: mdav(Z, k)}
+    return {None: mdav(Z, k, progress=progress)}
 
 
 def _sse_sst(Z: np.ndarray, per_var: dict, names: list[str]) -> tuple[float, float]:

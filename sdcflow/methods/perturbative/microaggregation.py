@@ -28,6 +28,7 @@ from ...data.codes import numeric_column, ordered_values
 from ...data.strata import stratum_codes, stratum_members
 from ...data.text import text_column
 from ...distribution import Groups
+from ...engine.progress import step_progress
 from ...kernels.perturbative.microaggregation.fuzzy import fuzzy_weights
 from ...limits import MAX_CELLS, over
 from ...registry import (
@@ -43,6 +44,15 @@ from ._microaggregation_algorithms import _aggregate, _labels, _scaled, _sse_sst
 from ._microaggregation_groups import PER_VARIABLE, _text, base_variables, plan_groups
 
 ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy")
+
+
+def _part_progress(report, before: int, size: int, total: int):
+    """What a part of ``size`` records reports to the step's ``report`` (fraction of
+    ``total`` records), ``before`` records having been grouped before it; None if nobody
+    listens."""
+    if report is None:
+        return None
+    return lambda fraction: report((before + fraction * size) / total)
 
 
 @register
@@ -191,6 +201,8 @@ class Microaggregation(Method):
         sse_total, sst_total = 0.0, 0.0
         small = 0
         parts = stratum_members(partition, int(partition.max(initial=-1)) + 1)
+        report = step_progress()
+        done, total = 0, max(len(groups) * len(frame), 1)  # records grouped, of all
         for g in groups:
             numeric = [v for v in g.variables if data.variables[v].type != "categorical"]
             Z = np.column_stack([_scaled(frame[v], data.variables[v], params["standardize"])
@@ -209,7 +221,8 @@ class Microaggregation(Method):
                 if len(rows) < k:
                     small += len(rows)
                 Zr = Z[rows]
-                per_var = _labels(Zr, k, params, numeric)
+                per_var = _labels(Zr, k, params, numeric,
+                                  _part_progress(report, done, len(rows), total))
                 clusters += int(per_var[None].max()) + 1 if len(rows) else 0
                 # fuzzy memberships belong to the group's one partition: once per part
                 weights = (fuzzy_weights(Zr, per_var[None], m=params["fuzziness"],
@@ -222,6 +235,9 @@ class Microaggregation(Method):
                 sse, sst = _sse_sst(Zr, per_var, numeric)
                 sse_total += sse
                 sst_total += sst
+                done += len(rows)
+                if report is not None:
+                    report(done / total)
             for v in g.variables:
                 col, var = self._column(values[v], frame[v], data.variables[v],
                                         categories.get(v))

@@ -40,9 +40,12 @@ implementation is tested on random and heavily tied data):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...jit import njit
+from ...watch import counter, watched
 from .kdtree import LEAF_SIZE, build, farthest, nearest, remove
 
 TOP = 8192  # the least number of records a ranking sorts
@@ -242,9 +245,10 @@ def _neumaier_add(total, comp, row, sign):
 
 
 @njit(cache=True)
-def _mdav(X, rank, k, leaf_size, least_top):
+def _mdav(X, rank, k, leaf_size, least_top, grouped):
     """MDAV on the rows of ``X`` (renumbered: ``rank[p]`` is row p's place in the file,
-    which breaks ties); returns the group of each row."""
+    which breaks ties); returns the group of each row. ``grouped[0]``: the number of
+    records grouped so far, for whoever watches (:mod:`sdcflow.kernels.watch`)."""
     n, d = X.shape
     labels = -np.ones(n, np.int64)
     alive = np.ones(n, np.bool_)
@@ -328,6 +332,7 @@ def _mdav(X, rank, k, leaf_size, least_top):
                 n_alive -= 1
                 _neumaier_add(total, comp, X[p], -1.0)
             group += 1
+        grouped[0] = n - n_alive
     if n_alive > 0:
         for p in range(n):
             if alive[p]:
@@ -335,11 +340,13 @@ def _mdav(X, rank, k, leaf_size, least_top):
     return labels
 
 
-def mdav(X: np.ndarray, k: int, *, least_top: int = TOP) -> np.ndarray:
+def mdav(X: np.ndarray, k: int, *, least_top: int = TOP,
+         progress: Callable[[float], None] | None = None) -> np.ndarray:
     """Group labels 0..g-1 of the MDAV partition of the rows of ``X`` (n x d) for group
     size ``k`` (see the module docstring for the exact algorithm and tie-breaking).
     ``least_top``: the least number of records a ranking sorts (a tuning knob; the
-    tests set it small so that partial rankings run out on small data)."""
+    tests set it small so that partial rankings run out on small data). ``progress``
+    (if given) hears the fraction of the records grouped, a few times a second."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     n = X.shape[0]
     if k < 1:
@@ -352,6 +359,8 @@ def mdav(X: np.ndarray, k: int, *, least_top: int = TOP) -> np.ndarray:
         raise ValueError("MDAV needs at least one variable")
     order = spatial_order(X)
     labels = np.empty(n, dtype=np.int64)
-    labels[order] = _mdav(X[order], order.astype(np.int64), int(k), LEAF_SIZE,
-                          max(int(least_top), 1))
+    grouped = counter()
+    Xo, rank = X[order], order.astype(np.int64)
+    labels[order] = watched(lambda: _mdav(Xo, rank, int(k), LEAF_SIZE, max(int(least_top), 1),
+                                          grouped), grouped, n, progress)
     return labels
