@@ -201,10 +201,25 @@ def cmd_methods(args) -> int:
             lines.append(f"    accepts roles: {', '.join(plugin.roles)}")
         if plugin.types:
             lines.append(f"    accepts types: {', '.join(plugin.types)}")
+        lines.append(f"    on the Dask engine: {_distribution_text(plugin)}")
+        data[-1]["dask"] = _distribution_text(plugin)
     for problem in registry.load_problems():
         lines.append(f"warning: {problem}")
     _emit(args, "\n".join(lines), data)
     return 0
+
+
+def _distribution_text(plugin) -> str:
+    """How a plugin runs on partitioned data (see sdcflow.distribution)."""
+    from .distribution import Distributable
+
+    if plugin.on_table:
+        return "not yet (table steps run with the in-memory engine)"
+    if plugin.distribution is None:
+        return "not available"
+    custom = type(plugin).distributes is not Distributable.distributes
+    return plugin.distribution.describe() + (
+        " (some parameters differ: see the README, Scaling out)" if custom else "")
 
 
 def cmd_compile(args) -> int:

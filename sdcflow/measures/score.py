@@ -26,6 +26,7 @@ def _heads(text: str) -> list[str]:
 
 @register
 class Score(Measure):
+    distribution = None  # it combines other measures' results
     name = "score"
     summary = "SDC score: weighted average of an information loss and a disclosure risk."
     version = "2"  # exact arithmetic in the il and dr expressions

@@ -318,3 +318,13 @@ steps:
     assert main(["validate", str(tmp_path / "r.yaml")]) == 1
     err = capsys.readouterr().err
     assert "r.yaml:10:5: step 'p' (sampling) cannot run on the Dask engine" in err
+
+
+def test_methods_lists_how_each_plugin_distributes(capsys):
+    assert main(["methods", "--format", "json"]) == 0
+    dask = {p["name"]: p["dask"] for p in json.loads(capsys.readouterr().out)}
+    assert dask["k_anonymity"].startswith("map-reduce")
+    assert dask["microaggregation"].startswith("group-local")
+    assert dask["noise"].startswith("row-local with parameters fitted")
+    assert dask["sampling"] == "not available"
+    assert dask["record_linkage"].startswith("collected")

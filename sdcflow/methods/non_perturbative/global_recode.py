@@ -32,6 +32,7 @@ class GlobalRecode(Method):
                     " give 'breaks' instead")
         return Rows()  # fixed breaks or groups: each value recoded on its own
 
+    distribution = Rows()  # except with 'width' (see distributes)
     name = "global_recode"
     summary = "Recode a variable into intervals, merged categories or a hierarchy level."
     makes_missing = True  # values outside the breaks become missing (counted in info)

@@ -26,6 +26,7 @@ from ...registry import Method, MethodResult, register, strata_param, unchanged,
 
 @register
 class LocalSuppression(Method):
+    distribution = Rows(rounds=1)  # household-level keys: collected (see distributes)
     name = "local_suppression"
     summary = "Suppress as few key values as possible to reach k-anonymity (or all-M)."
     makes_missing = True

@@ -17,6 +17,7 @@ from ...registry import Method, MethodResult, numeric_output, register, strata_p
 
 @register
 class Sampling(Method):
+    distribution = None  # it changes the records themselves
     name = "sampling"
     summary = "Draw a simple or stratified random subsample and adjust the weights."
     params: ClassVar[dict] = {

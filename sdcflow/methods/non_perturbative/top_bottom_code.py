@@ -54,6 +54,7 @@ class TopBottomCode(Method):
                        "mean over the whole data (not on the Dask engine yet)"
         return Rows()  # fixed thresholds: each value coded on its own
 
+    distribution = Rows()  # with threshold values (see distributes)
     name = "top_bottom_code"
     summary = "Replace values beyond a threshold (value or quantile) by it, the tail mean or a number."
     version = "2"  # 2: a quantile of a column without values is null (was NaN), nothing coded

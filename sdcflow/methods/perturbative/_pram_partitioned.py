@@ -15,6 +15,8 @@ from ...distribution import Rows
 class PartitionedPram:
     """The hooks of :class:`sdcflow.distribution.Distributable` for PRAM."""
 
+    distribution = Rows(rounds=1)  # except sdcMicro's scheme (see distributes)
+
     def distributes(self, params, meta):
         names = self.variables(params, meta)
         if params.get("scheme") == "sdcmicro" and any(

@@ -81,6 +81,7 @@ MIN_STRATUM = 3
 
 @register
 class Noise(Method):
+    distribution = Rows(rounds=1)  # additive, correlated (see distributes)
     name = "noise"
     summary = ("Add noise to numeric variables: additive, correlated, correlated with exact "
                "moments, multiplicative, or random orthogonal matrix masking (ROMM).")
