@@ -23,41 +23,26 @@ import time
 from pathlib import Path
 
 import psutil
+from bench_census_recipe import RECIPE as MEMORY_RECIPE
 from census_data import census
 
-RECIPE = """
-sdcflow: 1
-name: census-dask
-seed: 2026
-data: {path: parts}
-variables:
-  hid: {role: household}
-  region: {role: key}
-  district: {role: strata, level: household}
-  walls: {role: pram, level: household}
-  rent: {role: numeric, level: household}
-  weight: {role: weight, level: household}
-  sex: {role: key}
-  age: {role: key, type: integer}
-  education: {role: key, type: ordinal, order: [none, primary, secondary, tertiary]}
-  income: {role: numeric}
-  expend: {role: numeric}
-  savings: {role: numeric}
-steps:
-  - id: age10
-    method: global_recode
-    params: {variable: age, breaks: [0, 9, 19, 29, 39, 49, 59, 69, 79, 99]}
-  - {id: kanon, method: local_suppression, params: {k: 3, strata: []}}
-  - {id: walls_pram, method: pram, params: {variables: [walls]}}
-  - {id: rent_noise, method: noise, params: {variables: [rent], k: 0.05, strata: []}}
-  - id: micro
-    method: microaggregation
-    params: {variables: [income, expend, savings], k: 3, algorithm: mdav, strata: [district]}
-  - {id: risk, measure: k_anonymity, params: {k: [2, 3]}}
-  - {id: indiv, measure: individual_risk}
-checks: ["risk.violations[3] == 0"]
-release: {path: census-protected.parquet}
-"""
+
+def dask_recipe() -> str:
+    """The census benchmark's recipe, for partitioned data: MDAV within districts, local
+    suppression and noise over the whole file, and the measures computed by map-reduce."""
+    text = MEMORY_RECIPE.replace("data: {path: census.parquet}", "data: {path: parts}")
+    text = text.replace("  region: {role: key, level: household}\n",
+                        "  region: {role: key}\n  district: {role: strata, level: household}\n")
+    text = text.replace("params: {k: 3}}", "params: {k: 3, strata: []}}")
+    text = text.replace("k: 0.05}}", "k: 0.05, strata: []}}")
+    text = text.replace("algorithm: mdav}", "algorithm: mdav, strata: [district]}")
+    keep = [line for line in text.splitlines()
+            if not line.startswith(("  - {id: loss", "  - {id: link"))]
+    text = "\n".join(keep) + "\n"
+    return text.replace("measures: [risk, indiv, loss, link]}", "measures: [risk, indiv]}")
+
+
+RECIPE = dask_recipe()
 
 
 def generate(folder: Path, n: int, per_part: int, seed: int = 2026) -> int:
