@@ -57,9 +57,22 @@ def size_problems(spec: TableSpec, data: Dataset) -> list[str]:
              "categories first")]
 
 
+def tabulation(spec: TableSpec, data):
+    """What to tabulate for ``spec`` built from microdata: its dimensions with the
+    hierarchies declared for them (``data``: a Dataset, or the Metadata of partitioned
+    data: only its variables are read). Partition by partition, the table is
+    ``finish_table(combine(build_partial(tabulation, part) for part in parts))``
+    (:mod:`sdcflow.tabular.build`), identical to :func:`build` on all the records."""
+    from .tabular import Tabulation
+
+    hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
+    return Tabulation(tuple(spec.dims), hierarchies, spec.response, spec.weight,
+                      total=spec.total)
+
+
 def build(spec: TableSpec, data: Dataset, base_dir: Path):
     """The table ``spec`` from ``data`` (or from its ``from`` file)."""
-    from .tabular import build_table, table_from_cells
+    from .tabular import build_partial, finish_table, table_from_cells
 
     hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
     if spec.source:
@@ -70,8 +83,7 @@ def build(spec: TableSpec, data: Dataset, base_dir: Path):
                                 freq=src.get("freq", "freq"), value=src.get("value", "value"),
                                 contributions=src.get("top", ["top1", "top2"]),
                                 total=spec.total)
-    return build_table(data.frame, spec.dims, hierarchies or None, response=spec.response,
-                       weight=spec.weight, total=spec.total)
+    return finish_table(build_partial(tabulation(spec, data), data.frame))
 
 
 def table_hash(table) -> str:

@@ -103,3 +103,26 @@ def test_table_steps_are_checked(write_recipe, step, message):
     with pytest.raises(RecipeError) as info:
         validate(path)
     assert any(message in p.message for p in info.value.problems), info.value.problems
+
+
+def test_table_by_partitions_equals_the_engine_build(tmp_path):
+    # the Dask engine's path: the recipe's table from the variables' declared hierarchy
+    # (sdcflow.tables.tabulation), partition by partition, equals the in-memory build
+    from sdcflow.data.dataset import Dataset, Variable
+    from sdcflow.recipe import TableSpec
+    from sdcflow.tables import build, tabulation
+    from sdcflow.tabular import build_partial, combine, finish_table
+
+    frame = pd.DataFrame({"town": ["t1", "t2", "t3", "t1", "t3", "t2", "t1"],
+                          "job": ["a", "b", "a", "a", "b", "b", "b"],
+                          "pay": [10.5, 20.25, 3.0, 7.0, 1e6, 0.1, 0.2]})
+    region = Variable("town", "key", "categorical",
+                      hierarchy={"region": {"t1": "north", "t2": "north", "t3": "south"}})
+    data = Dataset(frame, {"town": region, "job": Variable("job", "key", "categorical")})
+    spec = TableSpec("pay", 0, ["town", "job"], response="pay")
+    whole = build(spec, data, tmp_path)
+    assert whole.dimensions[0].codes == ("t1", "t2", "north", "t3", "south", "Total")
+    tab = tabulation(spec, data.meta)
+    parts = [build_partial(tab, data.frame.iloc[k::3]) for k in range(3)]
+    pd.testing.assert_frame_equal(finish_table(combine(parts)).cells, whole.cells,
+                                  check_exact=True)

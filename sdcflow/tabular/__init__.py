@@ -1,8 +1,19 @@
 """Protection of tabular data: tables with margins, sensitivity rules, secondary
 suppression and its audit (seed 000_1eece6b9d3791e64.txt, "Protection for tabular
-data"). Pure NumPy/pandas/SciPy; the engine's ``tables:`` section calls these."""
+data"). Pure NumPy/pandas/SciPy (and numba kernels); the engine's ``tables:`` section
+calls these. Tables from partitioned data: :func:`build_partial` per partition,
+:func:`combine`, :func:`finish_table` (:mod:`sdcflow.tabular.build`)."""
 
 from .audit import AuditResult, audit, intruder_bounds, requirements
+from .build import (
+    PartialTable,
+    Tabulation,
+    build_partial,
+    build_table,
+    combine,
+    finish_table,
+)
+from .hierarchy import Dimension, make_dimension
 from .rules import (
     DominanceRule,
     FrequencyRule,
@@ -22,12 +33,13 @@ from .secondary import (
     suppress_hypercube,
     suppress_optimal,
 )
-from .table import Dimension, Table, build_table, make_dimension, table_from_cells
+from .table import Table, table_from_cells
 
 __all__ = [
     "AuditResult", "Dimension", "DominanceRule", "FrequencyRule", "PPercentRule", "PQRule",
-    "RuleResult", "SuppressionResult", "Table", "ZeroRule", "apply_rules", "audit",
-    "build_table", "cell_costs", "intruder_bounds", "make_dimension", "mark_primary",
-    "parse_rule", "requirements", "secondary_suppression", "set_protection",
-    "suppress_hypercube", "suppress_optimal", "table_from_cells",
+    "PartialTable", "RuleResult", "SuppressionResult", "Table", "Tabulation", "ZeroRule",
+    "apply_rules", "audit", "build_partial", "build_table", "cell_costs", "combine",
+    "finish_table", "intruder_bounds", "make_dimension", "mark_primary", "parse_rule",
+    "requirements", "secondary_suppression", "set_protection", "suppress_hypercube",
+    "suppress_optimal", "table_from_cells",
 ]

@@ -25,7 +25,7 @@ from sdcflow.tabular import (
     table_from_cells,
 )
 from sdcflow.tabular.audit import AttackerModel, check_cell
-from sdcflow.tabular.secondary import _capacity_cut, _dual_vector
+from sdcflow.tabular.cuts import capacity_cut, dual_vector
 
 # the seed's figure: PS at (P3, M2), SS at (P3, M1), (P5, M1), (P5, M2)
 SEED_SS = {("P3", "M1"), ("P5", "M1"), ("P5", "M2")}
@@ -247,7 +247,7 @@ def test_capacity_cut_is_tight_and_valid(t, data):
         sol = model.solve(i, sense)
         if sol.duals is None:
             continue
-        idx, coef = _capacity_cut(_dual_vector(rel_t, sol, i, sense, n), ub - a, a - lb,
+        idx, coef = capacity_cut(dual_vector(rel_t, sol, i, sense, n), ub - a, a - lb,
                                   np.inf)
         assert coef[pat[idx]].sum() == pytest.approx(sol.value, rel=1e-6, abs=1e-6)
         other = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
