@@ -27,7 +27,8 @@ def hierarchy_of(data: Dataset, name: str, total: str) -> dict[str, str] | None:
     for level in levels:
         for child, parent in level.items():
             parents[str(child)] = str(parent)
-    for parent in {str(p) for p in levels[-1].values()}:
+    # in the order the recipe lists them (a set's order changes from process to process)
+    for parent in dict.fromkeys(str(p) for p in levels[-1].values()):
         parents[parent] = total
     return parents
 

@@ -79,8 +79,8 @@ def _secondary() -> None:
     import pandas as pd
 
     from ..tabular import table_from_cells
+    from ..tabular.hypercube import suppress_hypercube
     from ..tabular.rules import mark_primary
-    from ..tabular.secondary import suppress_hypercube
 
     cells = pd.DataFrame({"a": ["x", "x", "x", "y", "y", "y", "z", "z", "z"],
                           "b": ["p", "q", "r"] * 3,
@@ -89,6 +89,17 @@ def _secondary() -> None:
     table = table_from_cells(cells, ["a", "b"])
     primary = (table.cells["freq"] == 2).to_numpy()  # the inner cell (x, r)
     suppress_hypercube(mark_primary(table, primary, upl=5.0, lpl=5.0))
+
+
+def _tables() -> None:
+    import pandas as pd
+
+    from ..tabular import Tabulation, build_partial, combine, finish_table
+
+    records = pd.DataFrame({"a": ["x", "y", "x", "y"], "v": [1.5, 2.0, 3.25, 4.0],
+                            "w": [1.0, 2.0, 1.0, 3.0]})
+    tab = Tabulation(("a",), response="v", weight="w")
+    finish_table(combine([build_partial(tab, records[:2]), build_partial(tab, records[2:])]))
 
 
 @dataclass(frozen=True)
@@ -117,7 +128,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("univariate", ("sdcflow.kernels.perturbative.microaggregation.univariate",), 0.4,
            _univariate),
     Family("utility", ("sdcflow.kernels.utility.kmeans",), 1.6, _utility),
-    Family("secondary", ("sdcflow.tabular.secondary",), 1.0, _secondary),
+    Family("secondary", ("sdcflow.tabular.hypercube",), 1.0, _secondary),
+    Family("tables", ("sdcflow.tabular.exact",), 1.0, _tables),
 )
 
 
