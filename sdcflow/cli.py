@@ -214,7 +214,7 @@ def _distribution_text(plugin) -> str:
     from .distribution import Distributable
 
     if plugin.on_table:
-        return "not yet (table steps run with the in-memory engine)"
+        return "on the table, built from the partitions by map-reduce (exact)"
     if plugin.distribution is None:
         return "not available"
     custom = type(plugin).distributes is not Distributable.distributes

@@ -58,7 +58,11 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
         if result.public_manifest is not None:
             result.public_manifest["household_ids"] = {
                 k: v for k, v in entry["household_ids"].items() if k != "households"}
-    _write_outputs(tmp, validated, result, {}, 0, released=released)
+    tables = {}
+    for tid in release.get("tables", {}):
+        last = [s.node for s in validated.plan.steps if s.step.table == tid]
+        tables[tid] = run.tables[last[-1]] if last else run.table(recipe.tables[tid], view)
+    _write_outputs(tmp, validated, result, tables, 0, released=released)
 
 
 def _households(data, name: str) -> int:

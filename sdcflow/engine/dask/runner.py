@@ -6,8 +6,8 @@ together and they fit (``execution.collect_limit``). Each step runs as its plugi
 declares (:mod:`sdcflow.distribution`); the client only combines small partial results.
 Partition ``p`` is always the same file and its records keep their order, so the release
 (one file per partition, ``part-00000.parquet`` ...) is the same bytes whatever the number
-of workers. Not on this engine: the step cache, tables (``table:`` steps), methods that
-change the records (sampling), grids of variants, per-record measure tables.
+of workers. Not on this engine: the step cache, methods that change the records
+(sampling), grids of variants, per-record measure tables.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ...errors import Problem, RecipeError
 from ...plan import chosen_variant
 from ...recipe import ORIGINAL, Recipe, Validated, load_recipe, validate
 from ...registry import MeasureResult
-from ..canonical import canonical_json
+from ..canonical import canonical_json, jsonable
 from ..checks import evaluate_checks
 from ..execution import StepRecord
 from ..manifest import full_manifest, public_manifest
@@ -54,7 +54,7 @@ def distribution_problems(validated: Validated) -> list[Problem]:
     for ps in validated.plan.steps:
         why = None
         if ps.table is not None:
-            why = "tables are built by the in-memory engine (run the table steps there)"
+            why = None  # the table is built by map-reduce (sdcflow.tabular.build)
         elif ps.kind == "method" and ps.writes is None:
             why = "it changes the records themselves, which the Dask engine does not support"
         elif ps.result_nodes:
@@ -101,7 +101,8 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
         manifest = full_manifest(validated, run.step_records, chosen)
         failures = [c for c in checks if not c["passed"]]
         result = RunResult(run.measures, None, {}, checks, manifest, None, run.step_records,
-                           publishes=chosen is not None and "path" in release)
+                           publishes=chosen is not None and ("path" in release or
+                                                             bool(release.get("tables"))))
         result.report = lambda: report_html(validated, result, released_ok=not failures)
         result.external_report = lambda: report_html(validated, result, released_ok=True,
                                                      external=True, chosen=chosen)
@@ -165,6 +166,7 @@ class _DaskRun:
         self.order = list(self.recipe.variables)
         self.constraints = tuple(self.recipe.constraints)
         self.measures: dict = {}
+        self.tables: dict = {}  # node -> the table a table step left
         self.step_records: list[StepRecord] = []
         self.records: list[int] = []
 
@@ -227,11 +229,52 @@ class _DaskRun:
                 raise f.exception()
 
     # ----------------------------------------------------------------- steps
+    def table(self, spec, view: dict):
+        """The table ``spec`` built from the columns of ``view`` by map-reduce: each
+        partition's leaf cells, combined exactly (:mod:`sdcflow.tabular.build`)."""
+        from ...data import Dataset
+        from ...data.dataset import Metadata
+        from ...tables import build, tabulation
+        from ...tabular import combine, finish_table
+
+        meta = {c: self.meta[n][c] for c, n in view.items()}
+        if spec.source:  # a table given as cells in a file: read on the client
+
+            return build(spec, Dataset(_empty_frame(meta), meta), self.recipe.base_dir)
+        tab = tabulation(spec, Metadata(meta))
+        parts = [self.client.submit(tasks.table_partial, tab, d, pure=False)
+                 for d in self._data({c: n for c, n in view.items() if c in tab.columns})]
+        self._wait(parts)
+        return finish_table(combine(self.client.gather(parts)))
+
+    def _table_step(self, ps, start: float) -> None:
+        """A step on a table, as the in-memory engine runs it (the table is small)."""
+        from ...tables import table_hash
+        from ..execution import _call, step_rng, visible
+
+        if ps.table_input is not None:
+            table = self.tables[ps.table_input]
+        else:
+            table = self.table(self.recipe.tables[ps.table], visible(ps))
+        result = _call(ps, table, step_rng(self.recipe.seed, ps.node), None, {})
+        info: dict = {}
+        if ps.kind == "method":
+            self.tables[ps.node] = result.data
+            info = jsonable(result.info or {})
+            digest = table_hash(result.data)
+        else:
+            self.tables[ps.node] = table
+            self.measures[ps.node] = jsonable(result.summary)
+            digest = hashlib.sha256(canonical_json(self.measures[ps.node]).encode()).hexdigest()
+        self._record(ps, start, digest, info, {"table": table_hash(table)})
+
     def step(self, ps) -> None:
         from ..execution import visible
 
         start = time.perf_counter()
         self.observer.step_started(ps.node, ps.step.plugin_name)
+        if ps.table is not None:
+            return self._table_step(ps, start)
         job = tasks.Job(ps.node, ps.kind, ps.step.plugin_name, ps.params,
                         tuple(sorted(ps.writes)) if ps.writes is not None else None,
                         tuple(ps.result_nodes))
@@ -247,14 +290,16 @@ class _DaskRun:
             self.measures[ps.node] = result.summary
             info = {}
             digest = hashlib.sha256(canonical_json(result.summary).encode()).hexdigest()
-        seconds = time.perf_counter() - start
+        self._record(ps, start, digest, info, {"partitions": list(self.records)})
+
+    def _record(self, ps, start: float, digest: str, info: dict, inputs: dict) -> None:
         fingerprint = hashlib.sha256(canonical_json({
             "engine": "dask", "plugin": ps.step.plugin_name, "version": ps.step.plugin.version,
-            "params": ps.params, "seed": self.recipe.seed, "node": ps.node,
-            "partitions": [r for r in self.records]}).encode()).hexdigest()
+            "params": ps.params, "seed": self.recipe.seed, "node": ps.node, **inputs})
+            .encode()).hexdigest()
         self.step_records.append(StepRecord(
             ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version, ps.params,
-            ps.variant, fingerprint, digest, seconds, False, info))
+            ps.variant, fingerprint, digest, time.perf_counter() - start, False, info))
         self.observer.step_finished(ps.node, self.step_records[-1])
 
     def _method(self, job, how, data, ps):
@@ -361,3 +406,9 @@ class _DaskRun:
         digests = self.client.gather([self.client.submit(tasks.frame_hash, f, pure=False)
                                       for f in futures])
         return hashlib.sha256("".join(digests).encode()).hexdigest()
+
+
+def _empty_frame(meta: dict):
+    import pandas as pd
+
+    return pd.DataFrame({c: pd.Series([], dtype=object) for c in meta})

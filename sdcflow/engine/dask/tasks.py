@@ -260,3 +260,9 @@ def frame_hash(frame) -> str:
     return hashlib.sha256("".join(column_hash(frame[c]) for c in frame.columns)
                           .encode()).hexdigest()
 
+
+def table_partial(tabulation, data):
+    """The map step of a table build on one partition."""
+    from ...tabular import build_partial
+
+    return build_partial(tabulation, data.frame)
