@@ -25,7 +25,7 @@ from ...errors import Problem, RecipeError
 from ...plan import chosen_variant
 from ...recipe import ORIGINAL, Recipe, Validated, load_recipe, validate
 from ...registry import MeasureResult
-from ..canonical import canonical_json, jsonable
+from ..canonical import canonical_json
 from ..checks import evaluate_checks
 from ..execution import StepRecord
 from ..manifest import full_manifest, public_manifest
@@ -34,6 +34,7 @@ from ..progress import RunObserver, as_observer
 from . import tasks
 from .partitions import partition_files, read_partition, source_entry
 from .release import write_release
+from .tables import TableSteps
 
 GIB = 2 ** 30
 
@@ -152,7 +153,7 @@ class _client:
             self.cluster.close()
 
 
-class _DaskRun:
+class _DaskRun(TableSteps):
     """The state of a run: per node, the futures of its output columns by partition."""
 
     def __init__(self, client, validated: Validated, files: list[Path], options: dict,
@@ -229,45 +230,6 @@ class _DaskRun:
                 raise f.exception()
 
     # ----------------------------------------------------------------- steps
-    def table(self, spec, view: dict):
-        """The table ``spec`` built from the columns of ``view`` by map-reduce: each
-        partition's leaf cells, combined exactly (:mod:`sdcflow.tabular.build`)."""
-        from ...data import Dataset
-        from ...data.dataset import Metadata
-        from ...tables import build, tabulation
-        from ...tabular import combine, finish_table
-
-        meta = {c: self.meta[n][c] for c, n in view.items()}
-        if spec.source:  # a table given as cells in a file: read on the client
-
-            return build(spec, Dataset(_empty_frame(meta), meta), self.recipe.base_dir)
-        tab = tabulation(spec, Metadata(meta))
-        parts = [self.client.submit(tasks.table_partial, tab, d, pure=False)
-                 for d in self._data({c: n for c, n in view.items() if c in tab.columns})]
-        self._wait(parts)
-        return finish_table(combine(self.client.gather(parts)))
-
-    def _table_step(self, ps, start: float) -> None:
-        """A step on a table, as the in-memory engine runs it (the table is small)."""
-        from ...tables import table_hash
-        from ..execution import _call, step_rng, visible
-
-        if ps.table_input is not None:
-            table = self.tables[ps.table_input]
-        else:
-            table = self.table(self.recipe.tables[ps.table], visible(ps))
-        result = _call(ps, table, step_rng(self.recipe.seed, ps.node), None, {})
-        info: dict = {}
-        if ps.kind == "method":
-            self.tables[ps.node] = result.data
-            info = jsonable(result.info or {})
-            digest = table_hash(result.data)
-        else:
-            self.tables[ps.node] = table
-            self.measures[ps.node] = jsonable(result.summary)
-            digest = hashlib.sha256(canonical_json(self.measures[ps.node]).encode()).hexdigest()
-        self._record(ps, start, digest, info, {"table": table_hash(table)})
-
     def step(self, ps) -> None:
         from ..execution import visible
 
@@ -407,8 +369,3 @@ class _DaskRun:
                                       for f in futures])
         return hashlib.sha256("".join(digests).encode()).hexdigest()
 
-
-def _empty_frame(meta: dict):
-    import pandas as pd
-
-    return pd.DataFrame({c: pd.Series([], dtype=object) for c in meta})

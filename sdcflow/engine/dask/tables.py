@@ -1,0 +1,61 @@
+"""Table steps on the Dask engine: the table is built from the partitions by
+map-reduce (each partition's leaf cells, combined exactly: :mod:`sdcflow.tabular.build`),
+then protected and audited on the client as the in-memory engine does (a table is small
+next to its records)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..canonical import canonical_json, jsonable
+from . import tasks
+
+
+class TableSteps:
+    """The table part of a Dask run (mixed into its runner: ``client``, ``meta``,
+    ``recipe``, ``tables``, ``measures``, ``_data``, ``_wait`` and ``_record``)."""
+
+    def table(self, spec, view: dict):
+        """The table ``spec`` built from the columns of ``view`` by map-reduce: each
+        partition's leaf cells, combined exactly (:mod:`sdcflow.tabular.build`)."""
+        from ...data import Dataset
+        from ...data.dataset import Metadata
+        from ...tables import build, tabulation
+        from ...tabular import combine, finish_table
+
+        meta = {c: self.meta[n][c] for c, n in view.items()}
+        if spec.source:  # a table given as cells in a file: read on the client
+
+            return build(spec, Dataset(_empty_frame(meta), meta), self.recipe.base_dir)
+        tab = tabulation(spec, Metadata(meta))
+        parts = [self.client.submit(tasks.table_partial, tab, d, pure=False)
+                 for d in self._data({c: n for c, n in view.items() if c in tab.columns})]
+        self._wait(parts)
+        return finish_table(combine(self.client.gather(parts)))
+
+    def _table_step(self, ps, start: float) -> None:
+        """A step on a table, as the in-memory engine runs it (the table is small)."""
+        from ...tables import table_hash
+        from ..execution import _call, step_rng, visible
+
+        if ps.table_input is not None:
+            table = self.tables[ps.table_input]
+        else:
+            table = self.table(self.recipe.tables[ps.table], visible(ps))
+        result = _call(ps, table, step_rng(self.recipe.seed, ps.node), None, {})
+        info: dict = {}
+        if ps.kind == "method":
+            self.tables[ps.node] = result.data
+            info = jsonable(result.info or {})
+            digest = table_hash(result.data)
+        else:
+            self.tables[ps.node] = table
+            self.measures[ps.node] = jsonable(result.summary)
+            digest = hashlib.sha256(canonical_json(self.measures[ps.node]).encode()).hexdigest()
+        self._record(ps, start, digest, info, {"table": table_hash(table)})
+
+
+def _empty_frame(meta: dict):
+    import pandas as pd
+
+    return pd.DataFrame({c: pd.Series([], dtype=object) for c in meta})
