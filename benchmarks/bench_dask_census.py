@@ -90,6 +90,8 @@ def main() -> None:
     parser.add_argument("n", nargs="?", type=int, default=50_000_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--per-part", type=int, default=1_000_000)
+    parser.add_argument("--worker-memory", type=float, default=4.0,
+                        help="GiB per worker (Dask spills to disk beyond 60%% of it)")
     args = parser.parse_args()
     from sdcflow import run
 
@@ -99,7 +101,8 @@ def main() -> None:
         files = generate(folder / "parts", args.n, args.per_part)
         print(f"generated {args.n:,} records in {files} files: "
               f"{time.perf_counter() - start:.0f} s")
-        (folder / "recipe.yaml").write_text(RECIPE)
+        (folder / "recipe.yaml").write_text(
+            RECIPE + f"execution: {{worker_memory: {args.worker_memory}}}\n")
         sampler = Sampler()
         sampler.start()
         start = time.perf_counter()
@@ -118,7 +121,7 @@ def main() -> None:
           f"{sampler.peak / 2**30:>24.2f}")
     print("target: 50,000,000 records out of core, memory bounded by the partitions "
           f"(peak {sampler.peak / 2**30:.1f} GiB for {args.n:,} records in files of "
-          f"{args.per_part:,})")
+          f"{args.per_part:,}, workers limited to {args.worker_memory:g} GiB each)")
     print(f"k-anonymity: {result.measures['risk']['violations']}, individual risk max "
           f"{result.measures['indiv']['max']:.4f}")
 

@@ -94,8 +94,15 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
         run = _DaskRun(client, validated, files, options, as_observer(progress))
         run.load()
         validated = replace(validated, source=source_entry(recipe, files, run.records))
-        for ps in validated.plan.steps:
+        plan = validated.plan
+        view = plan.release_view(chosen_variant(plan.variants, recipe.release.get("variant")),
+                                 recipe.release.get("from"))
+        last = _last_use(plan, set(view.values()))
+        for i, ps in enumerate(plan.steps):
             run.step(ps)
+            # outputs no later step (nor the release) reads are dropped from the cluster
+            for node in [n for n, at in last.items() if at == i and n in run.frames]:
+                del run.frames[node]
         plan, release = validated.plan, recipe.release
         chosen = chosen_variant(plan.variants, release.get("variant"))
         checks = evaluate_checks(recipe, plan, run.measures, [0])
@@ -141,9 +148,12 @@ class _client:
             self.cluster = None
             self.client = Client(self.options["scheduler"])
         else:
+            memory = self.options.get("worker_memory")
+            # with a memory limit, Dask's workers spill data to disk beyond 60% of it
             self.cluster = LocalCluster(
                 n_workers=int(self.options.get("workers") or threads()), threads_per_worker=1,
-                processes=True, dashboard_address=None, silence_logs=50)
+                processes=True, dashboard_address=None, silence_logs=50,
+                memory_limit=f"{float(memory)}GiB" if memory else "auto")
             self.client = Client(self.cluster)
         return self.client
 
@@ -369,3 +379,12 @@ class _DaskRun(TableSteps):
                                       for f in futures])
         return hashlib.sha256("".join(digests).encode()).hexdigest()
 
+
+def _last_use(plan, kept: set) -> dict:
+    """For each node whose output columns some step reads, the index of the last step
+    that reads them; the nodes in ``kept`` (the release's) are never dropped."""
+    last: dict = {}
+    for i, ps in enumerate(plan.steps):
+        for node in {*ps.view.values(), *(ps.reference or {}).values()}:
+            last[node] = i
+    return {n: i for n, i in last.items() if n not in kept}
