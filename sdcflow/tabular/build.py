@@ -228,7 +228,10 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
     wsum = None if w is None else ExactSums.of(g_sorted, w_sorted, m)
     vsum = None
     if y is not None:
-        vsum = ExactSums.of(g_sorted, y_sorted if w is None else w_sorted * y_sorted, m)
+        with np.errstate(over="ignore"):
+            x = y_sorted if w is None else w_sorted * y_sorted
+        _finite(f"{tab.weight} * {tab.response}", x)  # (a product may overflow)
+        vsum = ExactSums.of(g_sorted, x, m)
     rec_starts, rec_y, rec_w = _kept_records(tab, g_sorted, starts,
                                              y_sorted if y is not None else np.zeros(n),
                                              w_sorted if tab.ranks_by_weight else None, m)

@@ -191,10 +191,15 @@ def cut_from(violation, up_room, down_room, pattern, table: Table, model: Attack
 
 
 def repair(table: Table, pattern: np.ndarray, primary: np.ndarray, lb, ub, upl, lpl, spl,
-           up_room, down_room, costs) -> tuple[np.ndarray, dict]:
+           up_room, down_room, costs, *, pool: Cuts | None = None,
+           first: tuple | None = None) -> tuple[np.ndarray, dict]:
     """Add cells until every primary passes its attacker LPs: for each violated
     requirement, the unsuppressed cells of its capacity cut by increasing
-    ``cost / coefficient`` (ties: cell order) until the cut holds; repeat."""
+    ``cost / coefficient`` (ties: cell order) until the cut holds; repeat.
+
+    ``pool``: the cut of every violation met on the way is added to it (each is valid
+    for every pattern: the optimal method's master learns them all at once). ``first``: the
+    ``(violations, model)`` of ``pattern`` when already known."""
     pattern = pattern.copy()
     added = 0
     n_lp = 0
@@ -202,12 +207,20 @@ def repair(table: Table, pattern: np.ndarray, primary: np.ndarray, lb, ub, upl, 
     todo = [int(i) for i in primary]
     while todo:
         rounds += 1
-        violations, model, lps = find_violations(table, pattern, np.asarray(todo), lb,
-                                                 ub, upl, lpl, spl)
-        n_lp += lps
+        if first is not None:
+            (violations, model), first = first, None
+        else:
+            violations, model, lps = find_violations(table, pattern, np.asarray(todo), lb,
+                                                     ub, upl, lpl, spl)
+            n_lp += lps
         if not violations:
             break
         todo = sorted({v[0] for v in violations})
+        if pool is not None:
+            # the cuts of the pattern the LPs saw: once cells are added for one violation
+            # the combinatorial fallback of the next would no longer be valid
+            for v in violations:
+                pool.add(*cut_from(v, up_room, down_room, pattern, table, model))
         for v in violations:
             idx, coef, level = cut_from(v, up_room, down_room, pattern, table, model)
             have = float(coef[pattern[idx]].sum())
@@ -225,3 +238,20 @@ def repair(table: Table, pattern: np.ndarray, primary: np.ndarray, lb, ub, upl, 
                     break
     return pattern, {"repair_rounds": rounds, "repair_added": added, "repair_lp_solved": n_lp}
 
+
+def drop_lonely(relations: sp.csr_matrix, pattern: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``pattern`` without the cells (outside ``keep``) suppressed alone in a relation,
+    repeatedly: such a cell is recomputed from its relation, so publishing it changes no
+    interval of the intruder, and a protecting pattern stays protecting, at lower cost."""
+    absm = abs(relations).tocsr()
+    absm.data[:] = 1.0
+    pattern = pattern.copy()
+    while True:
+        single = np.flatnonzero(np.rint(absm @ pattern.astype(float)) == 1)
+        sub = absm[single]
+        hit = np.zeros(len(pattern), dtype=bool)
+        hit[sub.indices[pattern[sub.indices]]] = True
+        hit &= ~keep
+        if not hit.any():
+            return pattern
+        pattern &= ~hit

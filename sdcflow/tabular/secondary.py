@@ -8,7 +8,10 @@ Two algorithms, both deterministic (no randomness):
 ``optimal`` (:func:`suppress_optimal`, :mod:`sdcflow.tabular.optimal`): the model of
 Fischetti & Salazar-Gonzalez (2001, "Solving the cell suppression problem on tabular data
 with linear constraints", *Management Science* 47(7), 1008-1027), minimum cost, by cut
-generation (:mod:`sdcflow.tabular.cuts`) with a HiGHS MILP master.
+generation (:mod:`sdcflow.tabular.cuts`) with a HiGHS MILP master; large hierarchical
+tables of three or more dimensions subtable by subtable (:mod:`sdcflow.tabular.modular`,
+de Wolf 2002, "HiTaS: a heuristic approach to cell suppression in hierarchical tables",
+LNCS 2316: minimum cost per subtable, then audit and repair).
 
 ``hypercube`` (:func:`suppress_hypercube`, :mod:`sdcflow.tabular.hypercube`), for large
 tables: the hypercube method of Repsilber (GHMITER; Giessing & Repsilber 2002, "Tools and

@@ -173,6 +173,8 @@ def test_partials_refuse_what_cannot_be_summed():
     tab = Tabulation(["A"], {}, "y", "w")
     with pytest.raises(ValueError, match="infinite"):
         build_partial(tab, pd.DataFrame({"A": ["a"], "y": [np.inf], "w": [1.0]}))
+    with pytest.raises(ValueError, match="'w \\* y': infinite"):
+        build_partial(tab, pd.DataFrame({"A": ["a"], "y": [1e300], "w": [1e300]}))
     with pytest.raises(ValueError, match="non-negative"):
         build_partial(tab, pd.DataFrame({"A": ["a"], "y": [1.0], "w": [-1.0]}))
     with pytest.raises(ValueError, match="not in the hierarchy"):

@@ -26,6 +26,8 @@ from sdcflow.tabular import (
 )
 from sdcflow.tabular.audit import AttackerModel, check_cell
 from sdcflow.tabular.cuts import capacity_cut, dual_vector
+from sdcflow.tabular.hierarchy import relations
+from sdcflow.tabular.modular import subtables
 
 # the seed's figure: PS at (P3, M2), SS at (P3, M1), (P5, M1), (P5, M2)
 SEED_SS = {("P3", "M1"), ("P5", "M1"), ("P5", "M2")}
@@ -230,6 +232,68 @@ def test_optimal_matches_brute_force(t):
     assert res.info["secondary"] == _brute_force_min(t)
 
 
+def _brute_force_cost(t, costs):
+    """Least cost of a protecting pattern, over every pattern without a cell alone in a
+    relation (such a cell is recomputed: dropping it keeps the protection, at no more
+    cost)."""
+    lb, ub = intruder_bounds(t)
+    upl, lpl, spl, _ = requirements(t, lb, ub)
+    a = t.values
+    prim = np.flatnonzero(t.status == "primary")
+    others = np.flatnonzero(t.status != "primary")
+    absm = abs(t.relations)
+    best = np.inf
+    for k in range(len(others) + 1):
+        for combo in combinations(others, k):
+            c = costs[list(combo)].sum()
+            if c >= best:
+                continue
+            pat = np.zeros(t.n_cells, dtype=bool)
+            pat[prim] = True
+            pat[list(combo)] = True
+            if np.any(np.rint(absm @ pat.astype(float)) == 1):
+                continue
+            m = AttackerModel(t.relations, a, lb, ub, pat)
+            if all(check_cell(a[i], *m.interval(int(i)), upl[i], lpl[i], spl[i])
+                   for i in prim):
+                best = c
+    return best
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(max_leaves=3, allow_3d=False, hierarchy=False))
+def test_optimal_cost_matches_brute_force(t):
+    # value costs (no perturbation, reduced-cost fixing on real numbers): the cut loop
+    # with its repaired incumbents and fixed-out cells still finds the least cost
+    if t.n_cells > 12:
+        return
+    costs = cell_costs(t, "value")
+    res = suppress_optimal(t, cost="value")
+    assert res.info["optimal"] and res.info["gap"] == 0
+    assert res.info["cost"] == pytest.approx(_brute_force_cost(t, costs))
+
+
+def test_time_limit_returns_the_best_protecting_pattern_with_its_gap():
+    # a 3-D table whose first master does not protect: cut off after one round, the
+    # answer is the cheapest repaired pattern met, its cost within [lower bound, ...]
+    rng = np.random.default_rng(5)
+    cells = pd.DataFrame([(f"a{i}", f"b{j}", f"c{k}") for i in range(4) for j in range(4)
+                          for k in range(4)], columns=["A", "B", "C"])
+    cells["freq"] = 1
+    cells["value"] = rng.integers(1, 50, len(cells)).astype(float)
+    t = table_from_cells(cells, ["A", "B", "C"])
+    t = mark_primary(t, np.isin(np.arange(t.n_cells), [0, 31, 62]), upl=5.0, lpl=5.0)
+    full = suppress_optimal(t, cost="value")
+    assert full.info["optimal"] and full.info["gap"] == 0
+    assert full.info["lower_bound"] == pytest.approx(full.info["cost"])
+    cut = suppress_optimal(t, cost="value", max_rounds=1, tie_break=False)
+    assert cut.audit.passed and not cut.info["optimal"]
+    # the optimum lies between the first master's bound and the pattern returned
+    assert cut.info["lower_bound"] <= full.info["cost"] <= cut.info["cost"]
+    assert cut.info["gap"] == pytest.approx(
+        (cut.info["cost"] - cut.info["lower_bound"]) / cut.info["cost"])
+
+
 @settings(max_examples=40, deadline=None)
 @given(tables(), st.data())
 def test_capacity_cut_is_tight_and_valid(t, data):
@@ -254,3 +318,54 @@ def test_capacity_cut_is_tight_and_valid(t, data):
         other[i] = True
         value = AttackerModel(t.relations, a, lb, ub, other, presolve=False).solve(i, sense)
         assert value.value <= coef[other[idx]].sum() + 1e-6 * max(1.0, value.value)
+
+
+# ------------------------------------------------------------------ modular (subtables)
+
+
+def _hierarchical_3d(seed=3, primaries=(0, 9, 40, 77, 123)):
+    """A x B x C, each Total > {G0 > x0, x1 ; G1 > x2, x3} (7 codes): 343 cells."""
+    rng = np.random.default_rng(seed)
+    leaves = [f"x{k}" for k in range(4)]
+    h = {"x0": "G0", "x1": "G0", "x2": "G1", "x3": "G1", "G0": "T", "G1": "T"}
+    cells = pd.DataFrame([(a, b, c) for a in leaves for b in leaves for c in leaves],
+                         columns=["A", "B", "C"])
+    cells["freq"] = 1
+    cells["value"] = rng.integers(1, 40, len(cells)).astype(float)
+    t = table_from_cells(cells, ["A", "B", "C"], {"A": h, "B": h, "C": h})
+    mask = np.zeros(t.n_cells, dtype=bool)
+    mask[list(primaries)] = True
+    return mark_primary(t, mask, upl=np.maximum(0.2 * t.values, 1.0),
+                        lpl=np.maximum(0.2 * t.values, 1.0))
+
+
+def test_subtables_cover_the_table_with_its_own_relations():
+    t = _hierarchical_3d()
+    subs = subtables(t)
+    # per dimension 3 groups (T with G0, G1; G0 with x0, x1; G1 with x2, x3): 27
+    assert len(subs) == 27
+    covered = np.zeros(t.n_cells, dtype=bool)
+    rel = {tuple(sorted(r.indices)) for r in t.relations}
+    for ids, dims in subs:
+        covered[ids] = True
+        assert [d.size for d in dims] == [3, 3, 3] and dims[0].codes[-1] in ("T", "G0", "G1")
+        # every relation of a subtable is one of the table's (its cells, mapped back)
+        for r in relations(dims):
+            assert tuple(sorted(ids[r.indices])) in rel
+    assert covered.all()
+    # the top subtable (T x T x T groups) comes first
+    assert subs[0][1][0].codes == ("G0", "G1", "T")
+
+
+def test_modular_protects_and_costs_no_less_than_the_optimum():
+    t = _hierarchical_3d()
+    whole = suppress_optimal(t, cost="value", decompose=False)
+    mod = suppress_optimal(t, cost="value", decompose=True)
+    assert whole.info["optimal"] and not mod.info["optimal"] and mod.info["decomposed"]
+    assert mod.audit.passed and audit(mod.table, mode="exact").passed
+    assert mod.info["cost"] >= whole.info["cost"] - 1e-9
+    assert ((mod.table.status == "primary") == (t.status == "primary")).all()
+    again = suppress_optimal(t, cost="value", decompose=True)
+    assert (again.table.status == mod.table.status).all()
+    # small tables are searched whole unless told otherwise
+    assert "decomposed" not in suppress_optimal(t, cost="value").info
