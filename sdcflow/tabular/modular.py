@@ -9,7 +9,9 @@ other, the higher levels first (their subtotals are the totals of the lower ones
 by the minimum-cost search of :mod:`sdcflow.tabular.optimal` on its own cells and
 relations. A cell suppressed in a subtable stays suppressed in the later ones that hold
 it, as a primary cell that must not be recomputable there (otherwise the lower subtable
-would give away what the higher one hid, de Wolf's "backtracking" case). Each search
+would give away what the higher one hid). A lower subtable may also suppress its own
+total, a cell of a higher subtable already done (HiTaS then goes back to that subtable);
+here the final audit and repair of the whole table take care of it. Each search
 is small (a subtable of a 20,000-cell 3-D table has a few thousand cells at most), so
 large tables take minutes instead of hours.
 
