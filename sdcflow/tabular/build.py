@@ -206,6 +206,9 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
         _finite(tab.weight, w, non_negative=True)
     if y is not None:
         _finite(tab.response, y)
+        # -0.0 + 0.0 is 0.0: a zero contribution is kept as one value whichever record
+        # of a tie comes first in a partition
+        y = y + 0.0
     codes, uniques = [], []
     for d in tab.dims:
         c, u = pd.factorize(text_column(data[d]), sort=True)

@@ -9,12 +9,17 @@ other, the higher levels first (their subtotals are the totals of the lower ones
 by the minimum-cost search of :mod:`sdcflow.tabular.optimal` on its own cells and
 relations. A cell suppressed in a subtable stays suppressed in the later ones that hold
 it, as a primary cell that must not be recomputable there (otherwise the lower subtable
-would give away what the higher one hid, de Wolf's "backtracking" case). Each search
+would give away what the higher one hid). A lower subtable may also suppress its own
+total, a cell of a higher subtable already done (HiTaS then goes back to that subtable);
+here the final audit and repair of the whole table take care of it. Each search
 is small (a subtable of a 20,000-cell 3-D table has a few thousand cells at most), so
 large tables take minutes instead of hours.
 
-The subtables' patterns are not a minimum-cost pattern of the whole table, and a
-subtable's protection is not the whole table's: the union is audited on the whole
+Each subtable's search is given at most :data:`SUBTABLE_SECONDS` (and its share of a
+time limit); one cut short contributes the cheapest protecting pattern it met
+(``info["subtables_optimal"]`` counts those searched to the end). The subtables'
+patterns are not a minimum-cost pattern of the whole table, and a subtable's
+protection is not the whole table's: the union is audited on the whole
 table and every primary cell still unprotected is repaired with its capacity cuts
 (:func:`~sdcflow.tabular.cuts.repair`), so the result passes the audit.
 """
@@ -32,7 +37,12 @@ from .hierarchy import Dimension, relations
 from .optimal import optimal_pattern
 from .table import Table
 
-__all__ = ["modular_pattern", "subtables"]
+__all__ = ["SUBTABLE_SECONDS", "modular_pattern", "subtables"]
+
+#: the longest search of one subtable (seconds); a 3-D subtable of 13 x 13 x 13 cells
+#: usually needs 5 to 20, but the cut loop can creep for many minutes when cheap empty
+#: cells (which can only move upwards) keep offering patterns that do not protect
+SUBTABLE_SECONDS = 30.0
 
 
 def _group(dim: Dimension, parent: int) -> tuple[np.ndarray, Dimension]:
@@ -89,6 +99,8 @@ def modular_pattern(table: Table, costs: np.ndarray, lb: np.ndarray, ub: np.ndar
     (``optimal`` False: minimum cost per subtable, not over the whole table)."""
     pattern = table.suppressed.copy()
     subs = subtables(table)
+    # subtables with primary cells now (those suppressed above may add a few later)
+    todo = sum(bool((table.status[ids] == "primary").any()) for ids, _ in subs)
     solved = searched_optimal = 0
     t0 = time.perf_counter()
     for ids, dims in subs:
@@ -96,12 +108,18 @@ def modular_pattern(table: Table, costs: np.ndarray, lb: np.ndarray, ub: np.ndar
         primary = np.flatnonzero(sub.status == "primary")
         if len(primary) == 0:
             continue
+        # each search gets its share of the time left, at most SUBTABLE_SECONDS: a
+        # subtable whose cut loop converges slowly keeps its cheapest protecting pattern
+        now = time.perf_counter()
+        share = SUBTABLE_SECONDS
+        if deadline is not None:
+            share = min(share, max(deadline - now, 0.0) / max(todo - solved, 1))
         s_lb, s_ub = lb[ids], ub[ids]
         upl, lpl, spl, _ = requirements(sub, s_lb, s_ub, min_width)
         a = sub.values
         got, info = optimal_pattern(sub, costs[ids], s_lb, s_ub, upl, lpl, spl, s_ub - a,
                                     a - s_lb, primary, tie_break=tie_break,
-                                    deadline=deadline, mip_rel_gap=mip_rel_gap,
+                                    deadline=now + share, mip_rel_gap=mip_rel_gap,
                                     max_rounds=max_rounds)
         pattern[ids] |= got
         solved += 1

@@ -274,15 +274,15 @@ def optimal_pattern(table: Table, costs: np.ndarray, lb, ub, upl, lpl, spl, up_r
         if done2 and exact2:
             pattern = second
         extra["tie_break_done"] = bool(done2 and exact2)
-    if not finished:
-        optimal = False
-        if best["pattern"] is None:
-            pattern, rep = repair(table, pattern, primary, lb, ub, upl, lpl, spl, up_room,
-                                  down_room, costs)
-            extra.update(rep)
-            best["cost"] = cost_of(pattern)
-        else:
-            pattern = best["pattern"]
+    if not finished and best["pattern"] is None:
+        pattern, rep = repair(table, pattern, primary, lb, ub, upl, lpl, spl, up_room,
+                              down_room, costs)
+        extra.update(rep)
+        best.update(pattern=pattern, cost=cost_of(pattern))
+    if not optimal:
+        # out of time: the cheapest protecting pattern met, which may not be the last
+        # master's (a master stopped by the time limit returns whatever it had found)
+        pattern = best["pattern"]
     # (an optimal pattern's cost is its own lower bound, whatever the last master said)
     bound = cost_of(pattern) if optimal else min(lower_bound(), best["cost"])
     extra["lower_bound"] = round(bound, 6)

@@ -369,3 +369,26 @@ def test_modular_protects_and_costs_no_less_than_the_optimum():
     assert (again.table.status == mod.table.status).all()
     # small tables are searched whole unless told otherwise
     assert "decomposed" not in suppress_optimal(t, cost="value").info
+
+
+def test_a_master_stopped_by_the_time_limit_does_not_replace_a_cheaper_pattern(monkeypatch):
+    # HiGHS stopped by a time limit returns whatever it has, here every cell suppressed:
+    # that protects, but the cheapest protecting pattern met before must be returned
+    import sdcflow.tabular.optimal as optimal_module
+
+    t = _hierarchical_3d()
+    real = optimal_module.milp
+    calls = []
+
+    def stopped_second_time(c, **kw):
+        calls.append(1)
+        res = real(c, **kw)
+        if len(calls) == 2:
+            res.status, res.x = 1, np.ones(len(c))
+        return res
+
+    monkeypatch.setattr(optimal_module, "milp", stopped_second_time)
+    res = suppress_optimal(t, cost="value", decompose=False)
+    assert not res.info["optimal"] and res.audit.passed
+    assert res.info["suppressed"] < t.n_cells
+    assert res.info["cost"] >= res.info["lower_bound"]
