@@ -31,13 +31,15 @@ LO, HI, CELL_LO, CELL_HI = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def _select(X, perm, lo_t, hi_t, kth, dim):
-    """Reorder perm[lo_t..hi_t] so that perm[kth] holds the record of rank kth by column
-    ``dim``, smaller or equal ones before it and larger or equal ones after (Hoare's
-    quickselect with a median-of-three pivot: linear time in practice, deterministic)."""
+def _select(W, ids, lo_t, hi_t, kth, dim):
+    """Reorder the rows W[lo_t..hi_t] (and their ids) so that row kth holds the row of
+    rank kth by column ``dim``, smaller or equal ones before it and larger or equal ones
+    after (Hoare's quickselect with a median-of-three pivot: linear time in practice,
+    deterministic). The rows themselves move, so the scans read memory in order."""
+    d = W.shape[1]
     while hi_t > lo_t:
         mid = (lo_t + hi_t) // 2
-        a, b, c = X[perm[lo_t], dim], X[perm[mid], dim], X[perm[hi_t], dim]
+        a, b, c = W[lo_t, dim], W[mid, dim], W[hi_t, dim]
         if a > b:
             a, b = b, a
         if b > c:
@@ -45,12 +47,14 @@ def _select(X, perm, lo_t, hi_t, kth, dim):
         pivot = b
         i, j = lo_t, hi_t
         while i <= j:
-            while X[perm[i], dim] < pivot:
+            while W[i, dim] < pivot:
                 i += 1
-            while X[perm[j], dim] > pivot:
+            while W[j, dim] > pivot:
                 j -= 1
             if i <= j:
-                perm[i], perm[j] = perm[j], perm[i]
+                for col in range(d):
+                    W[i, col], W[j, col] = W[j, col], W[i, col]
+                ids[i], ids[j] = ids[j], ids[i]
                 i += 1
                 j -= 1
         if kth <= j:
@@ -72,6 +76,10 @@ def build(X, rows, leaf_size):
     d = X.shape[1]
     max_nodes = 2 * (n // max(leaf_size // 2, 1) + 1) + 1
     perm = rows.copy()
+    Xt = np.empty((n, d))
+    for t in range(n):
+        for j in range(d):
+            Xt[t, j] = X[perm[t], j]
     link = -np.ones((max_nodes, 5), np.int64)
     geom = np.empty((max_nodes, 4, d))
     where = -np.ones((X.shape[0], 2), np.int64)
@@ -91,9 +99,8 @@ def build(X, rows, leaf_size):
             geom[node, LO, j] = np.inf
             geom[node, HI, j] = -np.inf
         for t in range(s, e):
-            p = perm[t]
             for j in range(d):
-                v = X[p, j]
+                v = Xt[t, j]
                 geom[node, LO, j] = min(geom[node, LO, j], v)
                 geom[node, HI, j] = max(geom[node, HI, j], v)
         if e - s <= leaf_size:
@@ -107,13 +114,13 @@ def build(X, rows, leaf_size):
                 spread = geom[node, HI, j] - geom[node, LO, j]
                 dim = j
         mid = (s + e) // 2
-        _select(X, perm, s, e - 1, mid, dim)
+        _select(Xt, perm, s, e - 1, mid, dim)
         a, b = nodes, nodes + 1
         nodes += 2
         for j in range(d):
             geom[a, CELL_LO, j] = geom[b, CELL_LO, j] = geom[node, CELL_LO, j]
             geom[a, CELL_HI, j] = geom[b, CELL_HI, j] = geom[node, CELL_HI, j]
-        split = X[perm[mid], dim]  # left: values <= the median, right: >=
+        split = Xt[mid, dim]  # left: values <= the median, right: >=
         geom[a, CELL_HI, dim] = split
         geom[b, CELL_LO, dim] = split
         link[a, START], link[a, END], link[b, START], link[b, END] = s, mid, mid, e
@@ -122,11 +129,8 @@ def build(X, rows, leaf_size):
         stack[top] = a
         stack[top + 1] = b
         top += 2
-    Xt = np.empty((n, d))
     for t in range(n):
         where[perm[t], 0] = t
-        for j in range(d):
-            Xt[t, j] = X[perm[t], j]
     alive_t = np.ones(n, np.bool_)
     return perm, Xt, alive_t, link[:nodes].copy(), geom[:nodes].copy(), where
 

@@ -19,21 +19,25 @@ record in file order), which makes the partition deterministic.
 Speed without changing the result (near-linear in n; the equality with a plain quadratic
 implementation is tested on random and heavily tied data):
 
-* the records are renumbered along a Z-order (Morton) curve, so that records near in
-  space are near in memory (ties are still broken by the position in the file);
-* the nearest records come from a k-d tree with deletions (:mod:`sdcflow.kernels.perturbative.microaggregation.kdtree`):
-  the search climbs from the query record's leaf and stops as soon as the candidates'
+* the records are renumbered in the order of the k-d tree below (built by median splits
+  on a contiguous copy of the rows), so that records near in space are near in memory,
+  and so is everything the loop keeps per record (ties are still broken by the position
+  in the file);
+* the nearest records come from a k-d tree with deletions (the ``kdtree`` module): the
+  search climbs from the query record's leaf and stops as soon as the candidates'
   ball lies inside a node's cell; the boxes shrink at every deletion, and the tree is
   rebuilt on the remaining records when three quarters of them are gone;
 * the farthest record (from the centroid, then from r) comes from a ranking of the
-  remaining records by their distance to a reference point c_ref, in 2d cones of
-  directions: a record at distance rho from c_ref in a cone whose directions make at
-  most the angle a with the direction away from q is at most sqrt(rho^2 + delta^2 +
-  2 rho delta cos a) from q (delta = |q - c_ref|), so a scan down each cone stops at the
-  first record whose bound falls below the farthest found. Only the top of the ranking is
-  sorted (a selection finds it in linear time); the ranking is renewed at the current
-  centroid when its top runs out or when the scans since the last ranking have cost as
-  much as a new one, so the scans stay near-linear in total;
+  remaining records by their distance to a reference point c_ref, in cones of
+  directions (the 2d faces of the cube around c_ref, each cut into up to 16 cells): a
+  record at distance rho from c_ref in a cone whose directions make at most the angle a
+  with the direction away from q is at most sqrt(rho^2 + delta^2 + 2 rho delta cos a)
+  from q (delta = |q - c_ref|), so a scan down each cone stops at the first record
+  whose bound falls below the farthest found; narrow cones keep the scans short when q
+  is far out (the ``ranking`` module). Only the top of the ranking is sorted (a
+  selection finds it in linear time); the ranking is renewed at the current centroid
+  when its top runs out or when the scans since the last ranking have cost as much as a
+  new one, so the scans stay near-linear in total;
 * the centroid is kept as a running (compensated) sum, in the same order of additions
   as a plain implementation, instead of a new mean per step.
 """
@@ -47,186 +51,10 @@ import numpy as np
 from ...jit import njit
 from ...watch import counter, watched
 from .kdtree import LEAF_SIZE, build, farthest, nearest, remove
+from .ranking import cone_geometry, farthest_ranked, rank_by_distance
 
 TOP = 8192  # the least number of records a ranking sorts
 FAR_BUDGET = 2048  # records looked at down the ranking before the k-d tree takes over
-
-
-@njit(cache=True)
-def spatial_order(X):
-    """An order of the rows of ``X`` along a Z-order curve of their first columns
-    (each quantised to 63 // columns bits): rows near in space come near in the order."""
-    n, d = X.shape
-    dd = min(d, 16)
-    bits = 63 // dd
-    scale = float((1 << bits) - 1)
-    keys = np.zeros(n, np.int64)
-    for j in range(dd):
-        lo = np.inf
-        hi = -np.inf
-        for p in range(n):
-            lo = min(lo, X[p, j])
-            hi = max(hi, X[p, j])
-        width = hi - lo if hi > lo else 1.0
-        for p in range(n):
-            q = np.int64((X[p, j] - lo) / width * scale)
-            for b in range(bits):
-                keys[p] |= ((q >> b) & 1) << (b * dd + j)
-    return np.argsort(keys, kind="mergesort")
-
-
-@njit(cache=True)
-def _rank(X, alive, c_ref, top, ranked, radius, Xr, alive_r, pos, starts):
-    """Rank the live records by decreasing distance to ``c_ref``: the ``top`` farthest
-    (all if fewer) into ``ranked`` (ids), ``radius`` (distances), ``Xr`` (their rows,
-    contiguous, so that scans read memory in order) and ``alive_r``, grouped by
-    direction from ``c_ref`` (2 d cones: the axis of the largest coordinate and its
-    sign; cone b holds places starts[b] .. starts[b+1]) and sorted by decreasing
-    distance within each; ``pos`` maps an id to its place (-1: not ranked). Returns the
-    largest distance among the live records left out (-1 if none)."""
-    d = X.shape[1]
-    rows = np.flatnonzero(alive)
-    m = rows.shape[0]
-    keys = np.empty(m)
-    for t in range(m):
-        p = rows[t]
-        s = 0.0
-        for j in range(d):
-            v = X[p, j] - c_ref[j]
-            s += v * v
-        keys[t] = s
-    for t in range(X.shape[0]):
-        pos[t] = -1
-    kept = min(top, m)
-    rest = -1.0
-    if kept < m:
-        # the kept largest: all above the cut, then records at the cut until there are
-        # exactly ``kept`` (the others at the cut bound what is left out)
-        cut = np.partition(keys, m - kept)[m - kept]
-        chosen = np.empty(kept, np.int64)
-        c = 0
-        for t in range(m):
-            if keys[t] > cut:
-                chosen[c] = t
-                c += 1
-        for t in range(m):
-            if c == kept:
-                break
-            if keys[t] == cut:
-                chosen[c] = t
-                c += 1
-                keys[t] = np.inf  # (marked as taken)
-        for t in range(m):
-            if keys[t] == np.inf:
-                keys[t] = cut
-            elif keys[t] <= cut:
-                rest = max(rest, keys[t])
-    else:
-        chosen = np.arange(m)
-    cone = np.empty(kept, np.int64)
-    for t in range(kept):
-        p = rows[chosen[t]]
-        best_j = 0
-        best_v = -1.0
-        for j in range(d):
-            v = abs(X[p, j] - c_ref[j])
-            if v > best_v:
-                best_v = v
-                best_j = j
-        cone[t] = 2 * best_j + (1 if X[p, best_j] < c_ref[best_j] else 0)
-    # by cone, then by decreasing distance: sorted by distance, then placed by cone
-    order = np.argsort(-keys[chosen], kind="mergesort")
-    for b in range(2 * d + 1):
-        starts[b] = 0
-    for t in range(kept):
-        starts[cone[t] + 1] += 1
-    for b in range(2 * d):
-        starts[b + 1] += starts[b]
-    fill = starts[:-1].copy()
-    for t in range(kept):
-        i = chosen[order[t]]
-        place = fill[cone[order[t]]]
-        fill[cone[order[t]]] += 1
-        p = rows[i]
-        ranked[place] = p
-        radius[place] = np.sqrt(keys[i])
-        for j in range(d):
-            Xr[place, j] = X[p, j]
-        alive_r[place] = True
-        pos[p] = place
-    return np.sqrt(rest) if rest >= 0.0 else -1.0
-
-
-@njit(cache=True)
-def _cone_cos(v, b, d):
-    """The largest cosine between the unit vector ``v`` and a direction of cone ``b`` (whose
-    directions u have s u_j >= 1/sqrt(d), j = b // 2, s = -1 if b is odd), at least 0."""
-    j = b // 2
-    s = -1.0 if b % 2 else 1.0
-    a = 1.0 / np.sqrt(d)
-    vj = s * v[j]
-    if vj >= a:
-        return 1.0
-    c = a * vj + np.sqrt(1.0 - a * a) * np.sqrt(max(0.0, 1.0 - vj * vj))
-    return max(0.0, min(1.0, c))
-
-
-@njit(cache=True)
-def _farthest(q, c_ref, heads, starts, rest, ranked, radius, Xr, alive_r, rank, cosines,
-              budget):
-    """The live record farthest from ``q`` (ties: the smallest ``rank``), its squared
-    distance, how many records were looked at, and whether the answer is certain. With
-    delta = |q - c_ref|, a record x at distance rho from c_ref in cone b is at most
-    sqrt(rho^2 + delta^2 + 2 rho delta cos_b) from q, cos_b the largest cosine between
-    the cone and the direction opposite q: each cone is scanned by decreasing rho, the
-    cone facing away from q first, until that bound falls below the farthest found. Not
-    certain when the records outside the ranking (at most ``rest`` from c_ref) might be
-    farther, or when ``budget`` records were looked at first (then the best so far)."""
-    d = Xr.shape[1]
-    delta = 0.0
-    v = np.empty(d)
-    for j in range(d):
-        v[j] = c_ref[j] - q[j]
-        delta += v[j] * v[j]
-    delta = np.sqrt(delta)
-    cones = 2 * d
-    first = 0
-    for b in range(cones):
-        cosines[b] = _cone_cos(v / delta, b, d) if delta > 0.0 else 1.0
-        if cosines[b] > cosines[first]:
-            first = b
-    best = -1
-    best_d = -1.0
-    scanned = 0
-    for i in range(cones):
-        b = first if i == 0 else (i - 1 if i - 1 < first else i)
-        c = cosines[b]
-        t = heads[b]
-        while t < starts[b + 1] and not alive_r[t]:
-            t += 1
-        heads[b] = t
-        while t < starts[b + 1]:
-            if alive_r[t]:
-                rho = radius[t]
-                bound = rho * rho + delta * delta + 2.0 * rho * delta * c
-                # (the margin covers rounding in the distances and their square roots)
-                if bound * (1.0 + 1e-9) + 1e-300 < best_d:
-                    break
-                if scanned == budget:
-                    return best, best_d, scanned, False
-                scanned += 1
-                dd = 0.0
-                for j in range(d):
-                    w = Xr[t, j] - q[j]
-                    dd += w * w
-                p = ranked[t]
-                if dd > best_d or (dd == best_d and rank[p] < rank[best]):
-                    best_d = dd
-                    best = p
-            t += 1
-    if rest >= 0.0 and ((rest + delta) ** 2 * (1.0 + 1e-9) + 1e-300 >= best_d):
-        return best, best_d, scanned, False
-    return best, best_d, scanned, True
 
 
 @njit(cache=True)
@@ -245,22 +73,38 @@ def _neumaier_add(total, comp, row, sign):
 
 
 @njit(cache=True)
-def _mdav(X, rank, k, leaf_size, least_top, grouped):
-    """MDAV on the rows of ``X`` (renumbered: ``rank[p]`` is row p's place in the file,
-    which breaks ties); returns the group of each row. ``grouped[0]``: the number of
-    records grouped so far, for whoever watches (:mod:`sdcflow.kernels.watch`)."""
+def _file_sum(X):
+    """The column sums of ``X`` added in file order (as a plain implementation adds
+    them), with their Neumaier compensations."""
+    d = X.shape[1]
+    total = np.zeros(d)
+    comp = np.zeros(d)
+    for i in range(X.shape[0]):
+        _neumaier_add(total, comp, X[i], 1.0)
+    return total, comp
+
+
+@njit(cache=True)
+def _mdav(X, rank, k, leaf_size, least_top, grouped, m, centre, spread, total, comp, link,
+          geom, leaf):
+    """MDAV on the rows of ``X``, renumbered in the order of a k-d tree built on them
+    (``link``, ``geom``, ``leaf``: its nodes and each row's leaf; ``rank[p]``: row p's
+    place in the file, which breaks ties), so that records near in space are near in memory; ``total`` and ``comp``:
+    the column sums in file order and their compensations. Returns the group of each
+    row. ``grouped[0]``: the number of records grouped so far, for whoever watches
+    (:mod:`sdcflow.kernels.watch`)."""
     n, d = X.shape
     labels = -np.ones(n, np.int64)
     alive = np.ones(n, np.bool_)
     n_alive = n
-    total = np.zeros(d)
-    comp = np.zeros(d)  # Neumaier compensation of the running sum
-    in_file = np.empty(n, np.int64)
+    # the tree the rows were ordered by: record p sits in slot p
+    perm = np.arange(n)
+    Xt = X
+    alive_t = np.ones(n, np.bool_)
+    where = np.empty((n, 2), np.int64)
     for p in range(n):
-        in_file[rank[p]] = p
-    for i in range(n):  # in file order, so the sums are those of a plain implementation
-        _neumaier_add(total, comp, X[in_file[i]], 1.0)
-    perm, Xt, alive_t, link, geom, where = build(X, np.arange(n), leaf_size)
+        where[p, 0] = p
+        where[p, 1] = leaf[p]
     built_for = n
     stack = np.zeros(link.shape[0] + 2, np.int64)
     out_d = np.empty(max(k - 1, 1))
@@ -273,10 +117,12 @@ def _mdav(X, rank, k, leaf_size, least_top, grouped):
     pos = np.empty(n, np.int64)
     c_ref = total / n
     top = Xr.shape[0]
-    starts = np.zeros(2 * d + 1, np.int64)
-    heads = np.zeros(2 * d, np.int64)
-    cosines = np.empty(2 * d)
-    rest = _rank(X, alive, c_ref, top, ranked, radius, Xr, alive_r, pos, starts)
+    cones = centre.shape[0]
+    starts = np.zeros(cones + 1, np.int64)
+    heads = np.zeros(cones, np.int64)
+    cosines = np.empty(cones)
+    rest = rank_by_distance(X, alive, c_ref, top, ranked, radius, Xr, alive_r, pos, starts,
+                            m)
     heads[:] = starts[:-1]
     work = 0
     group = 0
@@ -294,16 +140,16 @@ def _mdav(X, rank, k, leaf_size, least_top, grouped):
                 # the record farthest from r: down the ranking while that is cheap, else
                 # (r far out, where every record is about as far) by the k-d tree
                 q = X[r].copy()
-                found, far, _, certain = _farthest(q, c_ref, heads, starts, rest, ranked,
-                                                   radius, Xr, alive_r, rank, cosines,
-                                                   FAR_BUDGET)
+                found, far, _, certain = farthest_ranked(
+                    q, c_ref, heads, starts, rest, ranked, radius, Xr, alive_r, rank, cosines,
+                    centre, spread, FAR_BUDGET)
                 if not certain:
                     found, far = farthest(q, found, far, perm, Xt, alive_t, link, geom, stack,
                                           rank)
             while side == 0:
-                found, far, scanned, certain = _farthest(centroid, c_ref, heads, starts, rest,
-                                                         ranked, radius, Xr, alive_r, rank,
-                                                         cosines, -1)
+                found, far, scanned, certain = farthest_ranked(
+                    centroid, c_ref, heads, starts, rest, ranked, radius, Xr, alive_r, rank,
+                    cosines, centre, spread, -1)
                 work += scanned
                 if certain and work <= n_alive + 64:
                     break
@@ -314,7 +160,8 @@ def _mdav(X, rank, k, leaf_size, least_top, grouped):
                 # (else the scans since the last ranking cost as much as a new one)
                 for j in range(d):
                     c_ref[j] = centroid[j]
-                rest = _rank(X, alive, c_ref, top, ranked, radius, Xr, alive_r, pos, starts)
+                rest = rank_by_distance(X, alive, c_ref, top, ranked, radius, Xr, alive_r, pos,
+                                        starts, m)
                 heads[:] = starts[:-1]
                 work = 0
                 if certain:
@@ -357,10 +204,16 @@ def mdav(X: np.ndarray, k: int, *, least_top: int = TOP,
         return np.arange(n, dtype=np.int64)
     if X.shape[1] == 0:
         raise ValueError("MDAV needs at least one variable")
-    order = spatial_order(X)
+    total, comp = _file_sum(X)
+    # renumber the records in the order of a k-d tree on them: the loop's per-record
+    # state, the tree's leaves and the rows then share their memory neighbourhoods
+    order, Xo, _, link, geom, where = build(X, np.arange(n, dtype=np.int64), LEAF_SIZE)
+    leaf = where[order, 1]
     labels = np.empty(n, dtype=np.int64)
     grouped = counter()
-    Xo, rank = X[order], order.astype(np.int64)
-    labels[order] = watched(lambda: _mdav(Xo, rank, int(k), LEAF_SIZE, max(int(least_top), 1),
-                                          grouped), grouped, n, progress)
+    m, centre, spread = cone_geometry(X.shape[1])
+    labels[order] = watched(lambda: _mdav(Xo, order, int(k), LEAF_SIZE, max(int(least_top), 1),
+                                          grouped, m, centre, spread, total, comp, link, geom,
+                                          leaf),
+                            grouped, n, progress)
     return labels

@@ -65,12 +65,19 @@ def test_equal_to_the_reference_with_many_ties():
 @pytest.mark.parametrize("least_top", [1, 5, 64])
 def test_partial_rankings_that_run_out_give_the_same_partition(least_top):
     # the rankings sort only their top (at least least_top records): small tops make
-    # them run out and be renewed all the time, on normal data and on heavy ties, in
-    # 3 and in 7 dimensions (14 cones of directions)
+    # them run out and be renewed all the time, on normal data and on heavy ties, in 2
+    # (64 cones of directions), 3 (96), 5 (160) and 7 dimensions (14); and on a sphere,
+    # where every record is about as far from the centroid and the scans give up for
+    # the k-d tree
     rng = np.random.default_rng(least_top)
+    sphere = rng.standard_normal((1500, 3))
+    sphere /= np.linalg.norm(sphere, axis=1, keepdims=True)
     for X, k in [(rng.standard_normal((3000, 3)), 3),
+                 (rng.standard_normal((2000, 2)), 3),
                  (rng.integers(0, 3, (1200, 3)).astype(float), 4),
-                 (rng.standard_normal((2000, 7)) ** 3, 5)]:
+                 (rng.standard_normal((1500, 5)) ** 3, 3),
+                 (rng.standard_normal((2000, 7)) ** 3, 5),
+                 (sphere, 3)]:
         assert np.array_equal(mdav(X, k, least_top=least_top), mdav_reference(X, k))
 
 
