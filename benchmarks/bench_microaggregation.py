@@ -66,6 +66,8 @@ def main() -> None:
     scaling(rng, [1_000_000, 2_000_000] + ([] if args.quick else
                                           [4_000_000, 8_000_000, 10_000_000]))
 
+    skewed(rng, [1_000_000, 2_000_000] + ([] if args.quick else [4_000_000, 8_000_000]))
+
     census = pd.read_csv(builtin_path("casc_census")).to_numpy(float)
     Z = (census - census.mean(0)) / census.std(0, ddof=1)
     sst = ((Z - Z.mean(0)) ** 2).sum()
@@ -99,6 +101,27 @@ def scaling(rng: np.random.Generator, sizes: list[int]) -> None:
         targets.append(("at most 2.3x per doubling, 1M to 8M", per, 2.3))
     for what, value, limit in targets:
         print(f"target {what}: {value:.2f} ({'met' if value <= limit else 'NOT met'})")
+
+
+def skewed(rng: np.random.Generator, sizes: list[int]) -> None:
+    """MDAV, k = 3, on income, expenditure and savings of the synthetic census
+    (benchmarks/census_data.py), standardised: log-normal tails, 12 % of incomes and 37 %
+    of savings exactly 0. Here the record farthest from a far-out record lies on a wall
+    of nearly tied records, and most of those queries go to the k-d tree. (No target:
+    the issue's targets are on normal data; shown so that the figures are not read as
+    holding on every shape of data.)"""
+    from census_data import census
+
+    print("\nMDAV scaling, k = 3, synthetic census income, expenditure, savings")
+    print(f"{'records':>11}  {'CPU s':>7}  {'wall s':>7}  {'x per doubling':>14}")
+    cpu_of = {}
+    for n in sizes:
+        X = census(n)[["income", "expend", "savings"]].to_numpy(float)
+        Z = (X - X.mean(0)) / X.std(0, ddof=1)
+        cpu, wall, _ = cpu_and_wall(mdav, Z, 3)
+        cpu_of[n] = cpu
+        ratio = f"{cpu / cpu_of[n // 2]:.2f}" if n // 2 in cpu_of else ""
+        print(f"{n:>11,}  {cpu:>7.2f}  {wall:>7.2f}  {ratio:>14}")
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ from .kdtree import LEAF_SIZE, build, farthest, nearest, remove
 from .ranking import cone_geometry, farthest_ranked, rank_by_distance
 
 TOP = 8192  # the least number of records a ranking sorts
-FAR_BUDGET = 2048  # records looked at down the ranking before the k-d tree takes over
+FAR_BUDGET = 512  # records looked at down the ranking before the k-d tree takes over
 
 
 @njit(cache=True)
