@@ -116,7 +116,8 @@ class Family:
 
 FAMILIES: tuple[Family, ...] = (
     Family("mdav", ("sdcflow.kernels.perturbative.microaggregation.mdav",
-                    "sdcflow.kernels.perturbative.microaggregation.kdtree"), 16.0, _mdav),
+                    "sdcflow.kernels.perturbative.microaggregation.kdtree",
+                    "sdcflow.kernels.perturbative.microaggregation.ranking"), 16.0, _mdav),
     Family("linkage", ("sdcflow.kernels.linkage.distance_linkage",
                        "sdcflow.kernels.linkage.pair_scan"), 3.0, _linkage),
     Family("rank_swap", ("sdcflow.kernels.perturbative.rank_swap.partners",
