@@ -190,7 +190,8 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
             if ref:
                 deps.add(ref)
                 ref_view = views[ref]
-                deps |= {ref_view[c] for c in (ref_view if reads is None else reads)
+                deps |= {ref_view[c] for c in (ref_view if reads is None else
+                                                reads | step.plugin.reference_reads(p))
                          if c in ref_view}
             deps.update(step.after)
             if step.kind == "measure":

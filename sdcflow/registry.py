@@ -281,6 +281,12 @@ class Measure(Plugin):
     ) -> MeasureResult:
         """Return the measure's summary (and per-record values if any)."""
 
+    def reference_reads(self, params: Mapping) -> set[str]:
+        """Columns the measure reads from its reference data only, beyond those it reads
+        from the data it measures (:meth:`reads`): e.g. the exact values of variables an
+        earlier step replaced (``camouflage_widths``). Default: none."""
+        return set()
+
     def public_summary(self, summary: dict, params: Mapping) -> dict:
         """The part of ``summary`` that may be published when the recipe marks the
         measure publishable (``release.measures``): by default all of it. A measure whose

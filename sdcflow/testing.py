@@ -144,8 +144,9 @@ def output_problems(plugin: Method, data: Dataset, params: dict,
     if declared is None:
         return []
     writes = plugin.writes(params, meta)
+    # (a method may write new variables, e.g. camouflage's bounds)
     written = [n for n in (data.variables if writes is None else sorted(writes))
-               if n in data.variables]
+               if n in data.variables or n in result.data.variables]
     out = [f"outputs() does not declare '{n}', which the method writes" for n in written
            if n not in declared]
     for name, output in declared.items():

@@ -105,8 +105,10 @@ class Store:
         return len(self.columns[view[col]][col]) if col is not None else 0
 
     def dataset(self, view: dict, rows: int | None = None) -> Dataset:
-        """The columns of ``view`` as a data set (``rows`` empty records when it has none)."""
-        cols = [c for c in self.order if c in view]
+        """The columns of ``view`` as a data set (``rows`` empty records when it has none);
+        the original columns in file order, then any a step added, by name."""
+        known = set(self.order)
+        cols = [c for c in self.order if c in view] + sorted(c for c in view if c not in known)
         frame = pd.DataFrame({c: self.columns[view[c]][c] for c in cols})
         if not cols:
             frame = pd.DataFrame(index=pd.RangeIndex(rows or 0))
@@ -139,9 +141,10 @@ def visible(ps: PlannedStep) -> dict:
 
 def reference_view(ps: PlannedStep, store: Store) -> dict:
     """The columns of a measure's reference data (the original data unless it names a
-    step) that it gets: those it reads, as for the data it measures."""
+    step) that it gets: those it reads, as for the data it measures, and those it reads
+    from the reference only (:meth:`~sdcflow.registry.Measure.reference_reads`)."""
     reference = ps.reference or dict.fromkeys(store.order, ORIGINAL)
-    wanted = visible(ps)
+    wanted = set(visible(ps)) | ps.step.plugin.reference_reads(ps.params)
     return {c: p for c, p in reference.items() if c in wanted}
 
 
@@ -269,7 +272,8 @@ def _apply_method(ps: PlannedStep, data: Dataset, rng: np.random.Generator):
     household) runs on one record per household, and its result is copied to every
     member (see :mod:`sdcflow.data.households`)."""
     ids = [n for n in data.meta.names("household") if n in data.frame]
-    level = [c for c in ps.writes or () if data.variables[c].level == "household"]
+    level = [c for c in ps.writes or () if c in data.variables  # (a new variable: no)
+             and data.variables[c].level == "household"]
     if ps.step.plugin.households != "per_household" or not level or len(ids) != 1:
         result = _call(ps, data, rng, None, {})
         return method_output(ps, data, result)

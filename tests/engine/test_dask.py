@@ -363,3 +363,40 @@ def test_tables_built_by_map_reduce_equal_the_in_memory_engine(tmp_path):
             (tmp_path / "memory" / "public" / name).read_bytes()
     assert dask.measures["audit"] == mem.measures["audit"]
     assert "suppressed" in (tmp_path / "dask" / "public" / "pay.csv").read_text()
+
+
+CAMOUFLAGE = """
+sdcflow: 1
+name: camouflage
+seed: 5
+data: {path: DATA}
+variables:
+  hid: {role: household}
+  region: {role: key, level: household}
+  income: {role: numeric}
+  expend: {role: numeric}
+steps:
+  - {id: cam, method: camouflage, params: {width: 0.1}}
+  - id: widths
+    measure: camouflage_widths
+    params:
+      camouflaged: [income, expend]
+      total_known: true
+      queries: [{variable: income, where: {region: "2"}}]
+release: {path: protected.parquet}
+"""
+
+
+def test_camouflage_adds_variables_as_in_memory(tmp_path):
+    """A method that adds variables (camouflage's bounds) and removes one, and a measure
+    that reads the removed one from the original data (reference_reads): the same release
+    and measures as the in-memory engine."""
+    recipe, memory = write(tmp_path, census(600), parts=2, recipe=CAMOUFLAGE)
+    dask = run(recipe, tmp_path / "dask", engine="dask", workers=1)
+    mem = run(memory, tmp_path / "memory")
+    assert close(dask.measures["widths"], mem.measures["widths"])
+    assert dask.measures["widths"]["queries"][0]["contains_exact"]
+    released = pd.read_parquet(tmp_path / "dask" / "public" / "protected.parquet")
+    expected = pd.read_parquet(tmp_path / "memory" / "public" / "protected.parquet")
+    pd.testing.assert_frame_equal(released, expected)
+    assert "income" not in released and {"income_lo", "income_hi"} <= set(released)

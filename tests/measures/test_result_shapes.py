@@ -89,8 +89,10 @@ CASES = {
                          "time_limit": 10}],
 }
 # score combines other results and table_audit measures a table: both are checked on
-# what the engine gives them (test_engine_results_conform below)
-ENGINE_ONLY = {"score", "table_audit"}
+# what the engine gives them (test_engine_results_conform below); camouflage_widths
+# measures the bounds a camouflage step adds (checked in
+# tests/measures/utility/test_camouflage_widths_measure.py)
+ENGINE_ONLY = {"score", "table_audit", "camouflage_widths"}
 
 
 def _runs():
@@ -179,4 +181,4 @@ def test_measures_pairing_records_are_those_that_call_same_records():
     pairing = {p.name for p in registry.plugins("measure")
                if "same_records(" in inspect.getsource(type(p))}
     assert pairing == {p.name for p in registry.plugins("measure") if p.pairs_records}
-    assert len(pairing) == 8
+    assert len(pairing) == 9

@@ -225,7 +225,8 @@ class _DaskRun(TableSteps):
         for col, node in view.items():
             by_node.setdefault(node, []).append(col)
         meta = {c: self.meta[n][c] for c, n in view.items()}
-        order = [c for c in self.order if c in view]
+        known = set(self.order)  # the declared columns, then any a step added, by name
+        order = [c for c in self.order if c in view] + sorted(c for c in view if c not in known)
         return [self.client.submit(
             tasks.dataset, [(self.frames[n][p], cols) for n, cols in by_node.items()],
             order, meta, self.constraints, pure=False) for p in range(len(self.files))]
@@ -257,7 +258,8 @@ class _DaskRun(TableSteps):
             digest = self._hash(out)
         else:
             reference = ps.reference or dict.fromkeys(self.order, ORIGINAL)
-            ref = self._data({c: n for c, n in reference.items() if c in visible(ps)})
+            wanted = set(visible(ps)) | ps.step.plugin.reference_reads(ps.params)
+            ref = self._data({c: n for c, n in reference.items() if c in wanted})
             result = self._measure(ps, job, how, data, ref)
             self.measures[ps.node] = result.summary
             info = {}

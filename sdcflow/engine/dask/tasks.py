@@ -64,7 +64,8 @@ def dataset(pieces, order, meta: dict, constraints: tuple) -> Dataset:
 def _households(job: Job, data: Dataset):
     """(units, households, id column) when the method runs once per household, else None."""
     ids = [n for n in data.meta.names("household") if n in data.frame]
-    level = [c for c in job.writes or () if data.variables[c].level == "household"]
+    level = [c for c in job.writes or () if c in data.variables  # (a new variable: no)
+             and data.variables[c].level == "household"]
     if job.plugin.households != "per_household" or not level or len(ids) != 1:
         return None
     units, count = household_units(data.frame[ids[0]])

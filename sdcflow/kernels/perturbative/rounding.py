@@ -60,3 +60,39 @@ def round_to_points(x: np.ndarray, points: np.ndarray) -> np.ndarray:
             out = np.where(x >= (lo + hi) / 2, hi, lo)
     out[np.isnan(x)] = np.nan
     return out
+
+
+# rows of a block of the multivariate search: the block's distances to the points stay
+# at about 4 million doubles
+_CELLS = 1 << 22
+
+
+def round_to_vectors(x: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Multivariate rounding: each record (a row of ``x``, ``n x p``) replaced by the
+    nearest of the rounding points (rows of ``points``, ``r x p``) in Euclidean distance,
+    i.e. by the point whose set of attraction (its Voronoi cell) contains it
+    (Willenborg & de Waal, "Elements of Statistical Disclosure Control", 2001, rounding
+    of several variables at once). A tie goes to the first point in ``points``. A record
+    with missing values is rounded on its observed variables (the distance over them) and
+    keeps its missing values; a record with none observed is left as it is."""
+    x = np.asarray(x, dtype=float)
+    points = np.asarray(points, dtype=float)
+    if points.ndim != 2 or len(points) == 0 or points.shape[1] != x.shape[1]:
+        raise ValueError("the rounding points must be a non-empty list of vectors with one "
+                         "value per variable")
+    out = x.copy()
+    observed = ~np.isnan(x)
+    # distances in units of the largest magnitude: squares of values near the float limit
+    # would overflow, and the nearest point does not depend on the unit
+    scale = max(float(np.abs(points).max()),
+                float(np.abs(x[observed]).max()) if observed.any() else 0.0) or 1.0
+    step = max(1, _CELLS // points.size)
+    for start in range(0, len(x), step):
+        block = x[start:start + step] / scale
+        seen = observed[start:start + step]
+        diff = np.where(seen[:, None, :], block[:, None, :] - points[None, :, :] / scale,
+                        0.0)
+        nearest = np.argmin(np.einsum("irp,irp->ir", diff, diff), axis=1)
+        rounded = points[nearest]
+        out[start:start + step] = np.where(seen, rounded, np.nan)
+    return out

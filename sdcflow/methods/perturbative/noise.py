@@ -6,6 +6,9 @@ Methods (``k`` is the noise level):
 
 * ``additive``: ``eps_j ~ N(0, k Var(X_j))`` independent: means and covariances kept,
   variances times ``1 + k``, correlations divided by ``1 + k`` (in expectation);
+* ``uniform``: ``eps_j ~ U(-a_j, a_j)`` independent, ``a_j = sqrt(3 k Var(X_j))`` (the
+  variance of ``additive`` noise, bounded: no value moves by more than ``a_j``; Brand,
+  "Microdata protection through noise addition", 2002), the same moments as ``additive``;
 * ``correlated``: ``eps ~ N(0, k Sigma)``: means and correlations kept, covariances and
   variances times ``1 + k`` (in expectation); exact linear relations among the variables
   (``total = a + b``) are kept, the noise lying in the range of Sigma;
@@ -62,6 +65,7 @@ from ...kernels.perturbative.noise import (
     multiplicative_noise,
     romm,
 )
+from ...kernels.perturbative.uniform_noise import uniform_noise
 from ...limits import FLOAT_MAX, NOISE_SIGMAS
 from ...registry import (
     Method,
@@ -72,7 +76,10 @@ from ...registry import (
     variables_param,
 )
 
-METHODS = ("additive", "correlated", "correlated_restored", "multiplicative", "romm")
+METHODS = ("additive", "uniform", "correlated", "correlated_restored", "multiplicative",
+           "romm")
+# methods with independent noise on each variable, scaled by its own variance
+UNIVARIATE = ("additive", "uniform")
 MULTIVARIATE = ("correlated", "correlated_restored", "romm")
 # Fewest records from which a stratum's own variance or covariance is used; below it the
 # estimate of all records is (two records give a rank-one covariance, one none at all).
@@ -83,8 +90,9 @@ MIN_STRATUM = 3
 class Noise(Method):
     distribution = Rows(rounds=1)  # additive, correlated (see distributes)
     name = "noise"
-    summary = ("Add noise to numeric variables: additive, correlated, correlated with exact "
-               "moments, multiplicative, or random orthogonal matrix masking (ROMM).")
+    summary = ("Add noise to numeric variables: additive (normal or uniform), correlated, "
+               "correlated with exact moments, multiplicative, or random orthogonal matrix "
+               "masking (ROMM).")
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous")
     params: ClassVar[dict] = {
@@ -95,11 +103,13 @@ class Noise(Method):
                                          "role numeric and type integer or continuous).",
                                          unique=False),
             "method": {"enum": list(METHODS), "default": "additive",
-                       "description": "additive (uncorrelated), correlated, "
+                       "description": "additive (uncorrelated normal), uniform "
+                                      "(uncorrelated uniform), correlated, "
                                       "correlated_restored (exact means and covariances), "
                                       "multiplicative, or romm."},
             "k": {"type": "number", "exclusiveMinimum": 0, "default": 0.1,
-                  "description": "Noise level: Var(noise) = k Var(X) (additive), k Sigma "
+                  "description": "Noise level: Var(noise) = k Var(X) (additive, uniform), "
+                                 "k Sigma "
                                  "(correlated), Var(factor) = k (multiplicative); romm uses "
                                  "it only for records it cannot rotate."},
             "romm_lambda": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6,
@@ -134,7 +144,7 @@ class Noise(Method):
             return
         X = numeric_matrix(data.frame, names)
         yield from _finite_noise(X, names, float(params.get("k", 0.1)))
-        if method == "additive":
+        if method in UNIVARIATE:
             for j, name in enumerate(names):
                 observed = int((~np.isnan(X[:, j])).sum())
                 if observed < 2:
@@ -166,7 +176,7 @@ class Noise(Method):
             groups = stratum_members(codes, count)
         overall = None
         if len(groups) > 1:  # the fallback estimate for small strata
-            overall = column_variances(X) if method == "additive" else moments(X)[1]
+            overall = column_variances(X) if method in UNIVARIATE else moments(X)[1]
         tally = {"perturbed": 0, "pooled": 0, "small": 0, "incomplete": 0}
         del codes
         for rows in groups:
@@ -202,29 +212,31 @@ class Noise(Method):
                     "for small strata (not on the Dask engine yet)")
         if params["method"] == "multiplicative":
             return Rows()  # a factor per value: nothing to estimate
-        if params["method"] in ("additive", "correlated"):
+        if params["method"] in (*UNIVARIATE, "correlated"):
             return Rows(rounds=1)  # global variances / covariance matrix, then per partition
         return Whole()  # the exact restoration and ROMM act on all the records together
 
     def partial(self, rnd, data, params, state, *, original=None):
         X = numeric_matrix(data.frame, self.variables(params, data.meta))
-        return column_part(X) if params["method"] == "additive" else matrix_part(X)
+        return column_part(X) if params["method"] in UNIVARIATE else matrix_part(X)
 
     def combine(self, rnd, partials, params, state):
-        if params["method"] == "additive":
+        if params["method"] in UNIVARIATE:
             return column_variances_of(merge_columns(partials))
         return covariance_of(merge_matrices(partials))
 
     def apply_fitted(self, data, params, rng, state):
-        """One partition masked with the global variances (``additive``) or covariance
-        matrix (``correlated``), as :meth:`apply` masks the whole data with them."""
+        """One partition masked with the global variances (``additive``, ``uniform``) or
+        covariance matrix (``correlated``), as :meth:`apply` masks the whole data with
+        them."""
         if state is None:
             return self.apply(data, params, rng)
         names = self.variables(params, data.meta)
         X = numeric_matrix(data.frame, names)
         k = float(params["k"])
-        if params["method"] == "additive":
-            Z = additive_noise(X, k, rng, variances=state)
+        if params["method"] in UNIVARIATE:
+            noise = uniform_noise if params["method"] == "uniform" else additive_noise
+            Z = noise(X, k, rng, variances=state)
         else:
             Z = correlated_noise(X, k, rng, cov=state)
         info = {"method": params["method"], "k": k,
@@ -249,14 +261,15 @@ class Noise(Method):
         a stratum too small for its own, or None with a single stratum)."""
         if method == "multiplicative":
             return multiplicative_noise(xs, k, rng)
-        if method == "additive":
+        if method in UNIVARIATE:
             counts = (~np.isnan(xs)).sum(axis=0)
             variances = column_variances(xs)
             small = counts < MIN_STRATUM
             if overall is not None and small.any():
                 variances[small] = overall[small]
                 tally["pooled"] += int(counts[small].sum())
-            return additive_noise(xs, k, rng, variances=variances)
+            noise = uniform_noise if method == "uniform" else additive_noise
+            return noise(xs, k, rng, variances=variances)
         full = complete_rows(xs)
         stats = moments(xs)
         _, cov, m = stats

@@ -5,6 +5,12 @@ exactly half-way between two points goes to the upper one (the seed's attraction
 ``[p - b/2, p + b/2)``). The seed's own example, points ``b, 2b, ..., rb`` only (so that
 values in ``[0, b/2)`` go to ``b``), is ``points: [b, 2b, ..., rb]``.
 
+Multivariate rounding (``vectors``): the rounding points are vectors, one value per
+variable in the order of ``variables``, and each record is replaced by the nearest of
+them in Euclidean distance (the point whose set of attraction contains it; Willenborg &
+de Waal, "Elements of Statistical Disclosure Control", 2001); ties go to the first point
+listed. A record with missing values is rounded on its observed variables.
+
 Missing values stay missing. An integer variable stays integer when every rounding point
 is an integer (an integer base); otherwise it becomes continuous. No randomness.
 """
@@ -19,19 +25,30 @@ import numpy as np
 import pandas as pd
 
 from ...distribution import Rows
-from ...kernels.perturbative.rounding import decimals, round_to_base, round_to_points
+from ...kernels.perturbative.rounding import (
+    decimals,
+    round_to_base,
+    round_to_points,
+    round_to_vectors,
+)
 from ...limits import FLOAT_MAX
 from ...registry import Method, MethodResult, numeric_output, register, variables_param
 
 _POINTS = {"type": "array", "minItems": 1, "items": {"type": "number"}}
 _BASE = {"type": "number", "exclusiveMinimum": 0}
+_VECTORS = {"type": "array", "minItems": 1,
+            "items": {"type": "array", "minItems": 1, "items": {"type": "number"}},
+            "description": "Multivariate rounding: rounding points as vectors, one value per "
+                           "variable in the order of 'variables'; each record goes to the "
+                           "nearest (Euclidean distance)."}
 
 
 @register
 class Rounding(Method):
     distribution = Rows()  # each value rounded on its own
     name = "rounding"
-    summary = "Replace each value by the nearest multiple of a base or point of a rounding set."
+    summary = ("Replace each value by the nearest multiple of a base or point of a rounding "
+               "set, or each record by the nearest of a set of rounding vectors.")
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous")
     default_roles = ("numeric",)
@@ -51,15 +68,20 @@ class Rounding(Method):
                                            "additionalProperties": _POINTS}],
                        "description": "Explicit rounding set, strictly increasing, or a "
                                       "mapping variable -> set."},
+            "vectors": _VECTORS,
         },
-        "oneOf": [{"required": ["base"], "not": {"required": ["points"]}},
-                  {"required": ["points"], "not": {"required": ["base"]}}],
-        "x-error": "give the rounding set as exactly one of 'base' or 'points'",
+        "oneOf": [{"required": ["base"], "not": {"anyOf": [{"required": ["points"]},
+                                                           {"required": ["vectors"]}]}},
+                  {"required": ["points"], "not": {"anyOf": [{"required": ["base"]},
+                                                             {"required": ["vectors"]}]}},
+                  {"required": ["vectors"], "not": {"anyOf": [{"required": ["base"]},
+                                                              {"required": ["points"]}]}}],
+        "x-error": "give the rounding set as exactly one of 'base', 'points' or 'vectors'",
     }
 
     @staticmethod
     def _mapping(params) -> tuple[str, Mapping | None]:
-        key = "base" if "base" in params else "points"
+        key = "base" if "base" in params else "vectors" if "vectors" in params else "points"
         value = params.get(key)
         return key, value if isinstance(value, Mapping) else None
 
@@ -84,6 +106,9 @@ class Rounding(Method):
         if len(names) != len(set(names)):
             yield ("variables",), "a variable is named twice"
         key, mapping = self._mapping(params)
+        if key == "vectors":
+            yield from self._check_vectors(params)
+            return
         if mapping is not None:
             for name in names:
                 if name not in mapping:
@@ -99,8 +124,25 @@ class Rounding(Method):
                     path = ("points",) if name is None else ("points", name)
                     yield path, "the rounding points must be strictly increasing"
 
+    @staticmethod
+    def _check_vectors(params):
+        if not params.get("variables"):
+            yield ("variables",), ("multivariate rounding needs 'variables': the order of "
+                                   "the values of each rounding vector")
+            return
+        p = len(params["variables"])
+        for i, vector in enumerate(params.get("vectors", [])):
+            if isinstance(vector, list) and len(vector) != p:
+                yield ("vectors", i), (f"a rounding vector has {len(vector)} value(s), not "
+                                       f"one for each of the {p} variables")
+
     def outputs(self, params, meta):
         # an integer variable stays integer when every rounding point is whole
+        if "vectors" in params:
+            names = self.variables(params, meta)
+            return {name: numeric_output(meta.variables[name], whole=all(
+                        float(v[j]).is_integer() for v in params["vectors"] if j < len(v)))
+                    for j, name in enumerate(names) if name in meta.variables}
         out = {}
         for name in self.variables(params, meta):
             var = meta.variables.get(name)
@@ -138,6 +180,8 @@ class Rounding(Method):
                              "64-bit floats")
 
     def apply(self, data, params, rng):
+        if "vectors" in params:
+            return self._apply_vectors(data, params)
         columns, new_vars, details = {}, [], {}
         changed_total = 0
         for name in self.variables(params, data.meta):
@@ -164,4 +208,29 @@ class Rounding(Method):
                 columns[name] = pd.Series(out, index=col.index, copy=False)
                 new_vars.append(var.evolve(type="continuous"))
         info = {"changed": changed_total, "variables": details}
+        return MethodResult(data.with_columns(columns, new_vars), info)
+
+    def _apply_vectors(self, data, params) -> MethodResult:
+        """Multivariate rounding of the records on ``variables``."""
+        names = list(params["variables"])
+        points = np.array(params["vectors"], dtype=float)
+        x = np.column_stack([data.frame[n].to_numpy(dtype=float, na_value=np.nan)
+                             for n in names])
+        out = round_to_vectors(x, points)
+        observed = ~np.isnan(x)
+        moved = (out != x) & observed
+        columns, new_vars, details = {}, [], {}
+        for j, name in enumerate(names):
+            col, var = data.frame[name], data.variables[name]
+            diff = np.abs(out[observed[:, j], j] - x[observed[:, j], j])
+            details[name] = {"changed": int(moved[:, j].sum()),
+                             "max_change": float(diff.max()) if len(diff) else 0.0}
+            if var.type == "integer" and np.all(points[:, j] == np.round(points[:, j])):
+                columns[name] = pd.Series(out[:, j], index=col.index).round().astype("Int64")
+                new_vars.append(var)
+            else:
+                columns[name] = pd.Series(out[:, j], index=col.index)
+                new_vars.append(var.evolve(type="continuous"))
+        info = {"changed": int(moved.sum()), "records_changed": int(moved.any(axis=1).sum()),
+                "vectors": len(points), "variables": details}
         return MethodResult(data.with_columns(columns, new_vars), info)

@@ -5,7 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow.kernels.perturbative.rounding import decimals, round_to_base, round_to_points
+from sdcflow.kernels.perturbative.rounding import (
+    decimals,
+    round_to_base,
+    round_to_points,
+    round_to_vectors,
+)
 
 
 def test_base_five_by_hand():
@@ -73,3 +78,46 @@ def test_points_rounding_goes_to_the_nearest_point(x, points):
     assert np.isin(out, points).all()
     nearest = np.abs(x[:, None] - points[None, :]).min(axis=1)
     np.testing.assert_allclose(np.abs(out - x), nearest)
+
+
+# --- multivariate rounding (Willenborg & de Waal 2001): the nearest rounding vector ------
+
+def test_vectors_by_hand():
+    points = np.array([[0.0, 0], [10, 0], [0, 10], [10, 10]])
+    x = np.array([[1.0, 2], [6, 4], [4, 6], [9, 9], [5, 5], [5, 1], [np.nan, 7],
+                  [np.nan, np.nan]])
+    out = round_to_vectors(x, points)
+    # squared distances by hand: (6, 4) -> 52, 32, 72, 52: (10, 0); (5, 5) ties all four:
+    # the first point; (5, 1) ties (0, 0) and (10, 0) at 26: the first; (nan, 7) on the
+    # second variable only: 7 is nearer 10 than 0, the first such point is (0, 10)
+    np.testing.assert_array_equal(out, [[0, 0], [10, 0], [0, 10], [10, 10], [0, 0], [0, 0],
+                                        [np.nan, 10], [np.nan, np.nan]])
+
+
+def test_vectors_differ_from_rounding_each_variable():
+    # points on the diagonal only: (4, 6) goes to (5, 5), which no univariate rounding to
+    # the coordinates {0, 5, 10} of each variable alone would give for (4, 1)
+    points = np.array([[0.0, 0], [5, 5], [10, 10]])
+    out = round_to_vectors(np.array([[4.0, 6], [4, 1], [9, 1]]), points)
+    # (4, 1): 17 to (0, 0), 17 to (5, 5): tie, first; (9, 1): 82, 32, 82: (5, 5)
+    np.testing.assert_array_equal(out, [[5, 5], [0, 0], [5, 5]])
+
+
+def test_bad_vectors_are_refused():
+    with pytest.raises(ValueError):
+        round_to_vectors(np.zeros((2, 2)), np.zeros((1, 3)))
+    with pytest.raises(ValueError):
+        round_to_vectors(np.zeros((2, 2)), np.zeros((0, 2)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=st.lists(st.tuples(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3)), min_size=1,
+                  max_size=20),
+       points=st.lists(st.tuples(st.integers(-1000, 1000), st.integers(-1000, 1000)),
+                       min_size=1, max_size=8, unique=True))
+def test_vectors_go_to_the_nearest_point(x, points):
+    x, points = np.array(x), np.array(points, dtype=float)
+    out = round_to_vectors(x, points)
+    assert all(any((row == p).all() for p in points) for row in out)
+    best = ((x[:, None, :] - points[None]) ** 2).sum(axis=2).min(axis=1)
+    np.testing.assert_allclose(((out - x) ** 2).sum(axis=1), best, rtol=1e-9, atol=1e-9)

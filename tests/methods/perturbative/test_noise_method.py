@@ -222,3 +222,38 @@ def test_recipe_testdata_additive_noise_per_stratum(write_recipe, tmp_path):
     info = next(s.info for s in result.steps if s.node == "noisy")
     assert info == {"method": "additive", "k": 0.05, "perturbed": 3 * 4580, "strata": 2}
     assert result.data["age"].dtype == "float64"
+
+
+def test_uniform_noise_is_bounded_by_its_half_width_per_stratum():
+    # a_j = sqrt(3 k Var_j) with each stratum's own variance (hand formula: the variance of
+    # U(-a, a) is a^2 / 3, made equal to k Var_j)
+    region = np.repeat(["north", "south"], [350, 250])
+    data = numeric_data(strata=region)
+    out = apply(data, method="uniform", k=0.2)
+    before, after = data.frame.astype({"b": float}), out.data.frame
+    assert out.info["method"] == "uniform" and out.info["strata"] == 2
+    for name in ("north", "south"):
+        rows = before["region"] == name
+        for col in ("a", "b", "c"):
+            change = (after.loc[rows, col] - before.loc[rows, col]).abs()
+            a = np.sqrt(3 * 0.2 * before.loc[rows, col].var(ddof=1))
+            assert change.max() <= a and change.max() > 0.9 * a
+
+
+def test_uniform_noise_on_partitions_uses_the_global_variances():
+    # map-reduce: partials of two halves merged give the variance of all the records, and
+    # each half is then bounded by the global half-width sqrt(3 k Var)
+    data = numeric_data()
+    params = registry.with_defaults(PLUGIN.params, {"method": "uniform", "k": 0.3})
+    assert PLUGIN.distributes(params, data.meta).rounds == 1
+    halves = [Dataset(data.frame.iloc[:300], data.variables),
+              Dataset(data.frame.iloc[300:], data.variables)]
+    state = PLUGIN.combine(0, [PLUGIN.partial(0, h, params, None) for h in halves], params,
+                           None)
+    x = data.frame[["a", "b", "c"]].astype(float)
+    np.testing.assert_allclose(state, x.var(ddof=1), rtol=1e-12)
+    out = PLUGIN.apply_fitted(halves[1], params, np.random.default_rng(3), state)
+    change = (out.data.frame[["a", "b", "c"]] - x.iloc[300:]).abs().max()
+    assert (change <= np.sqrt(3 * 0.3 * x.var(ddof=1))).all()
+    assert (change > 0.8 * np.sqrt(3 * 0.3 * x.var(ddof=1))).all()
+    assert out.info["method"] == "uniform" and out.info["perturbed"] == 3 * 300

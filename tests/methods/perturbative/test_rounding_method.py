@@ -117,3 +117,66 @@ def test_recipe_casc_rounding(write_recipe, tmp_path):
     info = next(s.info for s in result.steps if s.node == "round")
     assert info["variables"]["INTVAL"]["changed"] == int((original["INTVAL"] % 100 != 0).sum())
     assert str(result.data["INTVAL"].dtype) == "Int64"
+
+
+def test_multivariate_rounding_by_hand():
+    data = small_dataset(age=("key", "integer", [12, 30, 41, 70, None]),
+                         income=("numeric", "continuous", [0.0, 900, 3000, 1500, 2500]))
+    points = [[10, 0], [40, 1000], [40, 3000], [70, 1000]]
+    out = apply(data, variables=["age", "income"], vectors=points)
+    frame = out.data.frame
+    # squared distances by hand: (30, 900) -> 100 + 810000 to (10, 0), 100 + 10000 to
+    # (40, 1000): (40, 1000); (70, 1500): 250000 to (70, 1000), 900 + 250000 to (40, 1000);
+    # (None, 2500) on income only: 3000 is nearest
+    assert frame["age"].tolist()[:4] == [10, 40, 40, 70] and frame["age"].isna().iloc[4]
+    assert frame["income"].tolist() == [0, 1000, 3000, 1000, 3000]
+    assert str(frame["age"].dtype) == "Int64" and out.data.variables["age"].type == "integer"
+    # changed: ages 12, 30, 41 and incomes 900, 1500, 2500; every record moves
+    assert out.info == {"changed": 6, "records_changed": 5, "vectors": 4,
+                        "variables": {"age": {"changed": 3, "max_change": 10.0},
+                                      "income": {"changed": 3, "max_change": 500.0}}}
+
+
+def test_multivariate_rounding_checks_and_conformance(testdata):
+    check_method(PLUGIN, testdata, {"variables": ["income", "expend"],
+                                    "vectors": [[0, 0], [5e5, 5e5], [1e6, 2e5]]})
+    meta = data().meta
+    assert dict(PLUGIN.check({"variables": ["age", "income"], "vectors": [[1, 2], [3]]},
+                             meta)) == {
+        ("vectors", 1): "a rounding vector has 1 value(s), not one for each of the 2 variables"}
+    assert dict(PLUGIN.check({"vectors": [[1]]}, meta)) == {
+        ("variables",): ("multivariate rounding needs 'variables': the order of the values "
+                         "of each rounding vector")}
+    out = apply(data(), variables=["age"], vectors=[[0.5], [20]])
+    assert out.data.variables["age"].type == "continuous"
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(PLUGIN.params)
+    assert not validator.is_valid({"vectors": [[1]], "base": 5})
+    assert not validator.is_valid({"vectors": []})
+    assert validator.is_valid({"variables": ["x"], "vectors": [[1], [2]]})
+
+
+def test_recipe_casc_multivariate_rounding(write_recipe, tmp_path):
+    path = write_recipe("""
+        sdcflow: 1
+        name: t
+        seed: 1
+        data: {builtin: casc_census}
+        variables:
+          AGI: {role: numeric, type: integer}
+          FEDTAX: {role: numeric, type: integer}
+        steps:
+          - id: round
+            method: rounding
+            params:
+              variables: [AGI, FEDTAX]
+              vectors: [[0, 0], [20000, 2000], [50000, 8000], [100000, 20000]]
+        release: {path: out.csv}
+        """)
+    result = run(path, tmp_path / "out", use_cache=False)
+    original = pd.read_csv(builtin_path("casc_census"))[["AGI", "FEDTAX"]].to_numpy(float)
+    points = np.array([[0, 0], [20000, 2000], [50000, 8000], [100000, 20000]], dtype=float)
+    # every record is the rounding vector nearest to it (brute force over the 4 points)
+    nearest = points[((original[:, None, :] - points[None]) ** 2).sum(axis=2).argmin(axis=1)]
+    assert result.data[["AGI", "FEDTAX"]].to_numpy(float).tolist() == nearest.tolist()
