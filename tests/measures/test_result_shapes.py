@@ -69,7 +69,8 @@ CASES = {
     "suppressions": [{}, {"variables": ["water", "urbrur"]}],
     "constraints": [{}, {"constraints": ["exists"]}],
     "information_loss": [{"variables": NUMERIC}, {"variables": ["income"]}],
-    "interval_disclosure": [{"variables": NUMERIC}, {"variables": NUMERIC, "kind": "rank"}],
+    "interval_disclosure": [{"variables": NUMERIC}, {"variables": NUMERIC, "kind": "rank"},
+                            {"variables": NUMERIC, "kind": "rank", "p": [1, 2.5, 10]}],
     "categorical_information_loss": [{"variables": ["urbrur", "water", "walls"]},
                                      {"variables": ["urbrur", "age"], "K": 1}],
     "clustering_agreement": [{"variables": NUMERIC, "clusters": 3, "restarts": 1}],
@@ -88,9 +89,9 @@ CASES = {
                         {"variables": NUMERIC, "max_records": 40, "form": "bilinear",
                          "time_limit": 10}],
 }
-# score combines other results and table_audit measures a table: both are checked on
-# what the engine gives them (test_engine_results_conform below)
-ENGINE_ONLY = {"score", "table_audit"}
+# score and ranking combine other results and table_audit measures a table: they are
+# checked on what the engine gives them (test_engine_results_conform below)
+ENGINE_ONLY = {"score", "ranking", "table_audit"}
 
 
 def _runs():
@@ -152,6 +153,8 @@ steps:
   - {id: risk, measure: k_anonymity}
   - {id: supp, measure: suppressions}
   - {id: sc, measure: score, params: {il: "supp.total / 10", dr: "risk.percent[3]"}}
+  - {id: sc2, measure: score, params: {il: "supp.total / 20", dr: "risk.percent[3]"}}
+  - {id: order, measure: ranking, params: {candidates: [sc, sc2]}}
 """
 
 
