@@ -155,6 +155,12 @@ def test_recipe_checks_on_the_original_and_on_the_protected_data(write_recipe, t
     people(tmp_path, income)
     result = run(write_recipe(RECIPE), tmp_path / "out", use_cache=False)
     assert result.measures["edits"]["constraints"]["gv2"]["violations"] == 0
+    assert result.data["income"].tolist() == [110.0] * 3 + [400.0] * 3 + [600.0] * 3
+    # microaggregation says it does not claim to keep the constraint, and why; age, only
+    # in the condition of a constraint it does not keep, is not aggregated
+    info = result.steps[0].info
+    assert "mean(income)" in info["constraints_not_kept"]["gv2"]
+    assert result.data["age"].tolist() == [10, 12, 14, 30, 35, 40, 45, 50, 55]
     # an under-17 earning more than the mean: refused when the data are loaded
     people(tmp_path, [100.0, 110.0, 2000.0] + income[3:])
     with pytest.raises(RecipeError) as info:
