@@ -93,7 +93,8 @@ class _Results:
                                 self.number(node.right))
         if isinstance(node, ast.Call):
             args = [self.visit(a) for a in node.args]
-            if not (node.func.id in ("min", "max") and len(args) == 1):
+            if not (node.func.id in ("min", "max", "mean", "sum", "median", "count")
+                    and len(args) == 1 and isinstance(args[0], (list, tuple))):
                 args = [_number(v, a) for v, a in zip(args, node.args)]
             return self.exactly(node, apply_function, node.func.id, args)
         if isinstance(node, ast.Compare):

@@ -33,7 +33,7 @@ import pandas as pd
 
 from . import int64
 from .exact import Unrepresentable, apply_binary, apply_function, shown, to_float
-from .expr import Expr, ExprError, dotted_name, shorten, subject
+from .expr import AGGREGATES, Expr, ExprError, aggregate_nodes, dotted_name, shorten, subject
 
 __all__ = ["RecordsRefused", "evaluate", "require_64_bit"]
 
@@ -51,15 +51,20 @@ class RecordsRefused(ExprError):
 
 
 def evaluate(expr: Expr, env: Mapping[str, np.ndarray], tolerance: float = 0.0,
-             rtol: float = 1e-9, *, skip: np.ndarray | None = None):
+             rtol: float = 1e-9, *, skip: np.ndarray | None = None,
+             aggregates: Mapping[ast.AST, object] | None = None):
     """Evaluate ``expr`` over the columns in ``env`` (NumPy arrays of equal length:
     int64, float64, bool or object for text). ``skip`` marks records whose result is not
     used (missing values); without it, NaN in float columns and None in text columns
-    mark them."""
+    mark them. ``aggregates`` are the values of the expression's aggregates
+    (:func:`sdcflow.constraints.aggregates.aggregate_values`, over the whole data set);
+    without them they are computed from ``env``, NaN and None being the missing values."""
     if skip is None:
         skip = _missing(env)
+    if aggregates is None:
+        aggregates = _aggregates_of_env(expr, env)
     with np.errstate(all="ignore"):
-        return _Columns(expr, env, tolerance, rtol, skip).visit(expr.tree.body)
+        return _Columns(expr, env, tolerance, rtol, skip, aggregates).visit(expr.tree.body)
 
 
 def require_64_bit(expr: Expr) -> None:
@@ -81,6 +86,17 @@ def require_64_bit(expr: Expr) -> None:
                 walk(child)
 
     walk(expr.tree.body)
+
+
+def _aggregates_of_env(expr: Expr, env: Mapping[str, np.ndarray]) -> dict:
+    nodes = aggregate_nodes(expr.tree.body)
+    if not nodes:
+        return {}
+    from .aggregates import aggregate_values
+
+    names = {dotted_name(n.args[0]) for n in nodes}
+    return aggregate_values(expr, pd.DataFrame({name: pd.Series(np.asarray(env[name]))
+                                                for name in names if name in env}))
 
 
 def _missing(env: Mapping[str, np.ndarray]) -> np.ndarray | None:
@@ -116,8 +132,8 @@ def _as_text_constant(value) -> str:
 
 
 class _Columns:
-    def __init__(self, expr: Expr, env, tolerance: float, rtol: float, skip):
-        self.constants = expr.constants
+    def __init__(self, expr: Expr, env, tolerance: float, rtol: float, skip, aggregates):
+        self.constants = {**expr.constants, **aggregates}
         self.env = env
         self.tol = tolerance
         self.rtol = rtol
@@ -276,6 +292,9 @@ class _Columns:
                 return apply_function(name, args)
             except (Unrepresentable, TypeError) as exc:
                 raise ExprError(f"{shorten(ast.unparse(node))}: {exc}") from None
+        if name in AGGREGATES:  # evaluated before the walk: never reached from a constraint
+            raise ExprError(f"{shorten(ast.unparse(node))}: {name}() takes the name of one "
+                            "column")
         if name in ("min", "max"):
             if len(args) == 1:  # the smallest / largest value of the column
                 values = np.asarray(args[0])

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .aggregates import aggregate_values, check_aggregates
 from .columns import RecordsRefused, require_64_bit
-from .expr import Expr, ExprError, degree, parse
+from .expr import Expr, ExprError, degree, parse, record_names
 
 _SHOW = 5
 
@@ -67,7 +68,7 @@ class Constraint:
         ``original`` is needed for ``domain`` constraints (the values must exist there);
         without it they are checked against ``frame`` itself (always satisfied)."""
         missing = np.zeros(len(frame), dtype=bool)
-        for name in sorted(self.variables):
+        for name in sorted(self.record_variables()):
             missing |= frame[name].isna().to_numpy()
         if self.kind == "domain":
             ref = frame if original is None else original
@@ -96,17 +97,27 @@ class Constraint:
             result["reason"] = reason
         return result
 
+    def record_variables(self) -> set[str]:
+        """The variables read record by record (those only aggregated, as ``income`` in
+        ``wage < mean(income)``, are not): a record missing one of them is not checked."""
+        if self.kind == "domain":
+            return set(self.variables)
+        exprs = [self.condition, self.then] if self.kind == "conditional" else [self.expr]
+        return set().union(*(record_names(e) for e in exprs))
+
     def condition_holds(self, frame: pd.DataFrame) -> np.ndarray:
         """Per record, whether the ``if`` of a conditional constraint holds: false where
         a variable of the condition is missing or the condition has no value."""
         missing = np.zeros(len(frame), dtype=bool)
-        for name in sorted(self.condition.names):
+        for name in sorted(record_names(self.condition)):
             missing |= frame[name].isna().to_numpy()
         env = {name: column_values(frame[name]) for name in self.condition.names}
+        aggregates = aggregate_values(self.condition, frame)
         undefined = np.zeros(len(frame), dtype=bool)
         for _ in range(len(list(ast.walk(self.condition.tree))) + 1):
             try:
-                holds = self.condition.evaluate(env, self.tolerance, skip=missing | undefined)
+                holds = self.condition.evaluate(env, self.tolerance, skip=missing | undefined,
+                                                aggregates=aggregates)
                 break
             except RecordsRefused as exc:
                 undefined |= np.broadcast_to(exc.records, undefined.shape)
@@ -125,19 +136,23 @@ class Constraint:
         undefined = np.zeros(n, dtype=bool)
         reason = None
         exprs = [self.condition, self.then] if self.kind == "conditional" else [self.expr]
+        # one value per data set, over every record with the column present
+        aggregates = {node: value for e in exprs
+                      for node, value in aggregate_values(e, frame).items()}
         for _ in range(sum(len(list(ast.walk(e.tree))) for e in exprs) + 1):
             try:
                 skip = missing | undefined
                 if self.kind == "conditional":
-                    applies = np.asarray(self.condition.evaluate(env, self.tolerance, skip=skip),
-                                         dtype=bool)
+                    applies = np.asarray(self.condition.evaluate(
+                        env, self.tolerance, skip=skip, aggregates=aggregates), dtype=bool)
                     # the consequence is only evaluated where the condition applies
-                    holds = np.asarray(self.then.evaluate(env, self.tolerance,
-                                                          skip=skip | ~applies), dtype=bool)
+                    holds = np.asarray(self.then.evaluate(
+                        env, self.tolerance, skip=skip | ~applies, aggregates=aggregates),
+                        dtype=bool)
                     bad = applies & ~holds
                 else:
-                    bad = ~np.asarray(self.expr.evaluate(env, self.tolerance, skip=skip),
-                                      dtype=bool)
+                    bad = ~np.asarray(self.expr.evaluate(env, self.tolerance, skip=skip,
+                                                         aggregates=aggregates), dtype=bool)
                 bad = np.broadcast_to(bad, (n,)) | undefined
                 return bad, undefined, reason
             except RecordsRefused as exc:
@@ -150,6 +165,7 @@ def _parse_field(spec: Mapping, key: str) -> Expr:
     try:
         expr = parse(spec[key])
         require_64_bit(expr)
+        check_aggregates(expr)
         return expr
     except ExprError as exc:
         raise ExprError(str(exc), exc.offset, field=key) from None

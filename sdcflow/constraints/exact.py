@@ -182,7 +182,7 @@ def _log(x: Number) -> float:
 
 def apply_function(name: str, args: list) -> Number:
     """The functions of the expression language on exact numbers (``min``/``max`` of
-    one argument take a list of numbers)."""
+    one argument, ``mean``, ``sum``, ``median`` and ``count`` take a list of numbers)."""
     if name in ("min", "max"):
         pick = min if name == "min" else max
         if len(args) == 1:
@@ -192,6 +192,23 @@ def apply_function(name: str, args: list) -> Number:
         value = pick(args)
         # like NumPy, mixing kinds gives the decimal kind
         return Fraction(value) if any(isinstance(a, Fraction) for a in args) else value
+    if name in ("mean", "sum", "median", "count"):
+        if len(args) != 1 or not isinstance(args[0], (list, tuple)):
+            raise TypeError(f"{name}() of a result needs a list of numbers")
+        if name == "count":
+            return len(args[0])
+        if not args[0]:
+            raise Unrepresentable(f"{name}() of an empty list")
+        values = sorted(as_number(v, f"an item of the list given to {name}()") for v in args[0])
+        if name == "median":
+            middle = Fraction(values[(len(values) - 1) // 2] + values[len(values) // 2], 2)
+            return int(middle) if all(isinstance(v, int) for v in values) \
+                and middle.denominator == 1 else middle
+        total = _check_size(sum(values))
+        if name == "sum":
+            return total
+        mean = Fraction(total, len(values))
+        return int(mean) if isinstance(total, int) and mean.denominator == 1 else mean
     if len(args) != 1:
         raise TypeError(f"{name}() takes one argument ({len(args)} given)")
     x = args[0]

@@ -3,8 +3,10 @@
 Expressions are parsed with :mod:`ast` and only a whitelist of node types is accepted:
 arithmetic (``+ - * / // % **``), comparisons (chained, as in ``0 <= age <= 125``),
 ``and``/``or``/``not``, ``in``/``not in`` a list of constants, numbers, strings, names,
-dotted names, and the functions ``abs``, ``min``, ``max``, ``sqrt``, ``log``, ``exp``
-and ``round``. Nothing is ever passed to :func:`eval`: evaluation is our own walk over
+dotted names, the functions ``abs``, ``min``, ``max``, ``sqrt``, ``log``, ``exp`` and
+``round``, and the aggregates ``mean``, ``sum``, ``median`` and ``count`` of one column
+(also ``min`` and ``max`` of one column), evaluated over the whole data set
+(:mod:`sdcflow.constraints.aggregates`). Nothing is ever passed to :func:`eval`: evaluation is our own walk over
 the checked tree, vectorised over NumPy arrays for constraints
 (:mod:`sdcflow.constraints.columns`) and exact over measure results for checks
 (:mod:`sdcflow.constraints.checks`).
@@ -34,7 +36,9 @@ MAX_DEPTH = 100      # nested operations
 # The whitelist of operators and functions (evaluated exactly over measure results by
 # sdcflow.constraints.checks, and over columns by sdcflow.constraints.columns).
 _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
-_FUNCTIONS = ("abs", "sqrt", "log", "exp", "round", "min", "max")
+_FUNCTIONS = ("abs", "sqrt", "log", "exp", "round", "min", "max", "mean", "sum", "median",
+              "count")
+AGGREGATES = ("mean", "sum", "median", "count")  # of one column (min, max: of one argument)
 _COMPARE = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn)
 
 
@@ -71,12 +75,13 @@ class Expr:
     constants: dict[ast.AST, object] = field(default_factory=dict)
 
     def evaluate(self, env: Mapping[str, np.ndarray], tolerance: float = 0.0,
-                 rtol: float = 1e-9, *, skip: np.ndarray | None = None) -> np.ndarray:
+                 rtol: float = 1e-9, *, skip: np.ndarray | None = None,
+                 aggregates: Mapping[ast.AST, object] | None = None) -> np.ndarray:
         """Evaluate over the columns in ``env`` (NumPy arrays of equal length), see
         :func:`sdcflow.constraints.columns.evaluate`."""
         from .columns import evaluate
 
-        return evaluate(self, env, tolerance, rtol, skip=skip)
+        return evaluate(self, env, tolerance, rtol, skip=skip, aggregates=aggregates)
 
 
 def shorten(text: str, width: int = 80) -> str:
@@ -192,6 +197,9 @@ def _check(node: ast.AST, names: set[str], subscripts: bool) -> None:
             )
         if node.keywords or not node.args:
             raise bad("a call without positional arguments")
+        if node.func.id in AGGREGATES and len(node.args) != 1:
+            raise ExprError(f"{node.func.id}() takes one column, e.g. {node.func.id}(income) "
+                            f"({len(node.args)} arguments given)", node.col_offset)
         for arg in node.args:
             _check(arg, names, subscripts)
         return
@@ -270,6 +278,8 @@ def degree(node: ast.AST) -> int:
         return 0
     if isinstance(node, (ast.Name, ast.Attribute)):
         return 1
+    if isinstance(node, ast.Call) and is_aggregate(node):
+        return 0  # one number per data set
     if isinstance(node, ast.UnaryOp):
         return degree(node.operand)
     if isinstance(node, ast.BinOp):
@@ -282,3 +292,38 @@ def degree(node: ast.AST) -> int:
             return left if right == 0 else 2
         return 0 if left == right == 0 else 2
     return 2
+
+
+def is_aggregate(node: ast.AST) -> bool:
+    """Whether ``node`` is an aggregate over a column: ``mean``, ``sum``, ``median`` or
+    ``count`` of one argument, or ``min``/``max`` of one (dotted) name."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and len(node.args) == 1):
+        return False
+    if node.func.id in AGGREGATES:
+        return True
+    return node.func.id in ("min", "max") and dotted_name(node.args[0]) is not None
+
+
+def aggregate_nodes(body: ast.AST) -> list[ast.Call]:
+    """The aggregates of an expression, in the order of the text."""
+    found = [n for n in ast.walk(body) if is_aggregate(n)]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def record_names(expr: Expr) -> set[str]:
+    """The names an expression reads record by record (outside aggregates): a record with
+    one of them missing is not checked; a column read only by an aggregate is not."""
+    names: set[str] = set()
+    stack = [expr.tree.body]
+    while stack:
+        node = stack.pop()
+        if is_aggregate(node):
+            continue
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            name = dotted_name(node)
+            if name is not None:
+                names.add(name)
+                continue
+        stack.extend(ast.iter_child_nodes(node))
+    return names

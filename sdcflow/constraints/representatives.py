@@ -53,7 +53,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .constraint import Constraint
-from .expr import dotted_name
+from .expr import dotted_name, is_aggregate
 
 MEAN, MEDIAN, GEOMETRIC, PLURALITY = "mean", "median", "geometric", "plurality"
 NUMERIC_KINDS = frozenset({MEAN, MEDIAN, GEOMETRIC})
@@ -118,13 +118,24 @@ def _negate(node: ast.AST) -> ast.AST:
 
 
 def _names(node: ast.AST) -> frozenset[str]:
+    functions = {id(x.func) for x in ast.walk(node) if isinstance(x, ast.Call)}
     return frozenset(n for n in (dotted_name(x) for x in ast.walk(node)
-                                 if isinstance(x, (ast.Name, ast.Attribute))) if n)
+                                 if isinstance(x, (ast.Name, ast.Attribute))
+                                 and id(x) not in functions) if n)
 
 
 def _part(node: ast.AST, text: set[str]) -> Part:
     names = _names(node)
     shown = ast.unparse(node)
+    aggregates = [n for n in ast.walk(node) if is_aggregate(n)]
+    if aggregates:
+        # mean(x), max(x), ... are statistics of the whole column: aggregating groups of
+        # records changes them (all but the mean and the count), and no representative is
+        # known to keep a comparison of records with them
+        return Part(shown, names, frozenset(), "none", why=(
+            f"'{shown}' compares records with {ast.unparse(aggregates[0])}, a statistic of "
+            "the whole column that microaggregation changes: no representative is known "
+            "to keep it"))
     ordered = (isinstance(node, ast.Compare) and len(node.ops) == 1
                and isinstance(node.ops[0], _ORDERED))
     sides = [node.left, node.comparators[0]] if ordered else []

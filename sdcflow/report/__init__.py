@@ -3,6 +3,6 @@ measures, the checks, before/after frequency tables of the key variables and the
 
 from .files import write_report
 from .html import render_report
-from .rumap import ru_map_svg, ru_points
+from .rumap import ru_map_svg, ru_points, ru_ranking
 
-__all__ = ["render_report", "ru_map_svg", "ru_points", "write_report"]
+__all__ = ["render_report", "ru_map_svg", "ru_points", "ru_ranking", "write_report"]

@@ -9,7 +9,7 @@ from html import escape
 import pandas as pd
 
 from ..data.text import text_column
-from .rumap import ru_map_svg, ru_points
+from .rumap import ru_map_svg, ru_points, ru_ranking
 
 _STYLE = """
 body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em;color:#222;max-width:70em}
@@ -122,9 +122,8 @@ def render_report(*, recipe_name: str, recipe_text: str | None, manifest: dict,
     if points:
         parts.append("<h2>R-U map</h2>")
         parts.append(ru_map_svg(points))
-        parts.append(_table(["variant", "DR", "IL"],
-                            [[label, f"{dr:.6g}", f"{il:.6g}"] for label, dr, il in points],
-                            {1, 2}))
+        parts.append(_table(["variant", "DR", "IL", "score", "rank", "Pareto"],
+                            ru_ranking(measures), {1, 2, 3, 4}))
     parts.append("<h2>Measures</h2>")
     for node, summary in measures.items():
         parts.append(f"<h3>{escape(node)}</h3>")

@@ -19,6 +19,31 @@ def ru_points(measures: dict) -> list[tuple[str, float, float]]:
     return points
 
 
+def ru_ranking(measures: dict) -> list[list[str]]:
+    """The rows of the report's table under the R-U map: every ``score`` result (each
+    variant of a grid, each score step) with its DR, IL, score, rank by score (lowest
+    first, ties sharing a rank) and whether it is on the Pareto front (no other has both
+    less IL and less DR): the ranking of methods and parameterisations of Domingo-Ferrer
+    & Torra (2001)."""
+    import numpy as np
+
+    from ..kernels.utility.ranking import competition_ranks, pareto_front
+
+    rows = []
+    for node, summary in measures.items():
+        if isinstance(summary, dict) and {"il", "dr", "score", "il_expr"} <= set(summary):
+            label = node[node.index("[") + 1:-1] if "[" in node else node
+            rows.append((label, float(summary["dr"]), float(summary["il"]),
+                         float(summary["score"])))
+    if not rows:
+        return []
+    dr, il, score = (np.array(v) for v in list(zip(*rows))[1:])
+    ranks = competition_ranks(score)
+    front = pareto_front(il, dr)
+    return [[label, f"{d:.6g}", f"{i:.6g}", f"{s:.6g}", str(int(r)), "yes" if f else ""]
+            for (label, d, i, s), r, f in zip(rows, ranks, front)]
+
+
 def ru_map_svg(points: list[tuple[str, float, float]]) -> str:
     """The R-U map of ``points`` as SVG text (empty string without points)."""
     if not points:

@@ -69,7 +69,8 @@ CASES = {
     "suppressions": [{}, {"variables": ["water", "urbrur"]}],
     "constraints": [{}, {"constraints": ["exists"]}],
     "information_loss": [{"variables": NUMERIC}, {"variables": ["income"]}],
-    "interval_disclosure": [{"variables": NUMERIC}, {"variables": NUMERIC, "kind": "rank"}],
+    "interval_disclosure": [{"variables": NUMERIC}, {"variables": NUMERIC, "kind": "rank"},
+                            {"variables": NUMERIC, "kind": "rank", "p": [1, 2.5, 10]}],
     "categorical_information_loss": [{"variables": ["urbrur", "water", "walls"]},
                                      {"variables": ["urbrur", "age"], "K": 1}],
     "clustering_agreement": [{"variables": NUMERIC, "clusters": 3, "restarts": 1}],
@@ -88,11 +89,11 @@ CASES = {
                         {"variables": NUMERIC, "max_records": 40, "form": "bilinear",
                          "time_limit": 10}],
 }
-# score combines other results and table_audit measures a table: both are checked on
-# what the engine gives them (test_engine_results_conform below); camouflage_widths
-# measures the bounds a camouflage step adds (checked in
+# score and ranking combine other results and table_audit measures a table: they are
+# checked on what the engine gives them (test_engine_results_conform below);
+# camouflage_widths measures the bounds a camouflage step adds (checked in
 # tests/measures/utility/test_camouflage_widths_measure.py)
-ENGINE_ONLY = {"score", "table_audit", "camouflage_widths"}
+ENGINE_ONLY = {"score", "ranking", "table_audit", "camouflage_widths"}
 
 
 def _runs():
@@ -154,6 +155,8 @@ steps:
   - {id: risk, measure: k_anonymity}
   - {id: supp, measure: suppressions}
   - {id: sc, measure: score, params: {il: "supp.total / 10", dr: "risk.percent[3]"}}
+  - {id: sc2, measure: score, params: {il: "supp.total / 20", dr: "risk.percent[3]"}}
+  - {id: order, measure: ranking, params: {candidates: [sc, sc2]}}
 """
 
 

@@ -9,7 +9,7 @@ from helpers import QUICKSTART, SWEEP_RECIPE
 
 from sdcflow import run
 from sdcflow.cli import main
-from sdcflow.report import ru_map_svg, ru_points
+from sdcflow.report import ru_map_svg, ru_points, ru_ranking
 
 # the sweep, with a description that tries to inject markup into the report
 SWEEP = SWEEP_RECIPE.replace("name: sweep\n",
@@ -90,3 +90,23 @@ def test_report_renders_in_a_headless_browser(write_recipe, tmp_path):
          "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile2'}",
          "--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120, check=False)
     assert "R-U map" in dom.stdout and "<svg" in dom.stdout
+
+
+def test_ru_ranking_rows_by_hand():
+    # three variants: k=2 (DR 2, IL 1, score 1.5), k=3 (DR 1, IL 2, score 1.5: tied first),
+    # k=5 (DR 2, IL 3, score 2.5: third, dominated by k=2)
+    measures = {"sc[k=2]": {"il": 1, "dr": 2, "score": 1.5, "il_expr": "x"},
+                "risk": {"violations": {}},
+                "sc[k=3]": {"il": 2, "dr": 1, "score": 1.5, "il_expr": "x"},
+                "sc[k=5]": {"il": 3, "dr": 2, "score": 2.5, "il_expr": "x"}}
+    assert ru_ranking(measures) == [["k=2", "2", "1", "1.5", "1", "yes"],
+                                    ["k=3", "1", "2", "1.5", "1", "yes"],
+                                    ["k=5", "2", "3", "2.5", "3", ""]]
+    assert ru_ranking({"risk": {}}) == []
+
+
+def test_sweep_report_ranks_the_variants(write_recipe, tmp_path):
+    path = write_recipe(SWEEP)
+    assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "<th>rank</th>" in html and "<th>Pareto</th>" in html

@@ -3,7 +3,8 @@ V. Torra, "Masking Methods", section 4 "Information loss measures"): the diverge
 between the original values X and the protected X', their covariance matrices V and V',
 correlation matrices R and R', variable-component correlations RF, communalities C and
 component score coefficients F (each as mean square error, mean absolute error and mean
-variation), sdcMicro's IL1s and difference of eigenvalues (``dUtility``), and with them
+variation), the variances S (the diagonal of V), the composite information loss of
+Domingo-Ferrer & Torra (2001), sdcMicro's IL1s and difference of eigenvalues (``dUtility``), and with them
 the probabilistic information loss PIL (:mod:`.probabilistic_information_loss`).
 
 Conventions fixed here, where the seed is silent:
@@ -118,7 +119,7 @@ def _matrix_rows(vx: np.ndarray, vy: np.ndarray) -> dict:
     """V, R, RF, C and F rows from the sample covariance matrices."""
     p = vx.shape[0]
     iu = np.triu_indices(p)
-    out = {"V": divergence(vx[iu], vy[iu])}
+    out = {"V": divergence(vx[iu], vy[iu]), "S": divergence(np.diag(vx), np.diag(vy))}
     rx, ry = _correlation(vx), _correlation(vy)
     if rx is not None and ry is not None:
         iu1 = np.triu_indices(p, 1)
@@ -201,7 +202,7 @@ def continuous_information_loss(x: np.ndarray, y: np.ndarray) -> tuple[dict, np.
         pil = _pil(xc, yc, mom_x, mom_y)
         out["eigen"] = _eigen_rows(vx, vy)
     else:
-        out.update(dict.fromkeys(("V", "R", "RF", "C", "F", "eigen")))
+        out.update(dict.fromkeys(("V", "S", "R", "RF", "C", "F", "eigen")))
         pil = {"total": None}
     out["pil"] = pil.pop("total")
     out["pil_by_statistic"] = pil
@@ -209,4 +210,26 @@ def continuous_information_loss(x: np.ndarray, y: np.ndarray) -> tuple[dict, np.
     out["il1_sdcmicro"] = 2 * il1 if il1 is not None else None
     out["il1_constant_variables"] = constant
     out["eigen_percent"] = 100 * out["eigen"] if out["eigen"] is not None else None
+    out["composite"], out["composite_terms"] = composite(out)
     return out, per_record
+
+
+# The composite information loss of Domingo-Ferrer & Torra (2001): its terms, each with
+# weight 1/5 (the row of the summary and the divergence taken)
+COMPOSITE = (("X", "mv"), ("V", "mv"), ("S", "mv"), ("R", "mae"), ("RF", "mae"))
+
+
+def composite(summary: dict) -> tuple[float | None, dict]:
+    """The composite information loss of J. Domingo-Ferrer & V. Torra, "A quantitative
+    comparison of disclosure control methods for microdata" (2001), on a 0..100 scale:
+    ``100 * (IL_X + IL_V + IL_S + IL_R + IL_RF) / 5``, the mean variation of the values
+    (X), of the covariances (V) and of the variances (S), and the mean absolute error of
+    the correlations (R) and of the variable-component correlations (RF), rows of the
+    table above. A term that is undefined (R and RF need two variables and non-constant
+    ones; a mean variation needs non-zero originals) is left out and the others
+    averaged; None when none is defined. Returns the value and the terms used."""
+    terms = {f"{row}_{kind}": summary[row][kind] for row, kind in COMPOSITE
+             if summary.get(row) is not None and summary[row].get(kind) is not None}
+    if not terms:
+        return None, {}
+    return 100.0 * sum(terms.values()) / len(terms), terms

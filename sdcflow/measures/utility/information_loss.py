@@ -3,7 +3,10 @@
 the divergences between the original values X and the protected X', covariance matrices
 V and V', correlation matrices R and R', variable-component correlations RF, communalities
 C and component score coefficients F, each as mean square error (``mse``), mean absolute
-error (``mae``) and mean variation (``mv``) exactly as the seed's table; the probabilistic
+error (``mae``) and mean variation (``mv``) exactly as the seed's table, and the variances
+S (the diagonal of V); the composite ``composite`` of Domingo-Ferrer & Torra 2001 ("A
+quantitative comparison of disclosure control methods for microdata": the mean of X.mv,
+V.mv, S.mv, R.mae and RF.mae, times 100), the IL of their SDC score; the probabilistic
 information loss ``pil`` (Mateo-Sanz, Domingo-Ferrer & Sebe 2005, 0 .. 100); sdcMicro's
 IL1s and difference of eigenvalues (``dUtility``). See
 :mod:`sdcflow.kernels.utility.continuous_information_loss` for every formula and convention
@@ -50,7 +53,9 @@ def numeric_matrix(dataset: Dataset, names: list[str], which: str) -> np.ndarray
 class InformationLoss(Measure):
     distribution = Whole()  # statistics of the original and protected columns together
     name = "information_loss"
-    summary = "Generic continuous information loss: X, V, R, RF, C, F divergences, PIL, IL1s."
+    summary = ("Generic continuous information loss: X, V, S, R, RF, C, F divergences, the "
+               "composite IL, PIL, IL1s.")
+    version = "2"  # S (variances) and the composite IL
     types = ("integer", "continuous")
     params: ClassVar[dict] = {
         "type": "object",
@@ -79,7 +84,11 @@ class InformationLoss(Measure):
         if len(names) > 1:
             pil.update(covariances=NUMBER, correlations=NUMBER.with_null())
         return record(reference=TEXT, variables=NAMES, records=COUNT, records_complete=COUNT,
-                      X=row, V=row.with_null(), R=row.with_null(), RF=row.with_null(),
+                      X=row, V=row.with_null(), S=row.with_null(), R=row.with_null(),
+                      RF=row.with_null(), composite=NUMBER.with_null(),
+                      composite_terms=Record({}, {"X_mv": NUMBER, "V_mv": NUMBER,
+                                                  "S_mv": NUMBER, "R_mae": NUMBER,
+                                                  "RF_mae": NUMBER}),
                       C=row.with_null(), F=row.with_null(), eigen=NUMBER.with_null(),
                       pil=NUMBER.with_null(), pil_by_statistic=Record({}, pil),
                       il1s=NUMBER.with_null(), il1_sdcmicro=NUMBER.with_null(),

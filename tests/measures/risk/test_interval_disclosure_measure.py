@@ -89,3 +89,29 @@ def test_recipe(write_recipe, tmp_path):
     # a narrower rank interval discloses fewer values
     assert idr2["disclosed"] <= idr["disclosed"]
     assert 0 < idv["percent"] <= 100
+
+
+def test_averaged_over_p():
+    # ranks 0 and 1 exchanged (distance 1), ranks 10 and 13 exchanged (distance 3), 20
+    # records. Rank intervals of p% of 20 records, half each side: p = 10 -> 1 rank each
+    # side (18 of 20 disclosed, 90 %), p = 20 -> 2 (18: 90 %), p = 30 -> 3 (all: 100 %).
+    # Averaged: (90 + 90 + 100) / 3 = 93.333333; disclosed (18 + 18 + 20) / 3
+    values = [float(v) for v in range(1, 21)]
+    moved = list(values)
+    moved[0], moved[1] = moved[1], moved[0]
+    moved[10], moved[13] = moved[13], moved[10]
+    original = small_dataset(x=("numeric", "continuous", values))
+    protected = small_dataset(x=("numeric", "continuous", moved))
+    result = evaluate(protected, original, kind="rank", p=[10, 20, 30])
+    s = result.summary
+    assert [s["by_p"][k]["percent"] for k in ("10", "20", "30")] == [90.0, 90.0, 100.0]
+    assert s["percent"] == pytest.approx(280 / 3, abs=1e-6)
+    assert s["disclosed"] == pytest.approx(56 / 3) and s["values"] == 20
+    assert s["per_variable"]["x"] == pytest.approx(280 / 3, abs=1e-6)
+    # per record: the share of the p values at which the value is disclosed
+    assert result.per_record["x"].tolist()[10] == pytest.approx(1 / 3)
+    assert result.per_record["x"].tolist()[0] == 1.0
+
+
+def test_list_of_p_conformance(testdata):
+    check_method(PLUGIN, testdata, {"kind": "rank", "p": [1, 2, 5]})
