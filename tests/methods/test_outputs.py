@@ -78,6 +78,9 @@ CASES = {
     "resampling": [{"variables": ["income", "roof"]}],
     "sampling": [{"fraction": 0.5}, ("integer weight", {"size": 7, "strata": ["urbrur"]})],
     "remove_variables": [{"variables": ["income"]}],
+    "post_masking": [{"mask": {"method": "microaggregation",
+                               "params": {"variables": ["income", "expend"]}}},
+                     {"mask": {"method": "noise", "params": {"variables": ["income", "age"]}}}],
 }
 TABLE_METHODS = {"secondary_suppression", "sensitivity_rules"}  # leave the records alone
 
