@@ -15,7 +15,17 @@ for ``t`` tied). The attack is exact for individual ranking; on other microaggre
 it is the intruder's projection of the file on each variable, and ``inconsistent``
 counts records whose own protected version falls outside their intersection. See
 :mod:`sdcflow.kernels.linkage.microaggregation_attack`. With strata the intruder (who
-knows them) attacks each stratum separately."""
+knows them) attacks each stratum separately.
+
+``attack: rerun`` is the worst case for multivariate microaggregation under the
+transparency principle: the intruder reruns the published method (``algorithm``, ``k``,
+``groups``, ``standardize``, and for ``fuzzy_c_means`` ``fuzziness`` and ``neighbours``)
+on the original records and knows, for each block of variables microaggregated
+together, which representatives each record could have received: its group's for MDAV,
+the centres of the clusters it could be drawn to for ``fuzzy_c_means`` (the draw itself
+is secret). ``B_b(x)`` holds the protected records showing one of them, intersected over
+the blocks; ``linked`` credits ``1/|intersection|``. See
+:func:`sdcflow.kernels.linkage.microaggregation_attack.candidate_attack`."""
 
 from __future__ import annotations
 
@@ -26,8 +36,15 @@ import pandas as pd
 
 from ...data.strata import stratum_codes, stratum_members
 from ...kernels.linkage.coordinates import standardize
-from ...kernels.linkage.microaggregation_attack import interval_attack
+from ...kernels.linkage.microaggregation_attack import candidate_attack, interval_attack
 from ...kernels.linkage.rank_swap_attack import AttackResult
+from ...kernels.perturbative.microaggregation.aggregate import group_mean
+from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
+    fuzzy_c_means,
+    fuzzy_centres,
+)
+from ...kernels.perturbative.microaggregation.mdav import mdav
+from ...methods.perturbative._microaggregation_algorithms import _scaled
 from ...registry import Measure, MeasureResult, register, strata_param, variables_param
 from ...results import COUNT, NAMES, TEXT, Keyed, Record
 from ..reference import REFERENCE, same_records
@@ -57,6 +74,26 @@ class MicroaggregationAttack(Measure):
                                          "(default: every variable with role numeric)."),
             "scenarios": SCENARIO_PARAM,
             "strata": strata_param("The strata the data were microaggregated within"),
+            "attack": {"enum": ["intervals", "rerun"], "default": "intervals",
+                       "description": "intervals: Winkler's group intervals, variable by "
+                                      "variable; rerun: the intruder reruns the published "
+                                      "method on the original records."},
+            "algorithm": {"enum": ["mdav", "fuzzy_c_means"], "default": "mdav",
+                          "description": "rerun: the published algorithm."},
+            "k": {"type": "integer", "minimum": 1, "default": 3,
+                  "description": "rerun: the published group size."},
+            "groups": {"type": "array", "minItems": 1,
+                       "items": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                       "description": "rerun: the blocks of variables microaggregated "
+                                      "together (default: the variables, one block)."},
+            "standardize": {"enum": ["zscore", "range", "robust", "none"],
+                            "default": "zscore",
+                            "description": "rerun: the published scaling."},
+            "fuzziness": {"type": "number", "minimum": 1.1, "maximum": 100, "default": 2,
+                          "description": "rerun, fuzzy_c_means: the exponent m."},
+            "neighbours": {"type": "integer", "minimum": 1, "default": 5,
+                           "description": "rerun, fuzzy_c_means: the clusters a membership "
+                                          "is relative to."},
             "reference": REFERENCE,
         },
     }
@@ -65,8 +102,22 @@ class MicroaggregationAttack(Measure):
     stratified = True
     pairs_records = True
 
+    def variables(self, params, meta):
+        if params.get("attack") == "rerun" and params.get("groups"):
+            return list(dict.fromkeys(v for g in params["groups"] for v in g))
+        return super().variables(params, meta)
+
     def check(self, params, meta):
         yield from check_variables(params, self.variables(params, meta))
+        if params.get("attack") == "rerun":
+            if params.get("scenarios", "all") != "all":
+                yield ("scenarios",), ("attack: rerun knows the blocks the method used: "
+                                       "only scenarios: all")
+            if params.get("groups") and params.get("variables"):
+                yield ("groups",), "give 'variables' or 'groups', not both"
+            for name in self.variables(params, meta):
+                if name not in meta.variables:
+                    yield ("groups",), f"unknown variable '{name}'"
         yield from self.check_strata(params, meta)
         for name in self.variables(params, meta):
             var = meta.variables.get(name)
@@ -93,8 +144,14 @@ class MicroaggregationAttack(Measure):
         members = stratum_members(groups, len(labels))
         full: list = []
 
+        blocks = ([[names.index(v) for v in g] for g in params["groups"]]
+                  if params.get("groups") else [list(range(len(names)))])
+
         def one(cols):
-            result = _attack(xo, xp, zo, zp, cols, members, n)
+            if params["attack"] == "rerun":
+                result = _rerun(original, names, blocks, xp, members, n, params)
+            else:
+                result = _attack(xo, xp, zo, zp, cols, members, n)
             if len(cols) == len(names):
                 full.append(result)
             return {"certain": float(np.count_nonzero(result.certain)),
@@ -131,6 +188,41 @@ def _attack(xo, xp, zo, zp, cols, members, n) -> AttackResult:
             continue
         r = interval_attack(xo[np.ix_(rows, cols)], xp[np.ix_(rows, cols)],
                             zo[np.ix_(rows, cols)], zp[np.ix_(rows, cols)])
+        size[rows], contains[rows], credit[rows] = r.size, r.contains, r.credit
+        single[rows] = np.where(r.single >= 0, rows[np.maximum(r.single, 0)], -1)
+    return AttackResult(size, contains, single, credit)
+
+
+def _rerun(original, names, blocks, xp, members, n, params) -> AttackResult:
+    """The rerun attack, stratum by stratum (records of the whole file)."""
+    size = np.zeros(n, dtype=np.int64)
+    contains = np.zeros(n, dtype=bool)
+    single = np.full(n, -1, dtype=np.int64)
+    credit = np.zeros(n)
+    xo = values(original, names)
+    for rows in members:
+        if not len(rows):
+            continue
+        reps, cands = [], []
+        for cols in blocks:
+            Z = np.column_stack([
+                _scaled(original.frame[names[j]].iloc[rows], original.variables[names[j]],
+                        params["standardize"]) for j in cols])
+            labels = (mdav(Z, params["k"]) if len(rows) > params["k"]
+                      else np.zeros(len(rows), dtype=np.int64))
+            c = int(labels.max()) + 1
+            if params["algorithm"] == "fuzzy_c_means":
+                m = params["fuzziness"]
+                idx, u = fuzzy_c_means(Z, labels, m=m, neighbours=params["neighbours"])
+                reps.append(np.column_stack([fuzzy_centres(xo[rows, j], idx, u, m, c)
+                                             for j in cols]))
+                cands.append(np.where(u ** m > 0, idx, -1))
+            else:
+                first = np.unique(labels, return_index=True)[1]
+                reps.append(np.column_stack([group_mean(xo[rows, j], labels)[first]
+                                             for j in cols]))
+                cands.append(labels[:, None])
+        r = candidate_attack(xp[rows], blocks, reps, cands)
         size[rows], contains[rows], credit[rows] = r.size, r.contains, r.credit
         single[rows] = np.where(r.single >= 0, rows[np.maximum(r.single, 0)], -1)
     return AttackResult(size, contains, single, credit)

@@ -30,6 +30,11 @@ from ...data.text import text_column
 from ...distribution import Groups
 from ...engine.progress import step_progress
 from ...kernels.perturbative.microaggregation.fuzzy import fuzzy_weights
+from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
+    fuzzy_c_means,
+    fuzzy_centres,
+    random_assignment,
+)
 from ...limits import MAX_CELLS, over
 from ...registry import (
     Method,
@@ -43,7 +48,8 @@ from ...registry import (
 from ._microaggregation_algorithms import _aggregate, _labels, _scaled, _sse_sst
 from ._microaggregation_groups import PER_VARIABLE, _text, base_variables, plan_groups
 
-ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy")
+ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy",
+              "fuzzy_c_means")
 
 
 def _part_progress(report, before: int, size: int, total: int):
@@ -99,10 +105,11 @@ class Microaggregation(Method):
             # memberships take distance ratios to the power 2 / (m - 1) and weights
             # mu ** m: outside [1.1, 100] they overflow or vanish in 64-bit floats
             "fuzziness": {"type": "number", "minimum": 1.1, "maximum": 100, "default": 2,
-                          "description": "fuzzy: the exponent m of fuzzy c-means "
-                                         "(1.1 to 100)."},
+                          "description": "fuzzy, fuzzy_c_means: the exponent m of fuzzy "
+                                         "c-means (1.1 to 100)."},
             "neighbours": {"type": "integer", "minimum": 1, "default": 5,
-                           "description": "fuzzy: prototypes a membership is relative to."},
+                           "description": "fuzzy, fuzzy_c_means: prototypes a membership "
+                                          "is relative to."},
         },
         "not": {"required": ["variables", "groups"]},
         "x-error": "give 'variables' or 'groups', not both",
@@ -154,6 +161,14 @@ class Microaggregation(Method):
                 if len(params["projection"]) != width:
                     yield ("projection",), (f"the projection needs {width} coefficients, one "
                                             "per variable")
+        if params.get("algorithm") == "fuzzy_c_means":
+            for g in groups:
+                for v, (kind, _) in g.aggregation.items():
+                    if kind != "mean":
+                        yield ("algorithm",), (
+                            f"fuzzy_c_means replaces records by cluster centres, weighted "
+                            f"means: '{v}' needs the {kind} (its type, 'aggregation' or a "
+                            "constraint); use another algorithm, or leave the variable out")
         for g in groups:
             if all(meta.variables.get(v) is not None and meta.variables[v].type == "categorical"
                    for v in g.variables):
@@ -163,7 +178,7 @@ class Microaggregation(Method):
     def check_data(self, params, data):
         if params["k"] > len(data):
             yield ("k",), f"k = {params['k']} is larger than the number of records ({len(data)})"
-        elif params.get("algorithm") == "fuzzy":
+        elif params.get("algorithm") in ("fuzzy", "fuzzy_c_means"):
             # each record's distances to its nearest prototypes (one per group of >= k)
             cells = len(data) * min(params["neighbours"], len(data) // params["k"])
             if cells > MAX_CELLS:
@@ -224,6 +239,15 @@ class Microaggregation(Method):
                 per_var = _labels(Zr, k, params, numeric,
                                   _part_progress(report, done, len(rows), total))
                 clusters += int(per_var[None].max()) + 1 if len(rows) else 0
+                if params["algorithm"] == "fuzzy_c_means" and len(rows):
+                    sse, sst = _fuzzy_c_means(Zr, per_var[None], source, g.variables, rows,
+                                              values, params, rng)
+                    sse_total += sse
+                    sst_total += sst
+                    done += len(rows)
+                    if report is not None:
+                        report(done / total)
+                    continue
                 # fuzzy memberships belong to the group's one partition: once per part
                 weights = (fuzzy_weights(Zr, per_var[None], m=params["fuzziness"],
                                          neighbours=params["neighbours"])
@@ -282,3 +306,21 @@ class Microaggregation(Method):
             return text_column(np.asarray(var.order, dtype=object)[values.astype(int)],
                                index=index), var
         return numeric_column(values, index, var)
+
+
+def _fuzzy_c_means(Z, labels, source, names, rows, values, params, rng
+                   ) -> tuple[float, float]:
+    """Fuzzy microaggregation of one part (rows) for the transparency principle: fuzzy
+    c-means from the MDAV groups, each record replaced by the centre of a cluster drawn
+    with its memberships (one draw for all the group's variables). Fills ``values`` and
+    returns the SSE and SST of the scaled variables."""
+    m = params["fuzziness"]
+    c = int(labels.max()) + 1
+    idx, u = fuzzy_c_means(Z, labels, m=m, neighbours=params["neighbours"])
+    chosen = random_assignment(idx, u, rng, m)
+    for v in names:
+        values[v][rows] = fuzzy_centres(source[v][rows], idx, u, m, c)[chosen]
+    sse = sum(float(((Z[:, j] - fuzzy_centres(Z[:, j], idx, u, m, c)[chosen]) ** 2).sum())
+              for j in range(Z.shape[1]))
+    sst = float(((Z - Z.mean(axis=0)) ** 2).sum())
+    return sse, sst
