@@ -15,7 +15,9 @@ from ...kernels.perturbative.microaggregation.aggregate import (
     group_geometric_mean,
     group_lower_median,
     group_mean,
+    group_onestep,
     group_plurality,
+    group_trimmed_mean,
 )
 from ...kernels.perturbative.microaggregation.mdav import mdav
 from ...kernels.perturbative.microaggregation.projected import projected
@@ -34,6 +36,10 @@ def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,
         return group_plurality(x.astype(np.int64), labels).astype(float)
     if kind == "median":
         return group_lower_median(x, labels)
+    if kind == "trim":
+        return group_trimmed_mean(x, labels, offset)  # offset: the trimmed fraction
+    if kind == "onestep":
+        return group_onestep(x, labels)
     if kind == "geometric":
         return group_geometric_mean(x, labels, offset, weights)
     return group_mean(x, labels, weights)

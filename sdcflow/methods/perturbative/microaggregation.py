@@ -91,10 +91,14 @@ class Microaggregation(Method):
                             "default": "zscore",
                             "description": "Scaling of the variables for the distances "
                                            "(zscore: as sdcMicro)."},
-            "aggregation": {"enum": ["mean", "median"], "default": "mean",
+            "aggregation": {"enum": ["mean", "median", "trim", "onestep"], "default": "mean",
                             "description": "Representative of the numeric variables, except "
                                            "where a declared constraint needs another one to "
-                                           "be kept (the manifest says which and why)."},
+                                           "be kept (the manifest says which and why); trim "
+                                           "and onestep: sdcMicro's robust means."},
+            "trim": {"type": "number", "minimum": 0, "exclusiveMaximum": 0.5, "default": 0.1,
+                     "description": "aggregation: trim: the fraction of values dropped at "
+                                    "each end of a group (as R's mean(x, trim))."},
             "constraints": {"type": "boolean", "default": True,
                             "description": "Let the edit constraints group the variables, "
                                            "choose the aggregation and partition records."},
