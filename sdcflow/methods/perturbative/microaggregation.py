@@ -45,7 +45,14 @@ from ...registry import (
     strata_param,
     variables_param,
 )
-from ._microaggregation_algorithms import _aggregate, _labels, _scaled, _sse_sst
+from ._microaggregation_algorithms import (
+    WITH_MISSING,
+    _aggregate,
+    _labels,
+    _scaled,
+    _sse_sst,
+    observed_counts,
+)
 from ._microaggregation_groups import PER_VARIABLE, _text, base_variables, plan_groups
 
 ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy",
@@ -194,14 +201,17 @@ class Microaggregation(Method):
                 if v not in data.frame:
                     continue
                 missing = data.frame[v].isna().to_numpy()
-                if missing.any():
+                if missing.any() and params.get("algorithm", "mdav") not in WITH_MISSING:
                     rows = ", ".join(str(r + 1) for r in np.flatnonzero(missing)[:5])
                     yield ("variables",), (f"'{v}' has {int(missing.sum())} missing values "
-                                           f"(records {rows}); microaggregation needs "
-                                           "complete values")
+                                           f"(records {rows}); {params['algorithm']} needs "
+                                           "complete values (mdav, individual_ranking and "
+                                           "optimal_univariate take missing values)")
+                elif len(missing) and missing.all():
+                    yield ("variables",), f"'{v}' has no observed value"
                 kind, offset = g.aggregation[v]
                 if kind == "geometric":
-                    bad = (data.frame[v].to_numpy(dtype=float) + offset) <= 0
+                    bad = (data.frame[v].to_numpy(dtype=float, na_value=np.nan) + offset) <= 0
                     if bad.any():
                         rows = ", ".join(str(r + 1) for r in np.flatnonzero(bad)[:5])
                         yield ("variables",), (f"the geometric mean of '{v}' needs "
@@ -219,6 +229,7 @@ class Microaggregation(Method):
         group_info = []
         sse_total, sst_total = 0.0, 0.0
         small = 0
+        thin: dict[str, int] = {}  # variable -> groups whose value rests on < k observed
         parts = stratum_members(partition, int(partition.max(initial=-1)) + 1)
         report = step_progress()
         done, total = 0, max(len(groups) * len(frame), 1)  # records grouped, of all
@@ -260,6 +271,9 @@ class Microaggregation(Method):
                     labels = per_var.get(v, per_var[None])
                     values[v][rows] = _aggregate(source[v][rows], labels, g.aggregation[v],
                                                  weights)
+                    if len(rows) >= k:  # representatives on fewer than k observed values
+                        thin[v] = thin.get(v, 0) + int(np.count_nonzero(observed_counts(
+                            source[v][rows], labels, g.aggregation[v][0]) < k))
                 sse, sst = _sse_sst(Zr, per_var, numeric)
                 sse_total += sse
                 sst_total += sst
@@ -278,6 +292,10 @@ class Microaggregation(Method):
             info["partitioned_on"] = [c.id for c in conditions]
         if small:
             info["records_in_parts_smaller_than_k"] = small
+        if any(thin.values()):
+            # missing values stay missing (as sdcMicro), so a group's representative may
+            # rest on fewer than k observed values: said, not hidden
+            info["groups_with_fewer_than_k_observed"] = {v: c for v, c in thin.items() if c}
         if plan.choice is not None and (plan.choice.kept or plan.choice.not_kept):
             info["constraints_kept"] = plan.choice.kept
             info["constraints_not_kept"] = plan.choice.not_kept
@@ -303,11 +321,12 @@ class Microaggregation(Method):
     @staticmethod
     def _column(values: np.ndarray, original: pd.Series, var, categories):
         index = original.index
-        if var.type == "categorical":
-            return text_column(np.asarray(categories, dtype=object)[values.astype(int)],
-                               index=index), var
-        if var.type == "ordinal":
-            return text_column(np.asarray(var.order, dtype=object)[values.astype(int)],
+        if var.type in ("categorical", "ordinal"):
+            labels = np.asarray(categories if var.type == "categorical" else var.order,
+                                dtype=object)
+            missing = np.isnan(values) | (values < 0)  # missing values stay missing
+            codes = np.where(missing, 0, values).astype(int)
+            return text_column(np.where(missing, None, labels[codes] if len(labels) else None),
                                index=index), var
         return numeric_column(values, index, var)
 
