@@ -27,7 +27,6 @@ from ...kernels.perturbative.microaggregation.univariate import (
     optimal_univariate,
 )
 
-
 # algorithms that take missing values (as sdcMicro: MDAV's distance rule; the others
 # group each variable's observed values)
 WITH_MISSING = ("mdav", "individual_ranking", "optimal_univariate")

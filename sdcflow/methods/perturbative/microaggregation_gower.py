@@ -108,7 +108,7 @@ class MicroaggregationGower(Method):
                                    + self._distance(params, data.meta)))
         if not len(data):
             yield ("variables",), "the data have no records"
-        groups, labels = stratum_codes(data.frame, self.strata(params, data.meta))
+        groups, _ = stratum_codes(data.frame, self.strata(params, data.meta))
         largest = int(np.bincount(groups).max()) if len(groups) else 0
         if largest ** 2 > MAX_CELLS:
             yield ("k",), ("the nearest records of every record are searched among all "
