@@ -92,43 +92,53 @@ def interval_attack(original: np.ndarray, protected: np.ndarray,
 
 def _keys(values: np.ndarray) -> list[tuple]:
     """Tuples of values rounded to 12 significant digits, so that a representative
-    computed twice (by the method and by the intruder) matches despite the last bits."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return [tuple(row) for row in np.vectorize(lambda v: float(f"{v:.12g}"))(values)]
+    computed twice (by the method and by the intruder) matches despite the last bits; a
+    missing value as None (NaN never equals itself)."""
+    return [tuple(None if np.isnan(v) else float(f"{v:.12g}") for v in row)
+            for row in np.asarray(values, dtype=float).tolist()]
 
 
 def candidate_attack(protected: np.ndarray, blocks: list[list[int]],
-                     representatives: list[np.ndarray], candidates: list[np.ndarray]
-                     ) -> AttackResult:
+                     representatives: list[np.ndarray], candidates: list[np.ndarray],
+                     original_missing: np.ndarray | None = None) -> AttackResult:
     """The transparency attack when the intruder can rerun the method on the original
     records: for each block ``b`` of variables microaggregated together, record ``i``
     could have received one of the representatives ``representatives[b][candidates[b][i]]``
     (one for a deterministic partition such as MDAV; those of the clusters it could be
     drawn to for a random assignment; -1 pads), so ``B_b(x_i)`` holds the protected
     records whose values on the block are one of them; its protected version lies in the
-    intersection over the blocks (Nin, Herranz & Torra's formalisation). ``credit`` is
-    ``1 / |intersection|`` when it holds the record (a uniform pick inside it)."""
+    intersection over the blocks (Nin, Herranz & Torra's formalisation). A value missing
+    in the original record (``original_missing``, records x variables) stays missing, as
+    microaggregation leaves it. ``credit`` is ``1 / |intersection|`` when it holds the
+    record (a uniform pick inside it)."""
     protected = np.asarray(protected, dtype=float)
     n = len(protected)
+    if original_missing is None:
+        original_missing = np.zeros(protected.shape, dtype=bool)
     size = np.zeros(n, dtype=np.int64)
     contains = np.zeros(n, dtype=bool)
     single = np.full(n, -1, dtype=np.int64)
     credit = np.zeros(n)
-    holders = []  # per block: representative -> protected records showing it
+    where, rep_keys = [], []  # per block: protected tuple -> records; representatives
     for cols, reps in zip(blocks, representatives, strict=True):
-        where: dict[tuple, list[int]] = {}
+        found: dict[tuple, list[int]] = {}
         for i, key in enumerate(_keys(protected[:, cols])):
-            where.setdefault(key, []).append(i)
-        empty = np.zeros(0, dtype=np.int64)
-        holders.append([np.asarray(where.get(key, empty), dtype=np.int64)
-                        for key in _keys(np.asarray(reps, dtype=float).reshape(len(reps),
-                                                                               len(cols)))])
+            found.setdefault(key, []).append(i)
+        where.append({key: np.asarray(rows, dtype=np.int64) for key, rows in found.items()})
+        rep_keys.append(_keys(np.asarray(reps, dtype=float).reshape(len(reps), len(cols))))
+    empty = np.zeros(0, dtype=np.int64)
     for i in range(n):
         inter = None
-        for b in range(len(blocks)):
-            cand = candidates[b][i]
-            parts = [holders[b][r] for r in np.atleast_1d(cand) if r >= 0]
-            members = np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+        for b, cols in enumerate(blocks):
+            mask = original_missing[i, cols]
+            parts = []
+            for r in np.atleast_1d(candidates[b][i]):
+                if r < 0:
+                    continue
+                key = tuple(None if m else v for v, m in zip(rep_keys[b][r], mask,
+                                                            strict=True))
+                parts.append(where[b].get(key, empty))
+            members = np.unique(np.concatenate(parts)) if parts else empty
             inter = members if inter is None else np.intersect1d(inter, members,
                                                                  assume_unique=True)
         if inter is None:

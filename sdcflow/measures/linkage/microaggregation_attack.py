@@ -38,13 +38,13 @@ from ...data.strata import stratum_codes, stratum_members
 from ...kernels.linkage.coordinates import standardize
 from ...kernels.linkage.microaggregation_attack import candidate_attack, interval_attack
 from ...kernels.linkage.rank_swap_attack import AttackResult
-from ...kernels.perturbative.microaggregation.aggregate import group_mean
 from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
     fuzzy_c_means,
     fuzzy_centres,
 )
 from ...kernels.perturbative.microaggregation.mdav import mdav
-from ...methods.perturbative._microaggregation_algorithms import _scaled
+from ...kernels.perturbative.microaggregation.mdav_missing import mdav_missing
+from ...methods.perturbative._microaggregation_algorithms import _aggregate, _scaled
 from ...registry import Measure, MeasureResult, register, strata_param, variables_param
 from ...results import COUNT, NAMES, TEXT, Keyed, Record
 from ..reference import REFERENCE, same_records
@@ -208,7 +208,8 @@ def _rerun(original, names, blocks, xp, members, n, params) -> AttackResult:
             Z = np.column_stack([
                 _scaled(original.frame[names[j]].iloc[rows], original.variables[names[j]],
                         params["standardize"]) for j in cols])
-            labels = (mdav(Z, params["k"]) if len(rows) > params["k"]
+            grouping = mdav_missing if np.isnan(Z).any() else mdav  # as the method
+            labels = (grouping(Z, params["k"]) if len(rows) > params["k"]
                       else np.zeros(len(rows), dtype=np.int64))
             c = int(labels.max()) + 1
             if params["algorithm"] == "fuzzy_c_means":
@@ -219,10 +220,10 @@ def _rerun(original, names, blocks, xp, members, n, params) -> AttackResult:
                 cands.append(np.where(u ** m > 0, idx, -1))
             else:
                 first = np.unique(labels, return_index=True)[1]
-                reps.append(np.column_stack([group_mean(xo[rows, j], labels)[first]
-                                             for j in cols]))
+                reps.append(np.column_stack([_aggregate(xo[rows, j], labels, ("mean", 0.0),
+                                                        None)[first] for j in cols]))
                 cands.append(labels[:, None])
-        r = candidate_attack(xp[rows], blocks, reps, cands)
+        r = candidate_attack(xp[rows], blocks, reps, cands, np.isnan(xo[rows]))
         size[rows], contains[rows], credit[rows] = r.size, r.contains, r.credit
         single[rows] = np.where(r.single >= 0, rows[np.maximum(r.single, 0)], -1)
     return AttackResult(size, contains, single, credit)
