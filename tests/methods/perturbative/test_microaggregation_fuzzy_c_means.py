@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from sdcflow import registry, run
+from sdcflow.constraints import Constraint
 from sdcflow.data import Dataset, Variable
 from sdcflow.testing import check_method
 
@@ -83,3 +84,18 @@ def test_casc_values_differ_within_groups_and_the_attack_falls(write_recipe, tmp
     assert mdav.measures["rerun"]["certain"] > 1000
     assert fuzzy.measures["rerun"]["certain"] < 0.75 * mdav.measures["rerun"]["certain"]
     assert fuzzy.measures["rerun"]["linked"] < mdav.measures["rerun"]["linked"]
+
+
+def test_linear_constraint_kept():
+    # net + tax == gross holds for every record, so for every centre (weighted means with
+    # one set of weights for the three variables, drawn together)
+    rng = np.random.default_rng(5)
+    net, tax = rng.gamma(2, 10, 60), rng.gamma(2, 2, 60)
+    frame = pd.DataFrame({"net": net, "tax": tax, "gross": net + tax})
+    data = Dataset(frame, {c: Variable(c, "numeric", "continuous") for c in frame},
+                   (Constraint.from_recipe({"id": "sum", "expr": "net + tax == gross",
+                                            "tolerance": 1e-6}),))
+    out = apply(data, k=3, algorithm="fuzzy_c_means").data.frame
+    np.testing.assert_allclose(out["net"] + out["tax"], out["gross"])
+    # one block: each record takes one of the c = 60 // 3 = 20 cluster centres
+    assert out["net"].nunique() <= 20 and not np.allclose(out["net"], frame["net"])
