@@ -131,3 +131,16 @@ def test_rerun_attack_with_missing_values():
     result = evaluate(protected, original, attack="rerun")
     assert result.summary["inconsistent"] == 0 and result.summary["certain"] == 2
     assert np.flatnonzero(result.per_record["certain"]).tolist() == [1, 4]
+
+
+def test_nearest_group_attack_by_hand():
+    # blocks [V1], [V2] of the hand example: the nearest published value of each block
+    # (2 or 5) is the group the value came from here, so the intersections are those of
+    # the interval attack: records 0 and 3 alone
+    result = evaluate(dataset(Y), dataset(X), attack="nearest", groups=[["V1"], ["V2"]])
+    assert result.per_record["size"].tolist() == [1, 2, 2, 1, 2, 2]
+    assert result.summary["certain"] == 2 and result.summary["inconsistent"] == 0
+    # one block of both variables: the nearest group of (1, 6) is (2, 5), held by record 0
+    # alone; the intruder can be wrong: inconsistent counts it
+    both = evaluate(dataset(Y), dataset(X), attack="nearest").summary
+    assert both["certain"] + both["inconsistent"] <= 6
