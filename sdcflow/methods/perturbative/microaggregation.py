@@ -14,6 +14,12 @@ requested ``aggregation`` applies wherever no constraint needs another represent
 The manifest says, per variable, which representative was used and which constraints it
 keeps, and lists the constraints that cannot be kept (e.g. overconstrained) with the
 reason: nothing is reported that was not done.
+
+``fuzzy_c_means`` is fuzzy microaggregation for the transparency principle (V. Torra,
+Journal of Applied Logic, 2017: each record replaced by the centre of a cluster drawn
+with its fuzzy c-means memberships); ``aggregation: trim / onestep`` are sdcMicro's
+robust means; missing values follow sdcMicro's ``mdav`` (see
+:mod:`sdcflow.kernels.perturbative.microaggregation.mdav_missing`) and stay missing.
 """
 
 from __future__ import annotations
