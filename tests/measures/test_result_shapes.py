@@ -80,6 +80,12 @@ CASES = {
                          {"variables": NUMERIC, "p": 5, "scenarios": "prefixes",
                           "strata": ["urbrur"]},
                          {"variables": NUMERIC, "p": 5, "scenarios": "subsets"}],
+    "microaggregation_attack": [{"variables": NUMERIC},
+                                {"variables": NUMERIC, "scenarios": "prefixes",
+                                 "strata": ["urbrur"]},
+                                {"attack": "rerun", "groups": [["income"], ["expend",
+                                                                            "savings"]]},
+                                {"attack": "nearest", "variables": NUMERIC}],
     "record_linkage": [{"variables": NUMERIC},
                        {"variables": NUMERIC, "method": "mahalanobis", "scenarios": "prefixes"},
                        {"variables": NUMERIC, "method": "weighted", "weights": {"income": 2},
@@ -184,4 +190,4 @@ def test_measures_pairing_records_are_those_that_call_same_records():
     pairing = {p.name for p in registry.plugins("measure")
                if "same_records(" in inspect.getsource(type(p))}
     assert pairing == {p.name for p in registry.plugins("measure") if p.pairs_records}
-    assert len(pairing) == 9
+    assert len(pairing) == 10  # with camouflage_widths and microaggregation_attack

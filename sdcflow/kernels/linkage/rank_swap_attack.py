@@ -114,9 +114,21 @@ def intersection_attack(original: np.ndarray, protected: np.ndarray, distance,
     the record belongs to every ``B_j`` of that variable. Cost: for each record, the
     smallest of its ``B_j`` is scanned (about ``2 d + 1`` records)."""
     original, protected = paired_files(original, protected)
-    n, c = protected.shape
     zo = original if z_original is None else np.asarray(z_original, dtype=float)
     zp = protected if z_protected is None else np.asarray(z_protected, dtype=float)
+    return window_attack(protected, lambda sorted_values: windows(
+        original, protected, distance, sorted_values), zo, zp)
+
+
+def window_attack(protected: np.ndarray, windows_of, zo: np.ndarray,
+                  zp: np.ndarray) -> AttackResult:
+    """The intersection attack when ``B_j(x_ij)`` is the set of protected records whose
+    value of ``j`` lies in a window ``[low_ij, high_ij]``: ``windows_of(sorted_values)``
+    returns ``(low, high)`` given each variable's observed protected values, sorted
+    (``-inf, inf``: the variable constrains nothing; ``low > high``: empty). ``zo``/``zp``:
+    the coordinates of the linkage within the intersection."""
+    protected = np.asarray(protected, dtype=float)
+    n, c = protected.shape
     order = np.empty((c, n), dtype=np.int64)
     sorted_vals = np.empty((c, n))
     n_valid = np.empty(c, dtype=np.int64)
@@ -126,8 +138,7 @@ def intersection_attack(original: np.ndarray, protected: np.ndarray, distance,
         order[j] = o
         sorted_vals[j] = col[o]
         n_valid[j] = np.count_nonzero(~np.isnan(col))
-    low, high = windows(original, protected, distance,
-                        [sorted_vals[j, :n_valid[j]] for j in range(c)])
+    low, high = windows_of([sorted_vals[j, :n_valid[j]] for j in range(c)])
     # the protected records in each variable's order, so that the scan of a window reads
     # memory sequentially (3x faster on 100,000 records); skipped when too large
     if c * c * n <= _SORTED_COPIES_MAX:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from ...constraints.representatives import PLURALITY, Choice, choose, parts
 
 PER_VARIABLE = ("optimal_univariate", "individual_ranking")  # a partition per variable
+# robust means (sdcMicro's measure = "trim" / "onestep"): only where no constraint rules
+ROBUST = ("trim", "onestep")
 
 
 @dataclass
@@ -25,7 +27,8 @@ class Group:
 
     def as_dict(self) -> dict:
         return {"variables": self.variables,
-                "aggregation": {v: a[0] if not a[1] else f"{a[0]} of {v} + {a[1]:g}"
+                "aggregation": {v: a[0] if not a[1] else f"trim {a[1]:g}" if a[0] == "trim"
+                                else f"{a[0]} of {v} + {a[1]:g}"
                                 for v, a in self.aggregation.items()},
                 "because": self.reasons}
 
@@ -59,6 +62,8 @@ def plan_groups(params, meta) -> Plan:
     notes: list[str] = []
     chosen = {v for s in sets for v in s}
     default = params.get("aggregation", "mean")
+    robust = (default, params.get("trim", 0.1) if default == "trim" else 0.0) \
+        if default in ROBUST else None
     use = params.get("constraints", True)
     touching: list = []
     # a variable added for one constraint may bring in others: repeat until none does
@@ -77,15 +82,24 @@ def plan_groups(params, meta) -> Plan:
              for s in sets for v in s}
     choice = None
     if use:
-        choice = choose(touching, types, default,
+        choice = choose(touching, types, "mean" if robust else default,
                         one_partition=params.get("algorithm") not in PER_VARIABLE)
         kinds = choice.kinds
         for v, cid in choice.overridden.items():
             notes.append(f"'{v}' uses the {kinds[v][0]}, not aggregation: {default}: "
                          f"constraint '{cid}' needs it")
+        if robust:
+            for v, kind in list(kinds.items()):
+                if kind[0] != "mean" or types[v] in ("categorical", "ordinal"):
+                    continue
+                if choice.because.get(v):
+                    notes.append(f"'{v}' uses the mean, not aggregation: {default}: "
+                                 "a constraint on it is kept by the mean")
+                else:
+                    kinds[v] = robust
     else:
         kinds = {v: (PLURALITY if t == "categorical" else "median" if t == "ordinal"
-                     else default, 0.0) for v, t in types.items()}
+                     else robust or (default, 0.0)) for v, t in types.items()}
     groups = [Group(variables=s, aggregation={v: kinds[v] for v in s},
                     reasons=[f"{v}: {r}" for v in s
                              for r in (choice.because.get(v, []) if choice else [])])

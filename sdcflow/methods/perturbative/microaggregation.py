@@ -14,6 +14,12 @@ requested ``aggregation`` applies wherever no constraint needs another represent
 The manifest says, per variable, which representative was used and which constraints it
 keeps, and lists the constraints that cannot be kept (e.g. overconstrained) with the
 reason: nothing is reported that was not done.
+
+``fuzzy_c_means`` is fuzzy microaggregation for the transparency principle (V. Torra,
+Journal of Applied Logic, 2017: each record replaced by the centre of a cluster drawn
+with its fuzzy c-means memberships); ``aggregation: trim / onestep`` are sdcMicro's
+robust means; missing values follow sdcMicro's ``mdav`` (see
+:mod:`sdcflow.kernels.perturbative.microaggregation.mdav_missing`) and stay missing.
 """
 
 from __future__ import annotations
@@ -30,6 +36,11 @@ from ...data.text import text_column
 from ...distribution import Groups
 from ...engine.progress import step_progress
 from ...kernels.perturbative.microaggregation.fuzzy import fuzzy_weights
+from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
+    fuzzy_c_means,
+    fuzzy_centres,
+    random_assignment,
+)
 from ...limits import MAX_CELLS, over
 from ...registry import (
     Method,
@@ -40,10 +51,18 @@ from ...registry import (
     strata_param,
     variables_param,
 )
-from ._microaggregation_algorithms import _aggregate, _labels, _scaled, _sse_sst
+from ._microaggregation_algorithms import (
+    WITH_MISSING,
+    _aggregate,
+    _labels,
+    _scaled,
+    _sse_sst,
+    observed_counts,
+)
 from ._microaggregation_groups import PER_VARIABLE, _text, base_variables, plan_groups
 
-ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy")
+ALGORITHMS = ("mdav", "optimal_univariate", "projected", "individual_ranking", "fuzzy",
+              "fuzzy_c_means")
 
 
 def _part_progress(report, before: int, size: int, total: int):
@@ -85,10 +104,14 @@ class Microaggregation(Method):
                             "default": "zscore",
                             "description": "Scaling of the variables for the distances "
                                            "(zscore: as sdcMicro)."},
-            "aggregation": {"enum": ["mean", "median"], "default": "mean",
+            "aggregation": {"enum": ["mean", "median", "trim", "onestep"], "default": "mean",
                             "description": "Representative of the numeric variables, except "
                                            "where a declared constraint needs another one to "
-                                           "be kept (the manifest says which and why)."},
+                                           "be kept (the manifest says which and why); trim "
+                                           "and onestep: sdcMicro's robust means."},
+            "trim": {"type": "number", "minimum": 0, "exclusiveMaximum": 0.5, "default": 0.1,
+                     "description": "aggregation: trim: the fraction of values dropped at "
+                                    "each end of a group (as R's mean(x, trim))."},
             "constraints": {"type": "boolean", "default": True,
                             "description": "Let the edit constraints group the variables, "
                                            "choose the aggregation and partition records."},
@@ -99,10 +122,11 @@ class Microaggregation(Method):
             # memberships take distance ratios to the power 2 / (m - 1) and weights
             # mu ** m: outside [1.1, 100] they overflow or vanish in 64-bit floats
             "fuzziness": {"type": "number", "minimum": 1.1, "maximum": 100, "default": 2,
-                          "description": "fuzzy: the exponent m of fuzzy c-means "
-                                         "(1.1 to 100)."},
+                          "description": "fuzzy, fuzzy_c_means: the exponent m of fuzzy "
+                                         "c-means (1.1 to 100)."},
             "neighbours": {"type": "integer", "minimum": 1, "default": 5,
-                           "description": "fuzzy: prototypes a membership is relative to."},
+                           "description": "fuzzy, fuzzy_c_means: prototypes a membership "
+                                          "is relative to."},
         },
         "not": {"required": ["variables", "groups"]},
         "x-error": "give 'variables' or 'groups', not both",
@@ -154,6 +178,14 @@ class Microaggregation(Method):
                 if len(params["projection"]) != width:
                     yield ("projection",), (f"the projection needs {width} coefficients, one "
                                             "per variable")
+        if params.get("algorithm") == "fuzzy_c_means":
+            for g in groups:
+                for v, (kind, _) in g.aggregation.items():
+                    if kind != "mean":
+                        yield ("algorithm",), (
+                            f"fuzzy_c_means replaces records by cluster centres, weighted "
+                            f"means: '{v}' needs the {kind} (its type, 'aggregation' or a "
+                            "constraint); use another algorithm, or leave the variable out")
         for g in groups:
             if all(meta.variables.get(v) is not None and meta.variables[v].type == "categorical"
                    for v in g.variables):
@@ -163,7 +195,7 @@ class Microaggregation(Method):
     def check_data(self, params, data):
         if params["k"] > len(data):
             yield ("k",), f"k = {params['k']} is larger than the number of records ({len(data)})"
-        elif params.get("algorithm") == "fuzzy":
+        elif params.get("algorithm") in ("fuzzy", "fuzzy_c_means"):
             # each record's distances to its nearest prototypes (one per group of >= k)
             cells = len(data) * min(params["neighbours"], len(data) // params["k"])
             if cells > MAX_CELLS:
@@ -175,14 +207,17 @@ class Microaggregation(Method):
                 if v not in data.frame:
                     continue
                 missing = data.frame[v].isna().to_numpy()
-                if missing.any():
+                if missing.any() and params.get("algorithm", "mdav") not in WITH_MISSING:
                     rows = ", ".join(str(r + 1) for r in np.flatnonzero(missing)[:5])
                     yield ("variables",), (f"'{v}' has {int(missing.sum())} missing values "
-                                           f"(records {rows}); microaggregation needs "
-                                           "complete values")
+                                           f"(records {rows}); {params['algorithm']} needs "
+                                           "complete values (mdav, individual_ranking and "
+                                           "optimal_univariate take missing values)")
+                elif len(missing) and missing.all():
+                    yield ("variables",), f"'{v}' has no observed value"
                 kind, offset = g.aggregation[v]
                 if kind == "geometric":
-                    bad = (data.frame[v].to_numpy(dtype=float) + offset) <= 0
+                    bad = (data.frame[v].to_numpy(dtype=float, na_value=np.nan) + offset) <= 0
                     if bad.any():
                         rows = ", ".join(str(r + 1) for r in np.flatnonzero(bad)[:5])
                         yield ("variables",), (f"the geometric mean of '{v}' needs "
@@ -200,6 +235,7 @@ class Microaggregation(Method):
         group_info = []
         sse_total, sst_total = 0.0, 0.0
         small = 0
+        thin: dict[str, int] = {}  # variable -> groups whose value rests on < k observed
         parts = stratum_members(partition, int(partition.max(initial=-1)) + 1)
         report = step_progress()
         done, total = 0, max(len(groups) * len(frame), 1)  # records grouped, of all
@@ -224,6 +260,15 @@ class Microaggregation(Method):
                 per_var = _labels(Zr, k, params, numeric,
                                   _part_progress(report, done, len(rows), total))
                 clusters += int(per_var[None].max()) + 1 if len(rows) else 0
+                if params["algorithm"] == "fuzzy_c_means" and len(rows):
+                    sse, sst = _fuzzy_c_means(Zr, per_var[None], source, g.variables, rows,
+                                              values, params, rng)
+                    sse_total += sse
+                    sst_total += sst
+                    done += len(rows)
+                    if report is not None:
+                        report(done / total)
+                    continue
                 # fuzzy memberships belong to the group's one partition: once per part
                 weights = (fuzzy_weights(Zr, per_var[None], m=params["fuzziness"],
                                          neighbours=params["neighbours"])
@@ -232,6 +277,9 @@ class Microaggregation(Method):
                     labels = per_var.get(v, per_var[None])
                     values[v][rows] = _aggregate(source[v][rows], labels, g.aggregation[v],
                                                  weights)
+                    if len(rows) >= k:  # representatives on fewer than k observed values
+                        thin[v] = thin.get(v, 0) + int(np.count_nonzero(observed_counts(
+                            source[v][rows], labels, g.aggregation[v][0]) < k))
                 sse, sst = _sse_sst(Zr, per_var, numeric)
                 sse_total += sse
                 sst_total += sst
@@ -250,6 +298,10 @@ class Microaggregation(Method):
             info["partitioned_on"] = [c.id for c in conditions]
         if small:
             info["records_in_parts_smaller_than_k"] = small
+        if any(thin.values()):
+            # missing values stay missing (as sdcMicro), so a group's representative may
+            # rest on fewer than k observed values: said, not hidden
+            info["groups_with_fewer_than_k_observed"] = {v: c for v, c in thin.items() if c}
         if plan.choice is not None and (plan.choice.kept or plan.choice.not_kept):
             info["constraints_kept"] = plan.choice.kept
             info["constraints_not_kept"] = plan.choice.not_kept
@@ -275,10 +327,29 @@ class Microaggregation(Method):
     @staticmethod
     def _column(values: np.ndarray, original: pd.Series, var, categories):
         index = original.index
-        if var.type == "categorical":
-            return text_column(np.asarray(categories, dtype=object)[values.astype(int)],
-                               index=index), var
-        if var.type == "ordinal":
-            return text_column(np.asarray(var.order, dtype=object)[values.astype(int)],
+        if var.type in ("categorical", "ordinal"):
+            labels = np.asarray(categories if var.type == "categorical" else var.order,
+                                dtype=object)
+            missing = np.isnan(values) | (values < 0)  # missing values stay missing
+            codes = np.where(missing, 0, values).astype(int)
+            return text_column(np.where(missing, None, labels[codes] if len(labels) else None),
                                index=index), var
         return numeric_column(values, index, var)
+
+
+def _fuzzy_c_means(Z, labels, source, names, rows, values, params, rng
+                   ) -> tuple[float, float]:
+    """Fuzzy microaggregation of one part (rows) for the transparency principle: fuzzy
+    c-means from the MDAV groups, each record replaced by the centre of a cluster drawn
+    with its memberships (one draw for all the group's variables). Fills ``values`` and
+    returns the SSE and SST of the scaled variables."""
+    m = params["fuzziness"]
+    c = int(labels.max()) + 1
+    idx, u = fuzzy_c_means(Z, labels, m=m, neighbours=params["neighbours"])
+    chosen = random_assignment(idx, u, rng, m)
+    for v in names:
+        values[v][rows] = fuzzy_centres(source[v][rows], idx, u, m, c)[chosen]
+    sse = sum(float(((Z[:, j] - fuzzy_centres(Z[:, j], idx, u, m, c)[chosen]) ** 2).sum())
+              for j in range(Z.shape[1]))
+    sst = float(((Z - Z.mean(axis=0)) ** 2).sum())
+    return sse, sst

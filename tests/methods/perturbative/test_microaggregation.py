@@ -153,11 +153,15 @@ def test_integer_variables_become_continuous_when_averaged():
     assert median.data.frame["x"].tolist() == [2, 2, 2, 11, 11, 11]
 
 
-def test_missing_values_are_refused(testdata):
+def test_missing_values_are_refused_where_the_algorithm_needs_complete_values(testdata):
+    # mdav takes missing values (tests/methods/perturbative/test_microaggregation_missing.py)
     data = small_dataset(x=("numeric", "continuous", [1.0, None, 3, 4]))
-    found = list(PLUGIN.check_data(registry.with_defaults(PLUGIN.params, {"k": 2}), data))
-    assert found == [(("variables",), ("'x' has 1 missing values (records 2); "
-                                      "microaggregation needs complete values"))]
+    assert not list(PLUGIN.check_data(registry.with_defaults(PLUGIN.params, {"k": 2}), data))
+    params = registry.with_defaults(PLUGIN.params, {"k": 2, "algorithm": "projected"})
+    found = list(PLUGIN.check_data(params, data))
+    assert found == [(("variables",), ("'x' has 1 missing values (records 2); projected "
+                                      "needs complete values (mdav, individual_ranking and "
+                                      "optimal_univariate take missing values)"))]
 
 
 def test_conformance(testdata):

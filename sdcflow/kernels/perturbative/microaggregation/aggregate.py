@@ -63,3 +63,53 @@ def group_plurality(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     counts = np.bincount(labels * c + (codes + 1), minlength=g * c).reshape(g, c)
     counts[:, 0] = np.where(counts[:, 1:].sum(axis=1) > 0, -1, counts[:, 0])
     return (counts.argmax(axis=1) - 1)[labels]
+
+
+def _sorted_groups(x: np.ndarray, labels: np.ndarray):
+    """The values sorted within their group: the order, each value's position in its
+    group, and each record's group size."""
+    order = np.lexsort((x, labels))
+    sorted_labels = labels[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_labels)) + 1]
+    sizes = np.diff(np.r_[starts, len(x)])
+    position = np.arange(len(x)) - np.repeat(starts, sizes)
+    return order, position, np.repeat(sizes, sizes)
+
+
+def group_median(x: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The median of each group (the mean of the two middle values of an even group, as
+    R's ``median``), record by record."""
+    x = np.asarray(x, dtype=float)
+    g = int(labels.max()) + 1 if len(labels) else 0
+    order, position, size = _sorted_groups(x, labels)
+    middle = (position == (size - 1) // 2) | (position == size // 2)
+    num = np.bincount(labels[order], weights=np.where(middle, x[order], 0.0), minlength=g)
+    den = np.bincount(labels[order], weights=middle.astype(float), minlength=g)
+    return (num / np.maximum(den, 1.0))[labels]
+
+
+def group_trimmed_mean(x: np.ndarray, labels: np.ndarray, trim: float) -> np.ndarray:
+    """The trimmed mean of each group as R's ``mean(x, trim = trim)`` (sdcMicro's
+    ``measure = "trim"``): ``floor(n * trim)`` values dropped at each end of a group of
+    ``n`` (``0 <= trim < 0.5``, so at least one value stays)."""
+    if not 0 <= trim < 0.5:
+        raise ValueError("trim must be in [0, 0.5)")
+    x = np.asarray(x, dtype=float)
+    g = int(labels.max()) + 1 if len(labels) else 0
+    order, position, size = _sorted_groups(x, labels)
+    cut = np.floor(size * trim + 1e-12)
+    keep = (position >= cut) & (position < size - cut)
+    num = np.bincount(labels[order], weights=np.where(keep, x[order], 0.0), minlength=g)
+    den = np.bincount(labels[order], weights=keep.astype(float), minlength=g)
+    return (num / np.maximum(den, 1.0))[labels]
+
+
+def group_onestep(x: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """sdcMicro's ``measure = "onestep"`` (a one-step Huber-type M-estimate of location):
+    the values of a group are clipped to ``median +- 3 / 1.486 * mad`` (``mad`` = 1.4826
+    times the median absolute deviation, R's ``mad``), then averaged."""
+    x = np.asarray(x, dtype=float)
+    med = group_median(x, labels)
+    mad = 1.4826 * group_median(np.abs(x - med), labels)
+    limit = 3.0 / 1.486 * mad
+    return group_mean(np.clip(x, med - limit, med + limit), labels)

@@ -8,7 +8,10 @@ from sdcflow.kernels.perturbative.microaggregation.aggregate import (
     group_geometric_mean,
     group_lower_median,
     group_mean,
+    group_median,
+    group_onestep,
     group_plurality,
+    group_trimmed_mean,
 )
 
 LABELS = np.array([0, 0, 0, 1, 1])
@@ -63,3 +66,41 @@ def test_mean_keeps_every_linear_relation(pairs, groups):
     for g in np.unique(labels):
         m = group_mean(a, labels)[labels == g][0]
         assert a[labels == g].min() - 1e-9 <= m <= a[labels == g].max() + 1e-9
+
+
+# --- robust means (sdcMicro's measure = "median" / "trim" / "onestep") ------------------
+
+def test_robust_means_by_hand():
+    x = np.array([1.0, 2, 3, 4, 100, 10, 20, 30, 40])
+    labels = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1])
+    # R: median(c(1,2,3,4,100)) = 3, median(c(10,20,30,40)) = 25
+    assert group_median(x, labels).tolist() == [3] * 5 + [25] * 4
+    # R: mean(c(1,2,3,4,100), trim = 0.2) drops floor(5 * 0.2) = 1 at each end: 3;
+    # mean(c(10,20,30,40), trim = 0.2) drops floor(0.8) = 0: 25
+    np.testing.assert_allclose(group_trimmed_mean(x, labels, 0.2), [3] * 5 + [25] * 4)
+    # trim = 0.25 of 4 drops 1 each end: mean(20, 30) = 25; of 5 drops 1: 3
+    np.testing.assert_allclose(group_trimmed_mean(x, labels, 0.25)[[0, 5]], [3, 25])
+    # onestep, first group: median 3, mad = 1.4826 * median(2,1,0,1,97) = 1.4826, limits
+    # 3 -+ 3/1.486 * 1.4826: 100 is clipped to 5.99313..., mean (1+2+3+4+5.99313) / 5
+    limit = 3 / 1.486 * 1.4826
+    np.testing.assert_allclose(group_onestep(x, labels)[0], (10 + 3 + limit) / 5)
+    # second group: median 25, mad = 1.4826 * 10 -> limits 25 -+ 29.93: nothing clipped
+    np.testing.assert_allclose(group_onestep(x, labels)[5], 25.0)
+
+
+def test_trimmed_mean_zero_is_the_mean():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=60)
+    labels = rng.integers(0, 7, 60)
+    labels = np.unique(labels, return_inverse=True)[1]
+    np.testing.assert_allclose(group_trimmed_mean(x, labels, 0.0), group_mean(x, labels))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=30), st.floats(0, 0.49))
+def test_robust_means_lie_within_the_group(values, trim):
+    x = np.array(values)
+    labels = np.zeros(len(x), dtype=np.int64)
+    for f in (lambda: group_trimmed_mean(x, labels, trim), lambda: group_onestep(x, labels)):
+        out = f()
+        assert (out >= x.min() - 1e-6).all() and (out <= x.max() + 1e-6).all()
