@@ -76,7 +76,7 @@ def d_risk_rmd(original: np.ndarray, masked: np.ndarray, k: float = 0.01, k2: fl
     masked record is incomplete is not isolated). A masked variable without variation is
     only centred (sdcMicro's ``scale`` would give NaN); the original variables must vary."""
     original, masked = _pair(original, masked)
-    n, p = original.shape
+    n = original.shape[0]
     if n == 0:
         empty = np.zeros(0, dtype=bool)
         return RmdRisk(np.zeros(0), empty, empty)
