@@ -60,6 +60,7 @@ class Suda(Measure):
     }
 
     default_roles = ("key",)
+    version = "2"  # 2: DIS-SUDA scores added to the results
 
     def check(self, params, meta):
         keys = self.variables(params, meta)
