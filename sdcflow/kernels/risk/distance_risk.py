@@ -42,11 +42,14 @@ class RmdRisk:
     """What :func:`d_risk_rmd` returns: ``rmd`` the scaled robust Mahalanobis distance of
     each record (n), ``close`` the records with a masked value inside its interval,
     ``isolated`` those of them whose masked record is farther than ``k2`` from every
-    other masked record."""
+    other masked record; ``robust`` False when the MCD found no regular h-subset (more
+    than half the records on a hyperplane, e.g. sharing a value) and the classical
+    covariance was used instead."""
 
     rmd: np.ndarray
     close: np.ndarray
     isolated: np.ndarray
+    robust: bool = True
 
     def summary(self) -> dict[str, float]:
         """sdcMicro's ``risk1``, ``risk2`` (shares of close and isolated records) and
@@ -73,7 +76,9 @@ def d_risk_rmd(original: np.ndarray, masked: np.ndarray, k: float = 0.01, k2: fl
     complete original records); a record with a missing original value has no distance
     (NaN) and is not close; a missing masked value is never inside its interval; the
     isolation distances are taken among the complete masked records (a close record whose
-    masked record is incomplete is not isolated). A masked variable without variation is
+    masked record is incomplete is not isolated). When more than half the records lie on
+    a hyperplane the MCD has no regular h-subset and the classical covariance is used
+    (``robust`` False). A masked variable without variation is
     only centred (sdcMicro's ``scale`` would give NaN); the original variables must vary."""
     original, masked = _pair(original, masked)
     n = original.shape[0]
@@ -86,7 +91,15 @@ def d_risk_rmd(original: np.ndarray, masked: np.ndarray, k: float = 0.01, k2: fl
     x = _standardise(original)  # centred: the column means are now 0
     xm = _standardise(masked)
     complete = ~np.isnan(x).any(axis=1)
-    cov = mcd_covariance(x[complete], rng)
+    robust = True
+    try:
+        cov = mcd_covariance(x[complete], rng)
+    except ValueError:
+        # an exact fit (robustbase warns and returns a singular matrix, with which the
+        # distances are undefined): the classical covariance instead, said in the result
+        robust = False
+        cov = np.atleast_2d(np.cov(x[complete], rowvar=False))
+        cov = cov + np.eye(len(cov)) * 1e-12 * max(float(np.trace(cov)), 1e-300)
     rmd = np.full(n, np.nan)
     c = x[complete]
     d2 = np.einsum("ij,ij->i", c, np.linalg.solve(cov, c.T).T)
@@ -102,7 +115,7 @@ def d_risk_rmd(original: np.ndarray, masked: np.ndarray, k: float = 0.01, k2: fl
         isolated[idx] = dist[:, 1] > k2
     elif idx.size:
         isolated[idx] = True  # no other record: the minimum over nothing is +inf in R
-    return RmdRisk(rmd, close, isolated)
+    return RmdRisk(rmd, close, isolated, robust)
 
 
 def _standardise(x: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...kernels.risk.distance_risk import d_risk, d_risk_rmd
 from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, TEXT, record
+from ...results import COUNT, NAMES, NUMBER, TEXT, Text, record
 from ..linkage.record_linkage import VARIABLES, values
 from ..reference import REFERENCE, same_records
 
@@ -103,7 +103,7 @@ class DRiskRMD(_DistanceRisk):
     def result_shape(self, params, meta):
         return record(k=NUMBER, k2=NUMBER, reference=TEXT, variables=NAMES, risk1=NUMBER,
                       risk2=NUMBER, wrisk1=NUMBER, wrisk2=NUMBER, close=COUNT,
-                      isolated=COUNT, records=COUNT)
+                      isolated=COUNT, records=COUNT, covariance=Text(("mcd", "classical")))
 
     def evaluate(self, data, params, rng, *, original):
         """sdcMicro's ``risk1`` (share of close records), ``risk2`` (close and isolated),
@@ -116,7 +116,8 @@ class DRiskRMD(_DistanceRisk):
         summary = {"k": params["k"], "k2": params["k2"], "reference": params["reference"],
                    "variables": names, **result.summary(),
                    "close": int(result.close.sum()), "isolated": int(result.isolated.sum()),
-                   "records": len(data)}
+                   "records": len(data),
+                   "covariance": "mcd" if result.robust else "classical"}
         frame = pd.DataFrame({"rmd": result.rmd, "close": result.close,
                               "isolated": result.isolated}, index=data.frame.index)
         return MeasureResult(summary, frame)

@@ -98,3 +98,15 @@ def test_d_risk_is_monotone_in_k(col, k):
     xm = x + rng.normal(size=x.size)
     assert (d_risk(x, xm, k) <= d_risk(x, xm, 2 * k)).all()
     assert d_risk(x, x, k).all()
+
+
+def test_d_risk_rmd_exact_fit_falls_back_to_the_classical_covariance():
+    # 60 of 100 records share the value 0 of the second variable: every h-subset
+    # (h = 51) of the MCD has a singular covariance; the classical one is used and said
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(100, 2))
+    x[:60, 1] = 0
+    res = d_risk_rmd(x, x + 0.01)
+    assert not res.robust
+    assert np.isfinite(res.rmd).all() and res.rmd.min() >= 0
+    assert d_risk_rmd(rng.normal(size=(50, 2)), rng.normal(size=(50, 2))).robust

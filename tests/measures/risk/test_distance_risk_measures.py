@@ -36,6 +36,7 @@ def test_d_risk_rmd_unmasked_data():
     data = small_dataset(a=("numeric", "continuous", x), b=("numeric", "continuous", y))
     result = evaluate(D_RISK_RMD, data, data)
     assert result.summary["close"] == 8 and result.summary["isolated"] == 8
+    assert result.summary["covariance"] == "mcd"
     assert result.per_record["close"].tolist() == [True] * 4 + [False] + [True] * 4
 
 
