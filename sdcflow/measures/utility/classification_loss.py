@@ -80,11 +80,19 @@ class ClassificationLoss(Measure):
 
     def check_data(self, params, data):
         target = params["target"]
-        if target in data.frame:
-            classes = data.frame[target].nunique(dropna=True)
-            if classes > MAX_CLASSES:
-                yield ("target",), (f"'{target}' has {classes} classes (at most "
-                                    f"{MAX_CLASSES}): recode it first")
+        if target not in data.frame:
+            return
+        classes = data.frame[target].nunique(dropna=True)
+        if classes > MAX_CLASSES:
+            yield ("target",), (f"'{target}' has {classes} classes (at most "
+                                f"{MAX_CLASSES}): recode it first")
+        usable = data.frame[target].notna().to_numpy().copy()
+        for name in self.variables(params, data.meta):
+            if name in data.frame and pd.api.types.is_numeric_dtype(data.frame[name]):
+                usable &= data.frame[name].notna().to_numpy()
+        if not usable.any():
+            yield ("target",), ("no record has the target and every numeric predictor: "
+                                "nothing to train or test the classifier on")
 
     def result_shape(self, params, meta):
         return record(reference=TEXT, target=TEXT, variables=NAMES, classes=COUNT,

@@ -59,8 +59,10 @@ class FuzzyClusteringLoss(Measure):
 
     def check_data(self, params, data):
         c = params["clusters"]
-        if c > len(data):
-            yield ("clusters",), (f"{c} clusters for {len(data)} records: "
+        names = [n for n in self.variables(params, data.meta) if n in data.frame]
+        complete = int(data.frame[names].notna().all(axis=1).sum()) if names else len(data)
+        if c > complete:
+            yield ("clusters",), (f"{c} clusters for {complete} complete records: "
                                   "at most one cluster per record")
             return
         # every iteration computes the distance of every record to every centre

@@ -63,5 +63,13 @@ def test_checks():
         (("variables",), "no predictors: name them or declare key or numeric variables")]
 
 
+def test_no_usable_record_is_reported():
+    data = dataset([None, None], ["a", "b"])
+    params = registry.with_defaults(PLUGIN.params, {"target": "y"})
+    assert list(PLUGIN.check_data(params, data)) == [
+        (("target",), ("no record has the target and every numeric predictor: nothing to "
+                       "train or test the classifier on"))]
+
+
 def test_conformance(testdata):
     check_method(PLUGIN, testdata, {"target": "sex", "variables": ["urbrur", "income"]})

@@ -55,7 +55,7 @@ def test_records_with_missing_values_are_left_out():
 def test_checks():
     params = registry.with_defaults(PLUGIN.params, {"clusters": 7})
     assert list(PLUGIN.check_data(params, two_groups())) == [
-        (("clusters",), "7 clusters for 6 records: at most one cluster per record")]
+        (("clusters",), "7 clusters for 6 complete records: at most one cluster per record")]
 
 
 def test_conformance(testdata):
