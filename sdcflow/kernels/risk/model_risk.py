@@ -26,6 +26,7 @@ import numpy as np
 
 METHODS = ("default", "CE", "PML", "weightedLLM")
 MAX_CELLS = 2_000_000
+MAX_DESIGN = 20_000_000  # cells x parameters of the design matrix (160 MB of floats)
 _MAX_ITER = 100
 _TOL = 1e-12
 
@@ -50,9 +51,18 @@ class ModelRisk:
     iterations: int
 
 
-def grid_size(codes: np.ndarray) -> int:
-    """The number of cells of the grid of observed categories of ``codes``."""
-    return int(np.prod([np.unique(c[c >= 0]).size for c in np.asarray(codes).T], dtype=float))
+def grid_size(codes: np.ndarray, interactions: list[tuple[int, ...]] | None = None
+              ) -> tuple[int, int]:
+    """The number of cells of the grid of observed categories of ``codes`` (of the
+    records without a missing key) and the number of parameters of the model."""
+    codes = np.asarray(codes)
+    complete = (codes >= 0).all(axis=1)
+    sizes = [np.unique(c[complete]).size for c in codes.T]
+    if not complete.any():
+        return 0, 1
+    params = 1 + sum(s - 1 for s in sizes) + sum(
+        int(np.prod([sizes[j] - 1 for j in term], dtype=float)) for term in interactions or [])
+    return int(np.prod(sizes, dtype=float)), params
 
 
 def model_risk(codes: np.ndarray, weights: np.ndarray, method: str = "default",
@@ -79,8 +89,8 @@ def model_risk(codes: np.ndarray, weights: np.ndarray, method: str = "default",
     risk1, risk2 = np.zeros(n), np.zeros(n)
     if cells == 0:
         return ModelRisk(risk1, risk2, 0.0, 0.0, 0, 0.0, 0.0, 0, 0, 0)
-    if cells > MAX_CELLS:
-        raise ValueError(f"the keys span {cells:,} cells (at most {MAX_CELLS:,})")
+    if cells > MAX_CELLS or cells * grid_size(codes, interactions)[1] > MAX_DESIGN:
+        raise ValueError(f"the keys span {cells:,} cells: the model is too large")
     dense = np.column_stack([np.searchsorted(levels[j], codes[complete, j]) for j in range(m)])
     cell_of = np.ravel_multi_index(tuple(dense.T), sizes)
     counts = np.bincount(cell_of, minlength=cells).astype(float)

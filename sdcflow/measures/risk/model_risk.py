@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.codes import key_codes
-from ...kernels.risk.model_risk import MAX_CELLS, METHODS, grid_size, model_risk
+from ...kernels.risk.model_risk import MAX_CELLS, MAX_DESIGN, METHODS, grid_size, model_risk
 from ...registry import MeasureResult, register
 from ...results import COUNT, NAMES, NUMBER, Text, record
 from ...suggest import did_you_mean
@@ -71,10 +71,17 @@ class ModelRisk(KeyFrequencyMeasure):
                 yield (), (f"the weight variable '{weight}' has {int((w == 0).sum())} zero "
                            "value(s): the inclusion probabilities 1/w need positive weights")
         keys = [k for k in self.variables(params, data.meta) if k in data.frame]
-        cells = grid_size(key_codes(data.frame, keys))
+        terms = [tuple(keys.index(v) for v in term if v in keys)
+                 for term in params.get("interactions") or []]
+        cells, parameters = grid_size(key_codes(data.frame, keys), terms)
         if cells > MAX_CELLS:
             yield ("variables",), (f"the categories of the keys span {cells:,} cells (at most "
                                    f"{MAX_CELLS:,}): use fewer keys or recode them")
+        elif cells * parameters > MAX_DESIGN:
+            yield ("interactions" if terms else "variables",), (
+                f"{cells:,} cells x {parameters:,} parameters make a design matrix of "
+                f"{cells * parameters:,} values (at most {MAX_DESIGN:,}): use fewer keys or "
+                "interactions, or recode them")
 
     def result_shape(self, params, meta):
         weight = self.weight(meta)

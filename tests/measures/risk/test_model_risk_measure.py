@@ -70,3 +70,17 @@ def test_checks():
 def test_conformance(testdata):
     check_method(PLUGIN, testdata, {"variables": ["urbrur", "water", "sex"],
                                     "method": "CE"})
+
+
+def test_too_large_a_model_is_refused():
+    # 3 keys of 300, 300 and 2 categories: 180,000 cells and 1 + 299 + 299 + 1 = 600
+    # parameters: 108,000,000 design values, above the limit of 20,000,000
+    n = 300
+    data = small_dataset(a=("key", "integer", list(range(n))),
+                         b=("key", "integer", list(range(n))),
+                         c=("key", "categorical", ["x", "y"] * (n // 2)))
+    params = registry.with_defaults(PLUGIN.params, {})
+    assert list(PLUGIN.check_data(params, data)) == [
+        (("variables",), ("180,000 cells x 600 parameters make a design matrix of "
+                          "108,000,000 values (at most 20,000,000): use fewer keys or "
+                          "interactions, or recode them"))]
