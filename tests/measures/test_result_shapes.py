@@ -65,7 +65,7 @@ CASES = {
     "l_diversity": [{"sensitive": ["walls"]}, {"sensitive": ["walls", "income"], "l": 2}],
     "suda": [{"variables": ["urbrur", "water", "sex"]},
              {"variables": ["urbrur", "water", "sex", "relat"], "max_size": 2,
-              "threshold": 1}],
+              "threshold": 1, "dis_fraction": 0.2}],
     "suppressions": [{}, {"variables": ["water", "urbrur"]}],
     "constraints": [{}, {"constraints": ["exists"]}],
     "information_loss": [{"variables": NUMERIC}, {"variables": ["income"]}],
@@ -94,6 +94,17 @@ CASES = {
     "learned_linkage": [{"variables": NUMERIC, "max_records": 40, "time_limit": 10},
                         {"variables": NUMERIC, "max_records": 40, "form": "bilinear",
                          "time_limit": 10}],
+    "t_closeness": [{"sensitive": ["walls"]},
+                    {"sensitive": ["walls", "income"], "t": 0.1, "distance": "equal"}],
+    "d_risk": [{"variables": NUMERIC}, {"variables": ["income"], "k": 0.5}],
+    "d_risk_rmd": [{"variables": NUMERIC}, {"variables": NUMERIC, "k": 0.5, "k2": 0.01}],
+    "model_risk": [{"variables": ["urbrur", "water", "sex"]},
+                   {"variables": ["urbrur", "water", "sex"], "method": "CE",
+                    "interactions": [["urbrur", "sex"]], "bound": 2},
+                   ("unweighted", {"variables": ["urbrur", "sex"]})],
+    "fuzzy_clustering_loss": [{"variables": NUMERIC, "clusters": 3, "restarts": 1}],
+    "classification_loss": [{"target": "sex", "variables": ["income", "urbrur"]},
+                            {"target": "walls", "variables": NUMERIC}],
 }
 # score and ranking combine other results and table_audit measures a table: they are
 # checked on what the engine gives them (test_engine_results_conform below);
@@ -190,4 +201,6 @@ def test_measures_pairing_records_are_those_that_call_same_records():
     pairing = {p.name for p in registry.plugins("measure")
                if "same_records(" in inspect.getsource(type(p))}
     assert pairing == {p.name for p in registry.plugins("measure") if p.pairs_records}
-    assert len(pairing) == 10  # with camouflage_widths and microaggregation_attack
+    # 8, then camouflage_widths, microaggregation_attack, d_risk, d_risk_rmd,
+    # fuzzy_clustering_loss and classification_loss
+    assert len(pairing) == 14

@@ -4,25 +4,33 @@ sdcMicro's ``suda2`` with its default ``original_scores = TRUE``).
 A record's minimal sample uniques (MSUs) are the smallest sets of key variables on which
 no other record shares its values; each MSU of k of the m keys adds ``(m - k)!`` to the
 record's score (``prod_{i=k}^{M-1} (m - i)`` with MSUs limited to ``max_size = M``
-variables). The summary also gives the attribute contribution of each key variable. A
-missing value matches any value; sampling weights play no part (SUDA is about sample
-uniqueness). The computation is :func:`sdcflow.kernels.risk.suda.suda_scores`."""
+variables). The summary also gives the attribute contribution of each key variable, and
+each record gets its DIS-SUDA score (Elliot, Manning & Ford 2002; sdcMicro's
+``disScore``), which turns the SUDA scores into probabilities of being a population
+unique given the sampling fraction. A missing value matches any value; sampling weights
+play no part (SUDA is about sample uniqueness). The computations are
+:func:`sdcflow.kernels.risk.suda.suda_scores` and
+:func:`sdcflow.kernels.risk.suda.dis_suda_scores`."""
 
 from __future__ import annotations
 
 import math
 from typing import ClassVar
 
+import numpy as np
 import pandas as pd
 
 from ...data.codes import key_codes
-from ...kernels.risk.suda import suda_scores
+from ...kernels.risk.suda import dis_probability, dis_suda_scores, suda_scores
 from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, Keyed, Record, by_variable
+from ...results import COUNT, NAMES, NUMBER, Keyed, Record, by_values, by_variable
 
 # The level-wise search visits every subset of at most max_size keys; beyond this many it
 # would run for hours, so the recipe is refused with a hint instead.
 MAX_SUBSETS = 1 << 16
+# sdcMicro's print.suda2 table of DIS-SUDA scores: 0, then (0, 0.1], ..., (0.6, 0.7], > 0.7
+DIS_BANDS = ("0", "(0, 0.1]", "(0.1, 0.2]", "(0.2, 0.3]", "(0.3, 0.4]", "(0.4, 0.5]",
+             "(0.5, 0.6]", "(0.6, 0.7]", "> 0.7")
 
 
 @register
@@ -43,10 +51,16 @@ class Suda(Measure):
                 "type": "number",
                 "description": "Also count the records whose score is above this value.",
             },
+            "dis_fraction": {
+                "type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.01,
+                "description": "Sampling fraction of the DIS-SUDA score (sdcMicro's "
+                               "DisFraction).",
+            },
         },
     }
 
     default_roles = ("key",)
+    version = "2"  # 2: DIS-SUDA scores added to the results
 
     def check(self, params, meta):
         keys = self.variables(params, meta)
@@ -72,7 +86,10 @@ class Suda(Measure):
                   "records_with_msu": COUNT,
                   "msu_by_size": Keyed(COUNT, "MSU size"),  # the sizes found in the data
                   "total_score": NUMBER, "mean_score": NUMBER, "max_score": NUMBER,
-                  "contributions": by_variable(keys)}
+                  "contributions": by_variable(keys),
+                  "dis_fraction": NUMBER, "dis": NUMBER, "max_dis_score": NUMBER,
+                  "mean_dis_score": NUMBER,
+                  "dis_score_bands": by_values("DIS-score interval", DIS_BANDS, COUNT)}
         if params.get("threshold") is not None:
             fields.update(threshold=NUMBER, above_threshold=COUNT)
         return Record(fields)
@@ -81,6 +98,8 @@ class Suda(Measure):
         keys = self.variables(params, data.meta)
         result = suda_scores(key_codes(data.frame, keys), params.get("max_size"))
         score, n = result.score, len(data)
+        codes = key_codes(data.frame, keys)
+        dis_score = dis_suda_scores(score, codes, params["dis_fraction"])
         summary = {
             "variables": keys,
             "max_size": result.max_size,
@@ -91,10 +110,23 @@ class Suda(Measure):
             "mean_score": float(score.mean()) if n else 0.0,
             "max_score": float(score.max()) if n else 0.0,
             "contributions": {k: round(float(c), 3) for k, c in zip(keys, result.contribution)},
+            "dis_fraction": params["dis_fraction"],
+            "dis": dis_probability(codes, params["dis_fraction"]),
+            "max_dis_score": float(dis_score.max()) if n else 0.0,
+            "mean_dis_score": float(dis_score.mean()) if n else 0.0,
+            "dis_score_bands": dis_bands(dis_score),
         }
         if params.get("threshold") is not None:
             summary["threshold"] = params["threshold"]
             summary["above_threshold"] = int((score > params["threshold"]).sum())
-        per_record = pd.DataFrame({"suda_score": score, "msu_count": result.msu_count},
-                                  index=data.frame.index)
+        per_record = pd.DataFrame({"suda_score": score, "msu_count": result.msu_count,
+                                   "dis_score": dis_score}, index=data.frame.index)
         return MeasureResult(summary, per_record)
+
+
+def dis_bands(dis_score: np.ndarray) -> dict[str, int]:
+    """How many records fall in each band of sdcMicro's DIS-SUDA table."""
+    band = np.where(dis_score <= 0, 0,
+                    np.minimum(np.ceil(dis_score * 10 - 1e-9).astype(np.int64), 8))
+    counts = np.bincount(band, minlength=len(DIS_BANDS))
+    return {label: int(c) for label, c in zip(DIS_BANDS, counts)}

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from sdcflow.kernels.risk.suda import msu_weight, suda_scores
+from sdcflow.kernels.risk.frequencies import frequencies
+from sdcflow.kernels.risk.suda import dis_probability, dis_suda_scores, msu_weight, suda_scores
 
 
 def coded(**columns) -> np.ndarray:
@@ -166,3 +167,47 @@ def test_equals_the_brute_force_definition(case):
     np.testing.assert_array_equal(result.msu_count, count)
     assert result.msu_by_size == by_size
     np.testing.assert_allclose(result.contribution, contribution)
+
+
+def test_dis_suda_on_the_sdc_guideline_example():
+    # sdcMicro's "suda2 sdc guideline" data (4 keys): SUDA scores 6, 12, 6, 10 on records
+    # 2, 4, 6, 7 (0-based). By hand from the definition (sdcMicro's C++ Suda2): U = 4
+    # sample uniques, P = 6 records in pairs (fk = 2), f = 0.01:
+    # DIS = 0.04 / (0.04 + 5.94) = 0.04 / 5.98; U / DIS - U = 598 - 4 = 594;
+    # Q = 1 + (8 - 4) / 20 = 1.2; A = 2 * 6^-1.2 + 12^-1.2 + 10^-1.2 = 2 * 0.116471 + 0.050705 + 0.063096 = 0.346735;
+    # score 6: 1 / (1 + 594 / (6^1.2 * A)) = 0.0049868 (6^1.2 = 8.5858)
+    from sdcflow.data.codes import key_codes
+
+    frame = pd.DataFrame(GUIDELINE)
+    codes = key_codes(frame, list(frame.columns))
+    score = suda_scores(codes).score
+    assert dis_probability(codes) == pytest.approx(0.04 / 5.98, rel=1e-14)
+    a = 2 * 6 ** -1.2 + 12 ** -1.2 + 10 ** -1.2
+    assert a == pytest.approx(0.346735, rel=1e-5)
+    expected = np.zeros(10)
+    for i, s in ((2, 6), (4, 12), (6, 6), (7, 10)):
+        expected[i] = 1 / (1 + 594 / (s ** 1.2 * a))
+    np.testing.assert_allclose(dis_suda_scores(score, codes), expected, rtol=1e-12)
+    assert dis_suda_scores(score, codes)[2] == pytest.approx(0.0049868, rel=1e-4)
+    # f = 1: every sample unique is a population unique: DIS = 1, scores 1
+    np.testing.assert_allclose(dis_suda_scores(score, codes, 1.0), np.where(score > 0, 1, 0))
+    assert dis_suda_scores(np.zeros(10), codes).tolist() == [0.0] * 10
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 2)),
+                min_size=1, max_size=25), st.floats(0.001, 0.999))
+def test_dis_scores_share_the_expected_false_uniques(rows, f):
+    # invariant of the definition: over the records with a positive score,
+    # sum (1 / dis_score - 1) = U / DIS - U (the scores split it in proportion to s^-Q)
+    codes = np.array(rows)
+    score = suda_scores(codes).score
+    out = dis_suda_scores(score, codes, f)
+    assert ((out >= 0) & (out <= 1)).all()
+    positive = score > 0
+    if positive.any():
+        u = float((frequencies(codes)[0] == 1).sum())
+        d = dis_probability(codes, f)
+        assert (1 / out[positive] - 1).sum() == pytest.approx(u / d - u, rel=1e-9)
+    else:
+        assert not out.any()

@@ -47,6 +47,22 @@ def test_sdc_guideline_example():
                                   "Education": round(2200 / 34, 3), "Labor": round(800 / 34, 3)}
     # records scoring above 6: records 5 and 8
     assert (s["threshold"], s["above_threshold"]) == (6, 2)
+    # DIS-SUDA (hand figures in tests/kernels/risk/test_suda.py): DIS = 0.04 / 5.98,
+    # scores 0.0049868 (score 6), 0.0113830 (12), 0.0091667 (10): all in (0, 0.1]
+    assert s["dis_fraction"] == 0.01 and s["dis"] == pytest.approx(0.04 / 5.98, rel=1e-14)
+    assert result.per_record["dis_score"].round(7).tolist() == \
+        [0, 0, 0.0049868, 0, 0.011383, 0, 0.0049868, 0.0091667, 0, 0]
+    assert s["max_dis_score"] == pytest.approx(0.011383, rel=1e-4)
+    assert s["dis_score_bands"] == {"0": 6, "(0, 0.1]": 4, "(0.1, 0.2]": 0, "(0.2, 0.3]": 0,
+                                    "(0.3, 0.4]": 0, "(0.4, 0.5]": 0, "(0.5, 0.6]": 0,
+                                    "(0.6, 0.7]": 0, "> 0.7": 0}
+    # a sampling fraction of 0.5: DIS = 2 / (2 + 3) = 0.4; U / DIS - U = 6;
+    # score 12: 1 / (1 + 6 / (12^1.2 * 0.346735)) = 0.5327 -> band (0.5, 0.6]
+    half = evaluate(guideline(), dis_fraction=0.5)
+    assert half.summary["dis"] == pytest.approx(0.4, rel=1e-14)
+    assert half.per_record["dis_score"][4] == pytest.approx(
+        1 / (1 + 6 / (12 ** 1.2 * 0.3467351)), rel=1e-6)
+    assert half.summary["dis_score_bands"]["(0.5, 0.6]"] == 1
     json.dumps(s, allow_nan=False)
 
 
@@ -112,7 +128,7 @@ def test_per_record_index_matches_the_data():
     result = evaluate(data)
     assert isinstance(result.per_record, pd.DataFrame)
     assert list(result.per_record.index) == list(range(100, 110))
-    assert list(result.per_record.columns) == ["suda_score", "msu_count"]
+    assert list(result.per_record.columns) == ["suda_score", "msu_count", "dis_score"]
 
 
 def groupby_suda(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:

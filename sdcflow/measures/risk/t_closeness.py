@@ -1,0 +1,129 @@
+"""``t_closeness``: how far the distribution of each sensitive variable within an
+equivalence class of the key variables is from its distribution in the whole table, by
+the Earth Mover's Distance (Li, Li & Venkatasubramanian (2007), "t-Closeness: Privacy
+Beyond k-Anonymity and l-Diversity", ICDE 2007). A class is t-close when its distance is
+at most t. The formulas are in :func:`sdcflow.kernels.risk.t_closeness.t_closeness`.
+
+Equivalence classes are formed as in ``l_diversity``: records with exactly the same key
+combination, a missing key value being a category of its own."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...data.codes import key_codes, ordered_values
+from ...data.dataset import Metadata
+from ...kernels.risk.frequencies import row_ids
+from ...kernels.risk.t_closeness import t_closeness
+from ...registry import MeasureResult, register, variables_param
+from ...results import COUNT, NAMES, NUMBER, Record, Text, by_variable
+from .frequencies import VARIABLES_PARAM
+from .l_diversity import LDiversity
+
+ORDERED_TYPES = ("integer", "continuous", "ordinal")
+
+
+@register
+class TCloseness(LDiversity):
+    name = "t_closeness"
+    summary = ("t-closeness: Earth Mover's Distance between each key combination's "
+               "distribution of a sensitive variable and the whole table's.")
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "variables": VARIABLES_PARAM,
+            "sensitive": variables_param("Sensitive variables (default: every variable with role "
+                                         "sensitive).", unique=False),
+            "distance": {
+                "enum": ["auto", "ordered", "equal"], "default": "auto",
+                "description": "Ground distance of the EMD: ordered (numeric and ordinal "
+                               "values, |i - j| / (m - 1) between the i-th and j-th of m "
+                               "values), equal (every two categories at distance 1), auto: "
+                               "ordered for integer, continuous and ordinal variables, equal "
+                               "for categorical ones.",
+            },
+            "t": {
+                "type": "number", "minimum": 0, "maximum": 1,
+                "description": "Also count the records whose class is farther than t.",
+            },
+        },
+    }
+
+    def distance(self, params, var) -> str:
+        """The ground distance used for the sensitive variable ``var`` (a Variable)."""
+        wanted = params.get("distance", "auto")
+        if wanted != "auto":
+            return wanted
+        return "ordered" if var is not None and var.type in ORDERED_TYPES else "equal"
+
+    def check(self, params, meta: Metadata):
+        yield from super().check(params, meta)
+        if params.get("distance") == "ordered":
+            for name in self.sensitive(params, meta):
+                var = meta.variables.get(name)
+                if var is not None and var.type not in ORDERED_TYPES:
+                    where = (("sensitive", params["sensitive"].index(name))
+                             if params.get("sensitive") else ("distance",))
+                    yield where, (f"'{name}' is {var.type}: its values have no order, so the "
+                                  "ordered distance does not apply (use distance: equal)")
+
+    def result_shape(self, params, meta):
+        stats = {"distance": Text(("ordered", "equal")), "max": NUMBER, "mean": NUMBER}
+        fields = {"variables": NAMES, "records": COUNT, "classes": COUNT}
+        if params.get("t") is not None:
+            stats["above_t"] = COUNT
+            fields.update(t=NUMBER, above_t=COUNT, above_t_percent=NUMBER)
+        fields["sensitive"] = by_variable(self.sensitive(params, meta), Record(stats))
+        return Record(fields)
+
+    def evaluate(self, data, params, rng, *, original):
+        """Per record ``t_closeness_<var>``, the EMD of its class; in the summary, per
+        sensitive variable the ``distance`` used, the largest (the table is t-close for
+        every t at least this) and the mean over the records and, with ``t``, the records
+        whose class is farther than t (``above_t``; overall: on any sensitive variable)."""
+        keys = self.variables(params, data.meta)
+        sensitive = self.sensitive(params, data.meta)
+        classes, rep = row_ids(key_codes(data.frame, keys))
+        n = len(data)
+        t = params.get("t")
+        columns: dict[str, np.ndarray] = {}
+        per_var: dict[str, dict] = {}
+        above_any = np.zeros(n, dtype=bool)
+        for name in sensitive:
+            var = data.variables.get(name)
+            distance = self.distance(params, var)
+            emd = t_closeness(classes, sensitive_codes(data.frame[name], var, distance),
+                              distance)
+            columns[f"t_closeness_{name}"] = emd
+            stats: dict = {"distance": distance,
+                           "max": float(emd.max()) if n else 0.0,
+                           "mean": float(emd.mean()) if n else 0.0}
+            if t is not None:
+                above = emd > t + 1e-12  # a class exactly at t is t-close
+                above_any |= above
+                stats["above_t"] = int(above.sum())
+            per_var[name] = stats
+        summary: dict = {"variables": keys, "records": n,
+                         "classes": int(rep.size) if n else 0, "sensitive": per_var}
+        if t is not None:
+            summary["t"] = t
+            summary["above_t"] = int(above_any.sum())
+            summary["above_t_percent"] = round(100.0 * above_any.sum() / n, 3) if n else 0.0
+        return MeasureResult(summary, pd.DataFrame(columns, index=data.frame.index))
+
+
+def sensitive_codes(column: pd.Series, var, distance: str) -> np.ndarray:
+    """Integer codes of a sensitive column, -1 for missing: in the order of the values
+    (numbers, or an ordinal's declared categories) for ``ordered``, as categories for
+    ``equal``."""
+    if distance == "equal" or var is None or var.type not in ORDERED_TYPES:
+        return key_codes(column.to_frame(), [column.name])[:, 0]
+    values = ordered_values(column, var)
+    out = np.full(values.size, -1, dtype=np.int64)
+    seen = ~np.isnan(values)
+    out[seen] = np.unique(values[seen], return_inverse=True)[1].reshape(-1)
+    return out

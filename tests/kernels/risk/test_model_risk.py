@@ -1,0 +1,101 @@
+"""Log-linear model risk kernel (sdcMicro's modRisk; Skinner & Shlomo 2008)."""
+
+import numpy as np
+import pytest
+
+from sdcflow.kernels.risk.model_risk import design_matrix, model_risk, poisson_fit
+
+
+def r_runif(seed: int, n: int) -> np.ndarray:
+    """R's ``set.seed(seed); runif(n)`` (Mersenne-Twister, R's seed scrambling: 50 LCG
+    steps, then 625 LCG words of which the last 624 are the state), to rebuild the data of
+    sdcMicro's tests. Check: set.seed(123); runif(3) is 0.2875775 0.7883051 0.4089769."""
+    s = seed & 0xFFFFFFFF
+    for _ in range(50):
+        s = (69069 * s + 1) & 0xFFFFFFFF
+    words = []
+    for _ in range(625):
+        s = (69069 * s + 1) & 0xFFFFFFFF
+        words.append(s)
+    bits = np.random.MT19937()
+    bits.state = {"bit_generator": "MT19937",
+                  "state": {"key": np.array(words[1:], dtype=np.uint32), "pos": 624}}
+    return bits.random_raw(n).astype(float) * 2.3283064365386963e-10
+
+
+def sdcmicro_sample_data() -> tuple[np.ndarray, np.ndarray]:
+    """sdcMicro tests/testthat/test_modRisks.R: set.seed(123); Var1 = round(runif(10, 1,
+    3)), Var2 = round(runif(10, 1, 2)), Var3 = round(runif(10, 1, 5)), weights 100."""
+    u = r_runif(123, 30)
+    cols = [np.round(1 + 2 * u[:10]), np.round(1 + u[10:20]), np.round(1 + 4 * u[20:30])]
+    codes = np.column_stack([np.unique(c, return_inverse=True)[1] for c in cols])
+    return codes, np.full(10, 100.0)
+
+
+def test_r_runif_reproduces_r():
+    np.testing.assert_allclose(r_runif(123, 3), [0.2875775, 0.7883051, 0.4089769], atol=5e-8)
+
+
+@pytest.mark.parametrize(("method", "bound", "gr1", "gr2"), [
+    # sdcMicro's expectations in test_modRisks.R (rounded to 3 digits there)
+    ("default", np.inf, 0.553, 0.705),
+    ("CE", np.inf, 0.542, 0.699),
+    ("PML", np.inf, 0.553, 0.705),
+    ("weightedLLM", np.inf, 0.408, 0.613),
+    ("default", 1.5, 0.622, 0.794),
+])
+def test_sdcmicro_test_figures(method, bound, gr1, gr2):
+    codes, w = sdcmicro_sample_data()
+    result = model_risk(codes, w, method, bound=bound)
+    assert round(result.gr1, 3) == gr1 and round(result.gr2, 3) == gr2
+    # 3 x 2 x 4 categories: 24 cells; 9 of them hold records (sdcMicro's inclProb has 9
+    # values), 8 hold exactly one with bound 1.5
+    assert result.cells == 24
+    assert result.counted_cells == (9 if bound == np.inf else 8)
+
+
+def test_sdcmicro_ipf_figures_to_more_digits():
+    # test_modRisks.R, method IPF (the same maximum-likelihood fit of the main-effects
+    # model): gr1 = 0.552916 and gr2 = 0.7053842 to 6 and 7 digits
+    codes, w = sdcmicro_sample_data()
+    result = model_risk(codes, w)
+    assert round(result.gr1, 6) == 0.552916 and round(result.gr2, 7) == 0.7053842
+    assert result.tau1 == pytest.approx(9 * result.gr1)
+    assert result.sample_uniques == 8
+
+
+def test_risks_by_hand_on_a_saturated_model():
+    # with the full interaction the fitted values equal the counts: cells (0,0): 1 record
+    # of weight 4 (pi = 1/4), (0,1): 2 records, (1,0): 1 record of weight 2, (1,1): 1
+    # record of weight 1 (pi = 1: v = 0, risk1 = risk2 = 1).
+    # cell (0,0): v = 3/4: r1 = exp(-0.75) = 0.472367, r2 = (1 - exp(-0.75)) / 0.75
+    # cell (1,0): v = 1/2: r1 = exp(-0.5), r2 = 2 (1 - exp(-0.5))
+    codes = np.array([[0, 0], [0, 1], [0, 1], [1, 0], [1, 1]])
+    w = np.array([4.0, 3.0, 3.0, 2.0, 1.0])
+    result = model_risk(codes, w, interactions=[(0, 1)])
+    r1 = [np.exp(-0.75), 0, 0, np.exp(-0.5), 1.0]
+    r2 = [(1 - np.exp(-0.75)) / 0.75, 0, 0, 2 * (1 - np.exp(-0.5)), 1.0]
+    np.testing.assert_allclose(result.risk1, r1, rtol=1e-9)
+    np.testing.assert_allclose(result.risk2, r2, rtol=1e-9)
+    assert result.tau1 == pytest.approx(sum(r1), rel=1e-9)
+    assert result.gr2 == pytest.approx(sum(r2) / 4, rel=1e-9)
+
+
+def test_missing_keys_are_left_out_and_errors():
+    codes = np.array([[0, 0], [0, 1], [-1, 1], [1, 0], [1, 1]])
+    result = model_risk(codes, np.full(5, 10.0))
+    assert result.risk1[2] == 0 and result.sample_uniques == 4
+    empty = model_risk(np.full((2, 2), -1), np.ones(2))
+    assert empty.cells == 0 and empty.gr1 == 0.0
+    with pytest.raises(ValueError, match="method must be one of"):
+        model_risk(codes, np.ones(5), "IPF")
+
+
+def test_poisson_fit_main_effects_equal_the_margins():
+    # the maximum-likelihood fit of an independence model is row total x column total /
+    # grand total (a 2 x 2 table 3, 1 / 2, 6: fitted 4 x 5 / 12 = 1.6667, ...)
+    grid = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    y = np.array([3.0, 1.0, 2.0, 6.0])
+    fitted, _ = poisson_fit(design_matrix(grid, [2, 2], []), y, np.zeros(4))
+    np.testing.assert_allclose(fitted, [4 * 5 / 12, 4 * 7 / 12, 8 * 5 / 12, 8 * 7 / 12],
+                               rtol=1e-10)
