@@ -3,6 +3,8 @@ COV Mahalanobis coordinates (sdcflow.kernels.linkage.coordinates)."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sdcflow.kernels.linkage.coordinates import mahalanobis_transform
 from sdcflow.kernels.linkage.distance_linkage import nearest_links
@@ -82,3 +84,19 @@ def test_cov_mahalanobis_is_the_covariance_of_the_differences():
     assert ((b0[i] - a0[k]) ** 2).sum() == pytest.approx(2 * expected0, rel=1e-9)
     with pytest.raises(ValueError, match="unknown covariance"):
         mahalanobis_transform(o, p, "cov1")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 20))
+def test_more_candidates_never_add_correct_links(seed, extra):
+    # an intruder holding more individuals can only lose links: if the own original is
+    # nearest among all candidates it is nearest among a subset of them, with no more
+    # ties (integer coordinates: many ties)
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 4, size=(10 + extra, 2)).astype(float)
+    y = x[:10] + rng.integers(-1, 2, size=(10, 2))
+    truth = np.arange(10)
+    full = pairwise_links(y, x, truth)
+    part = pairwise_links(y, x[:10], truth)
+    assert (full.credit <= part.credit).all()
+    assert not (full.correct & ~part.correct).any()
