@@ -4,6 +4,8 @@ linkage (sdcflow.kernels.linkage.learned_linkage with the forms of learned_forms
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sdcflow.data.io import builtin_path
 from sdcflow.kernels.linkage.aggregators import is_fuzzy_measure
@@ -140,3 +142,25 @@ def test_casc_rates_in_the_documents_order(name, groups):
     assert ci.objective >= max(wm.objective, ow.objective) - 1e-6
     assert min(wm.correct, ow.correct, ci.correct) >= equal
     assert wm.correct > equal  # learning the weights pays on microaggregated data
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["owa", "choquet", "bilinear_pd"]))
+def test_never_below_equal_weights_and_the_links_are_recomputed(seed, form):
+    # the plain distance is among the candidates kept, so no form reports fewer correct
+    # links than it; the links reported are those of the kept parameters over all pairs
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(12, 3))
+    zo, zp = standardize(x, x + rng.normal(scale=0.7, size=(12, 3)))
+    learned = learn_distance(zp, zo, form=form, time_limit=10)
+    assert learned.correct >= nearest_links(zp, zo).credit.sum()
+    params = {"owa": learned.weights, "choquet": None, "bilinear_pd": None}[form]
+    if form == "choquet":
+        assert is_fuzzy_measure(learned.measure)
+        params = learned.measure[1:]
+    if form == "bilinear_pd":
+        assert np.linalg.eigvalsh(learned.matrix).min() >= PD_FLOOR * (1 - 1e-6)
+        links = matrix_links(zp, zo, learned.matrix)
+    else:
+        links = distance_links(zp, zo, params, form)
+    assert links.credit.sum() == learned.correct
