@@ -102,6 +102,28 @@ def monotonicity_rows(c: int) -> sparse.csr_matrix:
     return sparse.csr_matrix((vals, (rows, cols)), shape=(r, full))
 
 
+def submodularity_rows(c: int) -> sparse.csr_matrix:
+    """The rows ``mu(A + {i}) + mu(A + {j}) - mu(A + {i, j}) - mu(A) >= 0`` over the
+    columns ``mu[1:]``, for ``i < j`` and every ``A`` holding neither (the local form of
+    submodularity, ``mu(A) + mu(B) >= mu(A | B) + mu(A & B)``, which it implies)."""
+    rows, cols, vals = [], [], []
+    r = 0
+    for i in range(c):
+        for j in range(i + 1, c):
+            bi, bj = 1 << i, 1 << j
+            for mask in range(2 ** c):
+                if mask & (bi | bj):
+                    continue
+                for col, val in ((mask | bi, 1.0), (mask | bj, 1.0), (mask | bi | bj, -1.0),
+                                 (mask, -1.0)):
+                    if col:  # mu(empty) = 0 has no column
+                        rows.append(r)
+                        cols.append(col - 1)
+                        vals.append(val)
+                r += 1
+    return sparse.csr_matrix((vals, (rows, cols)), shape=(r, 2 ** c - 1))
+
+
 def is_fuzzy_measure(mu: np.ndarray, tol: float = 1e-9) -> bool:
     """``mu[0] = 0``, ``mu[-1] = 1`` and monotone (within ``tol``)."""
     mu = np.asarray(mu, dtype=float)

@@ -11,6 +11,9 @@ Information Fusion 26). Each acts on the standardised differences ``delta = a - 
 * ``owa``: ``sum_i w_i delta^2_(i)`` (squared differences in decreasing order), same ``w``;
 * ``choquet``: the Choquet integral of ``delta^2`` for a fuzzy measure ``mu`` (``2^c - 2``
   free values in ``[0, 1]``, ``mu(all) = 1``, monotone: ``mu(A) <= mu(A + {j})``);
+  ``choquet_submodular`` also submodular, ``mu(A + {i}) + mu(A + {j}) >= mu(A + {i, j}) +
+  mu(A)`` (equivalent to ``mu(A) + mu(B) >= mu(A | B) + mu(A & B)``), the CI_m of Abril,
+  Navarro-Arribas & Torra;
 * ``bilinear`` / ``bilinear_pd``: ``delta' M delta``, ``M`` symmetric, ``trace M = 1``,
   ``M_jj >= 0``, ``|M_jl| <= (M_jj + M_ll) / 2`` (linear conditions positive
   semidefiniteness implies); ``bilinear_pd`` adds positive definiteness by cuts, see
@@ -23,14 +26,22 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import LinearConstraint
 
-from .aggregators import aggregated_links, choquet, choquet_features, monotonicity_rows, owa
+from .aggregators import (
+    aggregated_links,
+    choquet,
+    choquet_features,
+    monotonicity_rows,
+    owa,
+    submodularity_rows,
+)
 from .aggregators import owa_features as _owa_features
 from .coordinates import weighted
 from .distance_linkage import nearest_links
 from .links import Links
 from .paired import paired_files
 
-FORMS = ("weighted_mean", "owa", "choquet", "bilinear", "bilinear_pd")
+FORMS = ("weighted_mean", "owa", "choquet", "choquet_submodular", "bilinear", "bilinear_pd")
+CHOQUET = ("choquet", "choquet_submodular")
 BILINEAR = ("bilinear", "bilinear_pd")
 
 
@@ -39,7 +50,7 @@ def n_parameters(form: str, c: int) -> int:
     subset, the full set's fixed to 1 by its bounds)."""
     if form in ("weighted_mean", "owa"):
         return c
-    if form == "choquet":
+    if form in CHOQUET:
         return 2 ** c - 1
     if form in BILINEAR:
         return c * (c + 1) // 2
@@ -66,7 +77,7 @@ def pair_features(z_protected: np.ndarray, z_original: np.ndarray, ri: np.ndarra
         F = prep(dk * dk) - prep(di * di)
         # over the simplex, F @ w ranges over [min_j F_j, max_j F_j]
         return F, F.min(axis=1, initial=np.inf), F.max(axis=1, initial=-np.inf)
-    if form == "choquet":
+    if form in CHOQUET:
         sk, si = dk * dk, di * di
         F = (choquet_features(sk) - choquet_features(si)).tocsr()
         # a Choquet integral lies between the smallest and the largest value
@@ -97,9 +108,11 @@ def parameter_constraints(form: str, c: int, n: int):
     cons = []
     if form in ("weighted_mean", "owa"):
         cons.append(LinearConstraint(np.concatenate([np.ones(q), np.zeros(n)])[None, :], 1, 1))
-    elif form == "choquet":
+    elif form in CHOQUET:
         lb[q - 1] = 1.0  # mu(all variables) = 1
         rows = monotonicity_rows(c)
+        if form == "choquet_submodular":
+            rows = sparse.vstack([rows, submodularity_rows(c)]).tocsr()
         if rows.shape[0]:
             cons.append(LinearConstraint(
                 sparse.hstack([rows, sparse.csr_matrix((rows.shape[0], n))]).tocsr(),
@@ -125,7 +138,7 @@ def equal_parameters(form: str, c: int) -> np.ndarray:
     """The parameters of the plain (equally weighted) squared Euclidean distance / c."""
     if form in ("weighted_mean", "owa"):
         return np.full(c, 1.0 / c)
-    if form == "choquet":
+    if form in CHOQUET:
         masks = np.arange(1, 2 ** c)
         return np.array([int(m).bit_count() for m in masks], dtype=float) / c
     out = np.zeros(n_parameters(form, c))
@@ -150,7 +163,7 @@ def normalised(params: np.ndarray, form: str, c: int) -> np.ndarray:
         params = np.clip(params, 0.0, None)
         total = params.sum()
         return params / total if total > 0 else np.full(c, 1.0 / c)
-    if form == "choquet":
+    if form in CHOQUET:
         params = np.clip(params, 0.0, 1.0)
         params[-1] = 1.0
         # monotone again: mu(A) = max over subsets B of A of the solver's mu(B)
@@ -181,7 +194,7 @@ def distance_links(z_protected: np.ndarray, z_original: np.ndarray, params: np.n
         return nearest_links(weighted(z_protected, params), weighted(z_original, params))
     if form == "owa":
         return aggregated_links(z_protected, z_original, lambda s: owa(s, params))
-    if form == "choquet":
+    if form in CHOQUET:
         mu = np.concatenate([[0.0], params])
         return aggregated_links(z_protected, z_original, lambda s: choquet(s, mu))
     return matrix_links(z_protected, z_original, matrix(params, c))

@@ -25,7 +25,8 @@ those of :mod:`.learned_forms`:
 * ``choquet``: the Choquet integral of the ``delta_j^2`` for a fuzzy measure (``2^c - 2``
   free values; the monotonicity ``mu(A) <= mu(A + {j})`` as linear constraints; Abril,
   Navarro-Arribas & Torra 2012, "Choquet integral for record linkage", Annals of
-  Operations Research 195);
+  Operations Research 195); ``choquet_submodular`` with a submodular measure too (their
+  CI_m);
 * ``bilinear``: ``delta' M delta`` with ``M`` symmetric (the seed's symmetric bilinear
   form, a generalised Mahalanobis distance). Requiring ``M`` positive semidefinite makes
   the problem a mixed-integer *semidefinite* program, which HiGHS does not solve; here the
@@ -73,6 +74,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from .aggregators import MAX_CHOQUET_VARIABLES
 from .learned_forms import (
     BILINEAR,
+    CHOQUET,
     FORMS,
     distance_links,
     equal_parameters,
@@ -157,7 +159,7 @@ def learn_distance(z_protected: np.ndarray, z_original: np.ndarray, *,
         raise ValueError("missing values: learned linkage needs complete records")
     if form not in FORMS:
         raise ValueError(f"unknown form {form!r}")
-    if form == "choquet" and c > MAX_CHOQUET_VARIABLES:
+    if form in CHOQUET and c > MAX_CHOQUET_VARIABLES:
         raise ValueError(f"a fuzzy measure on {c} variables has {2 ** c - 2} free values: "
                          f"use at most {MAX_CHOQUET_VARIABLES} variables")
     cand = candidate_pairs(zp, zo, neighbours)
@@ -239,7 +241,7 @@ def learn_distance(z_protected: np.ndarray, z_original: np.ndarray, *,
                    matrix(params, c) if form in BILINEAR else None,
                    int(main.status), str(main.message), float(b.sum()), b, m, restricted,
                    int(impossible.sum()), source, float(found), links,
-                   measure=np.concatenate([[0.0], params]) if form == "choquet" else None,
+                   measure=np.concatenate([[0.0], params]) if form in CHOQUET else None,
                    cuts=len(cuts))
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from ...kernels.linkage.aggregators import MAX_CHOQUET_VARIABLES
 from ...kernels.linkage.coordinates import standardize
 from ...kernels.linkage.distance_linkage import nearest_links
+from ...kernels.linkage.learned_forms import CHOQUET
 from ...kernels.linkage.learned_linkage import FORMS, learn_distance
 from ...kernels.linkage.links import Links
 from ...limits import MAX_CELLS, over
@@ -55,6 +56,8 @@ class LearnedLinkage(Measure):
                                     "integral of the squared differences for a monotone "
                                     "fuzzy measure (2^c - 2 parameters, at most "
                                     f"{MAX_CHOQUET_VARIABLES} variables); "
+                                    "choquet_submodular: the same with a submodular "
+                                    "measure (mu(A) + mu(B) >= mu(A | B) + mu(A & B)); "
                                     "bilinear: (a - b)' M (a - b), M symmetric with the "
                                     "linear conditions of positive semidefiniteness "
                                     "(M_jj >= 0, trace 1, |M_jl| <= (M_jj + M_ll)/2); "
@@ -91,9 +94,9 @@ class LearnedLinkage(Measure):
     def check(self, params, meta):
         names = self.variables(params, meta)
         yield from check_variables(params, names)
-        if params.get("form") == "choquet" and len(names) > MAX_CHOQUET_VARIABLES:
+        if params.get("form") in CHOQUET and len(names) > MAX_CHOQUET_VARIABLES:
             yield ("form",), (f"a fuzzy measure on {len(names)} variables has "
-                              f"{2 ** len(names) - 2} parameters: form choquet takes at most "
+                              f"{2 ** len(names) - 2} parameters: form {params['form']} takes at most "
                               f"{MAX_CHOQUET_VARIABLES} variables (name them in `variables`)")
 
     def check_data(self, params, data):
@@ -112,7 +115,8 @@ class LearnedLinkage(Measure):
         per_record = n - 1 if mode == "all" else min(n - 1, (c + 1) * params["neighbours"])
         form = params["form"]
         # coefficients per pair row (choquet: sparse, c of each of the two integrals)
-        width = {"weighted_mean": c, "owa": c, "choquet": 2 * c}.get(form, c * (c + 1) // 2)
+        width = {"weighted_mean": c, "owa": c, "choquet": 2 * c,
+                 "choquet_submodular": 2 * c}.get(form, c * (c + 1) // 2)
         cells = n * per_record * width
         if cells > MAX_CELLS:
             key = "max_records" if mode == "all" else "neighbours"
@@ -138,7 +142,7 @@ class LearnedLinkage(Measure):
             learned["weights"] = by_variable(names)
         elif form == "owa":
             learned["owa_weights"] = ListOf(NUMBER)
-        elif form == "choquet":
+        elif form in CHOQUET:
             learned["fuzzy_measure"] = ListOf(Record({"variables": NAMES, "value": NUMBER}))
         else:
             learned.update(matrix=ListOf(ListOf(NUMBER)), min_eigenvalue=NUMBER)
@@ -190,7 +194,7 @@ class LearnedLinkage(Measure):
                                       for v, w in zip(names, learned.weights, strict=True)}
             elif form == "owa":
                 summary["owa_weights"] = [round(float(w), 12) for w in learned.weights]
-            elif form == "choquet":
+            elif form in CHOQUET:
                 summary["fuzzy_measure"] = [
                     {"variables": [v for j, v in enumerate(names) if mask >> j & 1],
                      "value": round(float(learned.measure[mask]), 12)}

@@ -15,6 +15,7 @@ from sdcflow.kernels.linkage.aggregators import (
     monotonicity_rows,
     owa,
     owa_features,
+    submodularity_rows,
 )
 from sdcflow.kernels.linkage.distance_linkage import nearest_links
 
@@ -97,3 +98,19 @@ def test_aggregated_links_with_the_mean_are_euclidean():
     assert a.ties.tolist() == b.ties.tolist()
     assert a.correct.tolist() == b.correct.tolist()
     assert a.linked.tolist() == b.linked.tolist()
+
+
+def test_submodularity_rows():
+    # c = 2: the single row mu({1}) + mu({2}) - mu({1,2}) >= 0
+    assert submodularity_rows(2).toarray().tolist() == [[1.0, 1.0, -1.0]]
+    # c = 3: 3 pairs, each with A = {} or the third variable
+    assert submodularity_rows(3).shape == (6, 7)
+    rows = submodularity_rows(3)
+    additive = additive_measure(np.array([0.2, 0.3, 0.5]))
+    np.testing.assert_allclose(rows @ additive[1:], 0, atol=1e-12)  # modular: equality
+    maximum = np.ones(8)
+    maximum[0] = 0  # the maximum's measure is submodular
+    assert (rows @ maximum[1:] >= 0).all()
+    minimum = np.zeros(8)
+    minimum[7] = 1  # the minimum's is not: mu({1,3}) + mu({2,3}) < mu(all) + mu({3})
+    assert (rows @ minimum[1:] < 0).any()

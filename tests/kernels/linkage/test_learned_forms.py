@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdcflow.data.io import builtin_path
-from sdcflow.kernels.linkage.aggregators import is_fuzzy_measure
+from sdcflow.kernels.linkage.aggregators import is_fuzzy_measure, submodularity_rows
 from sdcflow.kernels.linkage.coordinates import standardize
 from sdcflow.kernels.linkage.distance_linkage import nearest_links
 from sdcflow.kernels.linkage.learned_forms import distance_links, normalised
@@ -164,3 +164,18 @@ def test_never_below_equal_weights_and_the_links_are_recomputed(seed, form):
     else:
         links = distance_links(zp, zo, params, form)
     assert links.credit.sum() == learned.correct
+
+
+def test_submodular_choquet_is_a_restriction():
+    # CI_m (Abril, Navarro-Arribas & Torra): a submodular measure; its feasible set is
+    # inside the Choquet one, so its optimum is no higher, and it contains the additive
+    # measures, so no lower than the weighted mean's
+    zo, zp = one_variable_corrupted(n=30, seed=2)
+    sub = learn_distance(zp, zo, form="choquet_submodular")
+    full = learn_distance(zp, zo, form="choquet")
+    wm = learn_distance(zp, zo, form="weighted_mean")
+    assert sub.status == full.status == wm.status == 0
+    assert wm.objective - 1e-6 <= sub.objective <= full.objective + 1e-6
+    mu = sub.measure
+    assert is_fuzzy_measure(mu, tol=1e-7)
+    assert (submodularity_rows(3) @ mu[1:] >= -1e-7).all()

@@ -152,7 +152,7 @@ def test_choquet_refuses_too_many_variables():
 
 def test_conformance_of_the_new_forms():
     original, _ = noisy_pair(n=20)
-    for form in ("owa", "choquet", "bilinear_pd"):
+    for form in ("owa", "choquet", "choquet_submodular", "bilinear_pd"):
         check_method(PLUGIN, original, {"form": form})
 
 
