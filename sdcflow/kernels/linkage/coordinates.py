@@ -48,20 +48,35 @@ def weighted(z: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return z * np.sqrt(weights)
 
 
-def mahalanobis_transform(original: np.ndarray, protected: np.ndarray
-                          ) -> tuple[np.ndarray, np.ndarray, dict]:
+def mahalanobis_transform(original: np.ndarray, protected: np.ndarray,
+                          covariance: str = "cov0") -> tuple[np.ndarray, np.ndarray, dict]:
     """Coordinates whose squared Euclidean distance is the Mahalanobis distance
     ``(a - b)' S^+ (a - b)``, with ``S`` the pooled covariance of the two files
     (``((n-1) S_original + (m-1) S_protected) / (n + m - 2)``, each file centred on its own
     means, over its complete records) and ``S^+`` its Moore-Penrose pseudo-inverse
     (eigenvalues below ``1e-10`` times the largest count as 0, so collinear variables do
-    not blow the distance up). Returns the two transformed files and ``{"rank": ...}``."""
+    not blow the distance up). Returns the two transformed files and ``{"rank": ...}``.
+
+    ``covariance``: ``"cov0"`` (the above: ``Var[V] + Var[V']`` up to a factor, which
+    does not change the links, the cross-covariance taken as 0: the DBRLM-COV0 of
+    Torra, Abowd & Domingo-Ferrer, "Using Mahalanobis distance-based record linkage for
+    disclosure risk assessment", PSD 2006) or ``"cov"`` (``Var[V] + Var[V'] -
+    2 Cov[V, V']``, the covariance of the differences ``V - V'`` over the records complete
+    in both files, record ``i`` paired with record ``i``: their DBRLM-COV, which needs
+    the pairing, i.e. the worst case where the intruder knows it)."""
     original = np.asarray(original, dtype=float)
     protected = np.asarray(protected, dtype=float)
     c = original.shape[1]
     scatter = np.zeros((c, c))
     dof = 0
-    for x in (original, protected):
+    if covariance == "cov":
+        diff = original - protected
+        files = (diff[~np.isnan(diff).any(axis=1)],)
+    elif covariance == "cov0":
+        files = (original, protected)
+    else:
+        raise ValueError(f"unknown covariance {covariance!r}")
+    for x in files:
         x = x[~np.isnan(x).any(axis=1)]
         if len(x) > 1:
             xc = x - x.mean(axis=0)

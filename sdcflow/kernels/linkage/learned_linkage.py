@@ -15,16 +15,32 @@ and chooses the parameters of the distance that link the most records correctly:
 which is the seed's problem with ``K_i = 1 - b_i`` ("Minimize sum K_i"), the strict ``> 0``
 made ``>= margin``. ``d`` is linear in its parameters, so this is a mixed-integer linear
 program, solved with HiGHS (``scipy.optimize.milp``), or its LP relaxation (``b_i`` in
-``[0, 1]``). Two forms of ``d`` on the standardised differences ``delta = a - o``:
+``[0, 1]``). The forms of ``d`` on the standardised differences ``delta = a - o`` are
+those of :mod:`.learned_forms`:
 
-* ``weighted_mean``: ``sum_j w_j delta_j^2`` with ``w_j >= 0``, ``sum_j w_j = 1`` (the
-  seed's ``d^2 WM``);
+* ``weighted_mean``: ``sum_j w_j delta_j^2``, ``w_j >= 0``, ``sum_j w_j = 1`` (the seed's
+  ``d^2 WM``);
+* ``owa``: the OWA operator of the ``delta_j^2`` (the same weights on the differences in
+  decreasing order: they can discard the largest or the smallest);
+* ``choquet``: the Choquet integral of the ``delta_j^2`` for a fuzzy measure (``2^c - 2``
+  free values; the monotonicity ``mu(A) <= mu(A + {j})`` as linear constraints; Abril,
+  Navarro-Arribas & Torra 2012, "Choquet integral for record linkage", Annals of
+  Operations Research 195); ``choquet_submodular`` with a submodular measure too (their
+  CI_m);
 * ``bilinear``: ``delta' M delta`` with ``M`` symmetric (the seed's symmetric bilinear
   form, a generalised Mahalanobis distance). Requiring ``M`` positive semidefinite makes
   the problem a mixed-integer *semidefinite* program, which HiGHS does not solve; here the
   PSD cone is replaced by linear conditions it implies: ``M_jj >= 0``, ``trace M = 1`` and
   ``|M_jl| <= (M_jj + M_ll) / 2``. The learned ``M`` is reported with its smallest
-  eigenvalue (negative: not a distance).
+  eigenvalue (negative: not a distance);
+* ``bilinear_pd`` (``SB_PD`` of Abril et al. 2015): the same, with ``M`` positive definite. The
+  semidefinite constraint ``M >= PD_FLOOR I`` is the intersection of the half-spaces
+  ``v' M v >= PD_FLOOR`` (``|v| = 1``), each linear in ``M``: the program is solved, each
+  eigenvector ``v`` of an eigenvalue below the floor becomes such a cut, and the program
+  is solved again (Kelley's cutting planes, as outer approximation of the semidefinite
+  cone), until ``M`` is positive definite or ``PD_ROUNDS`` rounds or the time are spent;
+  a matrix still short of it then has its small eigenvalues raised to the floor (and its
+  trace brought back to 1), so the distance kept is always positive definite.
 
 ``C_i`` is the smallest constant that frees a record's constraints when ``b_i = 0``
 (bounded from the parameter constraints), which keeps the relaxation tight. Constraints
@@ -39,7 +55,7 @@ The program may stop at its time limit with a poor incumbent (HiGHS's first inte
 solutions can be far from optimal on large, tie-ridden files). So the parameters kept are
 the best, by the correct links they really make over all records, of: the MILP's
 solution, the LP relaxation's (solved first, in a fraction of the time), equal weights
-and (weighted mean) each single variable; all are distances an intruder could use, so
+and (weighted mean) each single variable or (OWA) each order statistic; all are distances an intruder could use, so
 the worst case is at least the best of them.
 """
 
@@ -55,18 +71,36 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from .coordinates import weighted
-from .distance_linkage import nearest_links
+from .aggregators import MAX_CHOQUET_VARIABLES
+from .learned_forms import (
+    BILINEAR,
+    CHOQUET,
+    FORMS,
+    distance_links,
+    equal_parameters,
+    matrix,
+    matrix_links,
+    n_parameters,
+    normalised,
+    pair_features,
+    parameter_constraints,
+    quadratic_features,
+    simple_candidates,
+)
 from .links import Links
 from .paired import paired_files
 
-FORMS = ("weighted_mean", "bilinear")
+__all__ = ["FORMS", "Learned", "candidate_pairs", "learn_distance", "matrix_links"]
+
+PD_FLOOR = 1e-6  # bilinear_pd: smallest eigenvalue required of M (trace M = 1)
+PD_ROUNDS = 30  # bilinear_pd: at most this many rounds of cuts
 
 
 @dataclass
 class Learned:
-    """The learned distance: ``weights`` (weighted mean) or ``matrix`` (bilinear); the
-    solver's ``status`` and ``message``, the ``objective`` (records the program links
+    """The learned distance: ``weights`` (weighted mean, OWA), ``matrix`` (bilinear) or
+    ``measure`` (Choquet: the fuzzy measure indexed by subset mask, ``measure[0] = 0``);
+    the solver's ``status`` and ``message``, the ``objective`` (records the program links
     correctly), the values of ``b``, the number of constraints, whether the candidates
     were restricted to nearest neighbours, and which solution was kept (``source``) with
     the links it makes (``correct``)."""
@@ -81,21 +115,11 @@ class Learned:
     constraints: int
     restricted: bool
     never: int  # records no admissible parameter can link (dropped from the program)
-    source: str  # where the kept parameters come from: milp, lp, equal, variable
+    source: str  # where the kept parameters come from: milp, lp, equal, variable, ...
     correct: float  # their correct links over all records (1/t for t tied nearest)
     links: Links  # the links they make
-
-
-def _features(delta: np.ndarray, form: str) -> np.ndarray:
-    """The distance as a linear function of the parameters: rows of ``delta`` -> feature
-    rows (squared differences; for the bilinear form also ``2 delta_j delta_l``, j < l)."""
-    sq = delta * delta
-    if form == "weighted_mean":
-        return sq
-    c = delta.shape[-1]
-    ju, lu = np.triu_indices(c, k=1)
-    cross = 2.0 * delta[..., ju] * delta[..., lu]
-    return np.concatenate([sq, cross], axis=-1)
+    measure: np.ndarray | None = None
+    cuts: int = 0  # bilinear_pd: the cuts v' M v >= PD_FLOOR added
 
 
 def candidate_pairs(z_protected: np.ndarray, z_original: np.ndarray, neighbours: int | None
@@ -125,7 +149,8 @@ def learn_distance(z_protected: np.ndarray, z_original: np.ndarray, *,
                    neighbours: int | None = None, time_limit: float = 60.0) -> Learned:
     """Solve the seed's optimisation problem (module docstring) for aligned, complete,
     standardised files (row ``i`` of ``z_protected`` comes from row ``i`` of
-    ``z_original``). ``neighbours``: restrict the constraints (None: all pairs)."""
+    ``z_original``). ``form``: one of :data:`FORMS`; ``neighbours``: restrict the
+    constraints (None: all pairs)."""
     zo, zp = paired_files(z_original, z_protected)
     n, c = zp.shape
     if zo.shape != zp.shape:
@@ -134,111 +159,109 @@ def learn_distance(z_protected: np.ndarray, z_original: np.ndarray, *,
         raise ValueError("missing values: learned linkage needs complete records")
     if form not in FORMS:
         raise ValueError(f"unknown form {form!r}")
+    if form in CHOQUET and c > MAX_CHOQUET_VARIABLES:
+        raise ValueError(f"a fuzzy measure on {c} variables has {2 ** c - 2} free values: "
+                         f"use at most {MAX_CHOQUET_VARIABLES} variables")
     cand = candidate_pairs(zp, zo, neighbours)
-    f_own = _features(zp - zo, form)  # (n, q)
-    q = f_own.shape[1]
-    rows_i, rows_f = [], []
-    for i in range(n):
-        if len(cand[i]):
-            rows_i.append(np.full(len(cand[i]), i))
-            rows_f.append(_features(zp[i] - zo[cand[i]], form) - f_own[i])
-    if rows_i:
-        ri = np.concatenate(rows_i)
-        F = np.concatenate(rows_f)  # d(i,k) - d(i,i) = F @ params
-    else:
-        ri, F = np.zeros(0, dtype=np.int64), np.zeros((0, q))
-    if form == "weighted_mean":
-        # over the simplex, F @ w ranges over [min_j F_j, max_j F_j]
-        lowest, highest = F.min(axis=1, initial=np.inf), F.max(axis=1, initial=-np.inf)
-    else:
-        bound = _bilinear_bound(F, c)
-        lowest, highest = -bound, bound
+    ri = np.concatenate([np.full(len(k), i) for i, k in enumerate(cand)] + [np.zeros(0, int)])
+    rk = np.concatenate(list(cand) + [np.zeros(0, int)])
+    q = n_parameters(form, c)
+    F, lowest, highest = pair_features(zp, zo, ri.astype(np.int64), rk.astype(np.int64), form)
     always = lowest >= margin  # holds for every admissible parameter: drop
     impossible = np.zeros(n, dtype=bool)
     np.logical_or.at(impossible, ri[highest < margin], True)  # never linkable
-    keep = ~always & ~impossible[ri]
+    keep = np.flatnonzero(~always & ~impossible[ri])
     ri, F, lowest = ri[keep], F[keep], lowest[keep]
     big = np.maximum(margin - lowest, 0.0) + margin  # C_ik: frees the row when b_i = 0
     m = len(ri)
     # variables: [params (q), b (n)]; row: F @ params - C b_i >= margin - C
     A = sparse.hstack([sparse.csr_matrix(F),
                        sparse.csr_matrix((-big, (np.arange(m), ri)), shape=(m, n))]).tocsr()
-    cons = [LinearConstraint(A, margin - big, np.inf)] if m else []
-    if form == "weighted_mean":
-        cons.append(LinearConstraint(np.concatenate([np.ones(q), np.zeros(n)])[None, :], 1, 1))
-        lb = np.zeros(q + n)
-        ub = np.ones(q + n)
-    else:
-        diag = np.concatenate([np.ones(c), np.zeros(q - c), np.zeros(n)])
-        cons.append(LinearConstraint(diag[None, :], 1, 1))
-        ju, lu = np.triu_indices(c, k=1)
-        pair_rows = []
-        for t, (j, l) in enumerate(zip(ju, lu, strict=True)):
-            for sign in (1.0, -1.0):  # (M_jj + M_ll)/2 - sign * M_jl >= 0
-                row = np.zeros(q + n)
-                row[j] = row[l] = 0.5
-                row[c + t] = -sign
-                pair_rows.append(row)
-        if pair_rows:
-            cons.append(LinearConstraint(np.array(pair_rows), 0, np.inf))
-        lb = np.concatenate([np.zeros(c), -np.ones(q - c), np.zeros(n)])
-        ub = np.ones(q + n)
+    cons, lb, ub = parameter_constraints(form, c, n)
+    if m:
+        cons.append(LinearConstraint(A, margin - big, np.inf))
     ub[q:][impossible] = 0.0
     objective = np.concatenate([np.zeros(q), -np.ones(n)])
     restricted = neighbours is not None and neighbours < n - 1
     bounds = Bounds(lb, ub)
+    deadline = time.perf_counter() + time_limit
 
-    def solve(integer: bool, seconds: float):
+    def solve(integer: bool, cuts: list):
         integrality = np.concatenate([np.zeros(q), np.full(n, 1 if integer else 0)])
+        extra = [LinearConstraint(np.array(cuts), PD_FLOOR, np.inf)] if cuts else []
         with _quiet_stdout():
-            return milp(objective, constraints=cons, integrality=integrality, bounds=bounds,
-                        options={"time_limit": max(float(seconds), 1e-3), "disp": False,
-                                 "presolve": True, "mip_rel_gap": 0.0})
+            return milp(objective, constraints=cons + extra, integrality=integrality,
+                        bounds=bounds,
+                        options={"time_limit": max(deadline - time.perf_counter(), 1e-3),
+                                 "disp": False, "presolve": True, "mip_rel_gap": 0.0})
 
+    cuts: list = []
+
+    def solve_pd(integer: bool):
+        """bilinear_pd: the program with cuts ``v' M v >= PD_FLOOR`` for the eigenvectors
+        of negative (or too small) eigenvalues of each solution, until ``M`` is positive
+        definite, the rounds or the time run out."""
+        res = solve(integer, cuts)
+        for _ in range(PD_ROUNDS):
+            if res.x is None or time.perf_counter() >= deadline:
+                break
+            values, vectors = np.linalg.eigh(matrix(res.x[:q], c))
+            low = values < PD_FLOOR * (1 - 1e-6)
+            if not low.any():
+                break
+            for v in vectors[:, low].T:
+                cuts.append(np.concatenate([quadratic_features(v), np.zeros(n)]))
+            res = solve(integer, cuts)
+        return res
+
+    run = solve_pd if form == "bilinear_pd" else (lambda integer: solve(integer, []))
     # The LP relaxation first (fast): a fallback when the MILP stops at its time limit
     # with a poor incumbent. Every candidate parameter is then judged by the links it
     # really makes, and the best is kept (all are distances the intruder could use).
-    start = time.perf_counter()
-    lp = solve(False, time_limit)
+    lp = run(False)
     runs = [("lp", lp)]
     if not relax:
-        runs.insert(0, ("milp", solve(True, time_limit - (time.perf_counter() - start))))
-    candidates = []
-    for source, res in runs:
-        if res.x is not None:
-            candidates.append((source, _normalised(res.x[:q], form, c), res))
-    candidates.append(("equal", _identity_params(c, q), None))
-    if form == "weighted_mean":
-        candidates += [("variable", np.eye(c)[j], None) for j in range(c)]
+        runs.insert(0, ("milp", run(True)))
+    candidates = [(source, normalised(res.x[:q], form, c)) for source, res in runs
+                  if res.x is not None]
+    candidates.append(("equal", equal_parameters(form, c)))
+    candidates += simple_candidates(form, c)
+    if form == "bilinear_pd":
+        candidates = [(source, _positive_definite(p, c)) for source, p in candidates]
     best = None
-    for source, params, _ in candidates:
-        links = _links(zp, zo, params, form, c)
+    for source, params in candidates:
+        links = distance_links(zp, zo, params, form)
         found = float(links.credit.sum())
         if best is None or found > best[0]:
             best = (found, source, params, links)
     found, source, params, links = best
     main = runs[0][1]  # the program asked for: the MILP, or the LP when relaxed
     b = main.x[q:] if main.x is not None else np.zeros(n)
-    return Learned(form, params if form == "weighted_mean" else None,
-                   _matrix(params, c) if form == "bilinear" else None,
+    return Learned(form, params if form in ("weighted_mean", "owa") else None,
+                   matrix(params, c) if form in BILINEAR else None,
                    int(main.status), str(main.message), float(b.sum()), b, m, restricted,
-                   int(impossible.sum()), source, float(found), links)
+                   int(impossible.sum()), source, float(found), links,
+                   measure=np.concatenate([[0.0], params]) if form in CHOQUET else None,
+                   cuts=len(cuts))
 
 
-def _normalised(params: np.ndarray, form: str, c: int) -> np.ndarray:
-    params = params.copy()
-    if form == "weighted_mean":
-        params = np.clip(params, 0.0, None)
-        total = params.sum()
-        return params / total if total > 0 else np.full(c, 1.0 / c)
-    return params
-
-
-def _links(zp, zo, params, form, c) -> Links:
-    """The links a parameter vector makes, over all records."""
-    if form == "weighted_mean":
-        return nearest_links(weighted(zp, params), weighted(zo, params))
-    return matrix_links(zp, zo, _matrix(params, c))
+def _positive_definite(params: np.ndarray, c: int) -> np.ndarray:
+    """The parameters of ``M`` if its eigenvalues are all at least :data:`PD_FLOOR`, else
+    of the matrix with the same eigenvectors and eigenvalues ``max(lambda, 0)`` scaled to
+    sum ``1 - c PD_FLOOR``, plus ``PD_FLOOR`` (the cuts did not converge in time): trace
+    1, positive definite; the other linear conditions may then no longer hold exactly."""
+    M = matrix(params, c)
+    values, vectors = np.linalg.eigh(M)
+    if values.min() >= PD_FLOOR * (1 - 1e-6):
+        return params
+    # the negative part dropped, the rest scaled to trace 1 - c floor, the floor added:
+    # trace 1, every eigenvalue at least the floor
+    values = np.maximum(values, 0.0)
+    values = values * (1.0 - c * PD_FLOOR) / values.sum() + PD_FLOOR
+    M = (vectors * values) @ vectors.T
+    M = (M + M.T) / 2
+    ju, lu = np.triu_indices(c, k=1)
+    return np.concatenate([np.diag(M), M[ju, lu]])
 
 
 @contextmanager
@@ -262,53 +285,3 @@ def _quiet_stdout():
         os.close(devnull)
 
 
-def _bilinear_bound(F: np.ndarray, c: int) -> np.ndarray:
-    """A bound on ``|F @ params|`` over the admissible bilinear parameters (diagonal in the
-    simplex, ``|M_jl| <= (M_jj + M_ll)/2``): each diagonal unit can be spent on ``F_jj``
-    plus half of each ``|F_jl|`` of its row and column."""
-    ju, lu = np.triu_indices(c, k=1)
-    per = np.abs(F[:, :c]).copy()
-    cross = np.abs(F[:, c:])
-    for t, (j, l) in enumerate(zip(ju, lu, strict=True)):
-        per[:, j] += 0.5 * cross[:, t]
-        per[:, l] += 0.5 * cross[:, t]
-    return per.max(axis=1, initial=0.0) if len(F) else np.zeros(0)
-
-
-def _identity_params(c: int, q: int) -> np.ndarray:
-    out = np.zeros(q)
-    out[:c] = 1.0 / c
-    return out
-
-
-def _matrix(params: np.ndarray, c: int) -> np.ndarray:
-    M = np.diag(params[:c])
-    ju, lu = np.triu_indices(c, k=1)
-    M[ju, lu] = params[c:]
-    M[lu, ju] = params[c:]
-    return M
-
-
-def matrix_links(z_protected: np.ndarray, z_original: np.ndarray, M: np.ndarray,
-                 block_elements: int = 4_000_000):
-    """Link each protected record to the original(s) of smallest ``delta' M delta``
-    (``M`` symmetric, not necessarily positive semidefinite), by direct evaluation over all
-    pairs, block of rows by block of rows; ties are exact float equality. Returns
-    :class:`sdcflow.kernels.linkage.links.Links`."""
-    zo, zp = paired_files(z_original, z_protected)
-    n, c = zp.shape
-    M = (np.asarray(M, dtype=float) + np.asarray(M, dtype=float).T) / 2
-    linked = np.full(n, -1, dtype=np.int64)
-    ties = np.zeros(n, dtype=np.int64)
-    correct = np.zeros(n, dtype=bool)
-    rows = max(1, block_elements // max(n * max(c, 1), 1))
-    for start in range(0, n, rows):
-        stop = min(start + rows, n)
-        delta = zp[start:stop, None, :] - zo[None, :, :]  # (b, n, c)
-        d = np.einsum("bkj,jl,bkl->bk", delta, M, delta)
-        best = d.min(axis=1)
-        tied = d == best[:, None]
-        ties[start:stop] = tied.sum(axis=1)
-        linked[start:stop] = tied.argmax(axis=1)
-        correct[start:stop] = tied[np.arange(stop - start), np.arange(start, stop)]
-    return Links(linked, ties, correct, {"algorithm": "direct"})

@@ -8,8 +8,9 @@ with HiGHS; see :mod:`sdcflow.kernels.linkage.learned_linkage`.
 The links reported are recomputed over all records with the learned distance (ties
 count ``1/t``), so they do not depend on the program's candidate restriction or
 tolerances; the distance kept is the best of the MILP's, the LP relaxation's, equal
-weights and single variables (``program.solution`` says which). Records with a missing value in the variables take no part (they count as
-not re-identified). The program is solved to optimality unless ``time_limit`` stops it
+weights and single variables or order statistics (``program.solution`` says which).
+Records with a missing value in the variables take no part (they count as not
+re-identified). The program is solved to optimality unless ``time_limit`` stops it
 (``status`` says so; the result then depends on the machine's speed)."""
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...kernels.linkage.aggregators import MAX_CHOQUET_VARIABLES
 from ...kernels.linkage.coordinates import standardize
 from ...kernels.linkage.distance_linkage import nearest_links
-from ...kernels.linkage.learned_linkage import learn_distance
+from ...kernels.linkage.learned_forms import CHOQUET
+from ...kernels.linkage.learned_linkage import FORMS, learn_distance
 from ...kernels.linkage.links import Links
 from ...limits import MAX_CELLS, over
 from ...registry import Measure, MeasureResult, register
@@ -36,8 +39,8 @@ _STATUS = {0: "optimal", 1: "time or iteration limit reached", 2: "infeasible",
 @register
 class LearnedLinkage(Measure):
     name = "learned_linkage"
-    summary = ("Worst-case distance-based linkage: the weights (or bilinear form) that link "
-               "the most records, by MILP (HiGHS).")
+    summary = ("Worst-case distance-based linkage: the weighted mean, OWA, Choquet integral "
+               "or bilinear form that links the most records, by MILP (HiGHS).")
     types = ("integer", "continuous")
     default_roles = ("numeric",)
     default_numeric = True
@@ -46,11 +49,20 @@ class LearnedLinkage(Measure):
         "additionalProperties": False,
         "properties": {
             "variables": VARIABLES,
-            "form": {"enum": ["weighted_mean", "bilinear"], "default": "weighted_mean",
+            "form": {"enum": list(FORMS), "default": "weighted_mean",
                      "description": "weighted_mean: sum_j w_j (a_j - b_j)^2, w_j >= 0, sum 1; "
+                                    "owa: the same weights on the squared differences in "
+                                    "decreasing order (OWA operator); choquet: Choquet "
+                                    "integral of the squared differences for a monotone "
+                                    "fuzzy measure (2^c - 2 parameters, at most "
+                                    f"{MAX_CHOQUET_VARIABLES} variables); "
+                                    "choquet_submodular: the same with a submodular "
+                                    "measure (mu(A) + mu(B) >= mu(A | B) + mu(A & B)); "
                                     "bilinear: (a - b)' M (a - b), M symmetric with the "
                                     "linear conditions of positive semidefiniteness "
-                                    "(M_jj >= 0, trace 1, |M_jl| <= (M_jj + M_ll)/2)."},
+                                    "(M_jj >= 0, trace 1, |M_jl| <= (M_jj + M_ll)/2); "
+                                    "bilinear_pd: the same with M positive definite "
+                                    "(cutting planes v' M v >= 1e-6)."},
             "relax": {"type": "boolean", "default": False,
                       "description": "Solve the LP relaxation (b_i in [0, 1]) instead of the "
                                      "MILP."},
@@ -80,7 +92,12 @@ class LearnedLinkage(Measure):
     }
 
     def check(self, params, meta):
-        return check_variables(params, self.variables(params, meta))
+        names = self.variables(params, meta)
+        yield from check_variables(params, names)
+        if params.get("form") in CHOQUET and len(names) > MAX_CHOQUET_VARIABLES:
+            yield ("form",), (f"a fuzzy measure on {len(names)} variables has "
+                              f"{2 ** len(names) - 2} parameters: form {params['form']} takes at most "
+                              f"{MAX_CHOQUET_VARIABLES} variables (name them in `variables`)")
 
     def check_data(self, params, data):
         # only against the data as loaded when they are the reference (a later reference
@@ -96,7 +113,10 @@ class LearnedLinkage(Measure):
         if mode == "auto":
             mode = "all" if n <= _ALL_PAIRS_UP_TO else "nearest"
         per_record = n - 1 if mode == "all" else min(n - 1, (c + 1) * params["neighbours"])
-        width = c if params["form"] == "weighted_mean" else c * (c + 1) // 2
+        form = params["form"]
+        # coefficients per pair row (choquet: sparse, c of each of the two integrals)
+        width = {"weighted_mean": c, "owa": c, "choquet": 2 * c,
+                 "choquet_submodular": 2 * c}.get(form, c * (c + 1) // 2)
         cells = n * per_record * width
         if cells > MAX_CELLS:
             key = "max_records" if mode == "all" else "neighbours"
@@ -115,9 +135,15 @@ class LearnedLinkage(Measure):
         # learned only with two complete records or more: the data decide
         learned = {"program": record(status=TEXT, solution=TEXT, message=TEXT,
                                      objective=NUMBER, relaxed=FLAG, constraints=COUNT,
-                                     candidates=TEXT, unlinkable=COUNT, margin=NUMBER)}
-        if params["form"] == "weighted_mean":
+                                     candidates=TEXT, unlinkable=COUNT, margin=NUMBER,
+                                     cuts=COUNT)}
+        form = params["form"]
+        if form == "weighted_mean":
             learned["weights"] = by_variable(names)
+        elif form == "owa":
+            learned["owa_weights"] = ListOf(NUMBER)
+        elif form in CHOQUET:
+            learned["fuzzy_measure"] = ListOf(Record({"variables": NAMES, "value": NUMBER}))
         else:
             learned.update(matrix=ListOf(ListOf(NUMBER)), min_eigenvalue=NUMBER)
         return Record(fields, learned)
@@ -166,6 +192,13 @@ class LearnedLinkage(Measure):
             if form == "weighted_mean":
                 summary["weights"] = {v: round(float(w), 12)
                                       for v, w in zip(names, learned.weights, strict=True)}
+            elif form == "owa":
+                summary["owa_weights"] = [round(float(w), 12) for w in learned.weights]
+            elif form in CHOQUET:
+                summary["fuzzy_measure"] = [
+                    {"variables": [v for j, v in enumerate(names) if mask >> j & 1],
+                     "value": round(float(learned.measure[mask]), 12)}
+                    for mask in range(1, 2 ** c)]
             else:
                 summary["matrix"] = [[round(float(x), 12) for x in row] for row in learned.matrix]
                 summary["min_eigenvalue"] = float(np.linalg.eigvalsh(learned.matrix).min())
@@ -179,6 +212,7 @@ class LearnedLinkage(Measure):
                 "candidates": "nearest" if learned.restricted else "all",
                 "unlinkable": learned.never,
                 "margin": params["margin"],
+                "cuts": learned.cuts,
             }
         return MeasureResult(summary, links_frame(links))
 
@@ -187,8 +221,6 @@ def _too_many(n: int, limit: int) -> str:
     return (f"{n} records exceed max_records = {limit}: the program has one binary variable "
             f"per record and up to n (n - 1) constraints; raise max_records (and time_limit) "
             f"or evaluate a sample")
-
-
 
 
 

@@ -25,6 +25,7 @@ from ...distribution import Whole
 from ...kernels.linkage.coordinates import mahalanobis_transform, standardize, weighted
 from ...kernels.linkage.distance_linkage import nearest_links
 from ...kernels.linkage.links import Links
+from ...kernels.linkage.pairwise_links import kernel_distance, pairwise_links
 from ...kernels.linkage.probabilistic_linkage import probabilistic_links
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import (
@@ -173,12 +174,26 @@ class RecordLinkage(Measure):
         "additionalProperties": False,
         "properties": {
             "method": {
-                "enum": ["distance", "mahalanobis", "weighted", "probabilistic"],
+                "enum": ["distance", "mahalanobis", "weighted", "kernel", "probabilistic"],
                 "default": "distance",
                 "description": "distance: Euclidean on standardised values; mahalanobis: "
-                               "with the pseudo-inverse of the pooled covariance; weighted: "
-                               "weighted Euclidean with `weights`; probabilistic: "
+                               "with the pseudo-inverse of a covariance (`covariance`); "
+                               "weighted: weighted Euclidean with `weights`; kernel: "
+                               "Euclidean in the feature space of the polynomial kernel "
+                               "(1 + <a, b>)^degree (kernel DBRL); probabilistic: "
                                "Fellegi-Sunter with EM.",
+            },
+            "covariance": {
+                "enum": ["cov0", "cov"], "default": "cov0",
+                "description": "method mahalanobis: cov0, Var[V] + Var[V'] (the pooled "
+                               "covariance of both files; the cross-covariance taken as "
+                               "0); cov, Var[V] + Var[V'] - 2 Cov[V, V'] (the covariance "
+                               "of the differences, record i paired with record i).",
+            },
+            "degree": {
+                "type": "integer", "minimum": 1, "maximum": 10, "default": 2,
+                "description": "method kernel: the degree of the polynomial kernel (1: the "
+                               "Euclidean distance).",
             },
             "variables": VARIABLES,
             "scenarios": SCENARIO_PARAM,
@@ -233,6 +248,8 @@ class RecordLinkage(Measure):
             fields.update(covariance=TEXT, mahalanobis_rank=COUNT.with_null())
         if method == "weighted":
             fields["weights"] = by_variable(names)
+        if method == "kernel":
+            fields["degree"] = COUNT
         return Record(fields)
 
     def evaluate(self, data, params, rng, *, original):
@@ -252,8 +269,10 @@ class RecordLinkage(Measure):
                 return probabilistic_links(xo[:, cols], xp[:, cols], params["tolerance"])
             a, b = zo[:, cols], zp[:, cols]
             if method == "mahalanobis":
-                a, b, info = mahalanobis_transform(a, b)
+                a, b, info = mahalanobis_transform(a, b, params.get("covariance", "cov0"))
                 extra["mahalanobis_rank"] = info["rank"]
+            if method == "kernel":
+                return pairwise_links(b, a, distance=kernel_distance(params["degree"]))
             return nearest_links(b, a)
 
         full: list = []
@@ -289,10 +308,15 @@ class RecordLinkage(Measure):
         else:
             summary["standardize"] = params.get("standardize", "original")
         if method == "mahalanobis":
-            summary["covariance"] = ("pooled covariance of both files, Moore-Penrose "
-                                     "pseudo-inverse")
+            summary["covariance"] = (
+                "cov0: pooled covariance of both files, Moore-Penrose pseudo-inverse"
+                if params.get("covariance", "cov0") == "cov0" else
+                "cov: covariance of the differences (Var[V] + Var[V'] - 2 Cov[V, V']), "
+                "Moore-Penrose pseudo-inverse")
             summary["mahalanobis_rank"] = extra.get("mahalanobis_rank")
         if method == "weighted":
             summary["weights"] = {v: float((params.get("weights") or {}).get(v, 1.0))
                                   for v in names}
+        if method == "kernel":
+            summary["degree"] = params["degree"]
         return MeasureResult(summary, links_frame(links, method != "probabilistic"))

@@ -102,3 +102,71 @@ def test_recipe(write_recipe, tmp_path):
     assert s["correct"] >= s["equal_weights"]["correct"]
     assert max(s["weights"], key=s["weights"].get) == "STATETAX"
     assert sum(s["weights"].values()) == pytest.approx(1)
+
+
+def corrupted_pair(n=30, seed=5):
+    """Three variables; each protected record has one of them (varying) moved by 2 to 4
+    standard deviations, the others exact."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 3))
+    y = x.copy()
+    y[np.arange(n), rng.integers(0, 3, size=n)] += rng.uniform(2, 4, size=n)
+    original = small_dataset(**{k: ("numeric", "continuous", x[:, j])
+                                for j, k in enumerate("abc")})
+    protected = small_dataset(**{k: ("numeric", "continuous", y[:, j])
+                                 for j, k in enumerate("abc")})
+    return original, protected
+
+
+def test_owa_and_choquet_forms():
+    # by hand: the own original differs on one variable only, so an OWA or Choquet
+    # integral ignoring the largest squared difference links all 30 (kernel tests)
+    original, protected = corrupted_pair()
+    owa = evaluate(protected, original, form="owa").summary
+    assert owa["percent"] == 100.0 and owa["form"] == "owa"
+    w = owa["owa_weights"]
+    assert len(w) == 3 and sum(w) == pytest.approx(1) and w[0] < 1e-6
+    ci = evaluate(protected, original, form="choquet").summary
+    assert ci["percent"] == 100.0
+    measure = {tuple(row["variables"]): row["value"] for row in ci["fuzzy_measure"]}
+    assert len(measure) == 7 and measure[("a", "b", "c")] == 1.0
+    assert measure[("a",)] <= measure[("a", "b")] <= 1.0  # monotone
+    assert ci["program"]["status"] == "optimal"
+
+
+def test_bilinear_pd_form():
+    original, protected = noisy_pair(n=25, seed=4)
+    s = evaluate(protected, original, form="bilinear_pd").summary
+    assert np.trace(np.array(s["matrix"])) == pytest.approx(1)
+    assert s["min_eigenvalue"] > 0 and s["program"]["cuts"] >= 0
+    assert s["percent"] == 100.0  # c is noise-free: a positive definite M stressing it links all
+
+
+def test_choquet_refuses_too_many_variables():
+    cols = {f"v{j}": ("numeric", "continuous", np.arange(5.0) + j) for j in range(11)}
+    data = small_dataset(**cols)
+    params = registry.with_defaults(PLUGIN.params, {"form": "choquet"})
+    found = list(PLUGIN.check(params, data.meta))
+    assert found and found[0][0] == ("form",) and "at most 10 variables" in found[0][1]
+
+
+def test_conformance_of_the_new_forms():
+    original, _ = noisy_pair(n=20)
+    for form in ("owa", "choquet", "choquet_submodular", "bilinear_pd"):
+        check_method(PLUGIN, original, {"form": form})
+
+
+def test_recipe_with_choquet_and_owa(write_recipe, tmp_path):
+    recipe = RECIPE.replace(
+        "  - {id: learn, measure: learned_linkage, params: {reference: sample, time_limit: 10}}",
+        "  - {id: ci, measure: learned_linkage, params: {reference: sample, form: choquet}}\n"
+        "  - {id: owa, measure: learned_linkage, params: {reference: sample, form: owa}}\n"
+        "  - {id: wm, measure: learned_linkage, params: {reference: sample}}")
+    result = run(write_recipe(recipe), tmp_path / "out", use_cache=False)
+    ci, owa, wm = (result.measures[k] for k in ("ci", "owa", "wm"))
+    assert len(ci["fuzzy_measure"]) == 7 and len(owa["owa_weights"]) == 3
+    # a Choquet integral generalises the weighted mean and the OWA: its optimum is at
+    # least theirs (all three solved to optimality on 120 records)
+    assert ci["program"]["status"] == wm["program"]["status"] == "optimal"
+    assert ci["program"]["objective"] >= wm["program"]["objective"] - 1e-6
+    assert ci["program"]["objective"] >= owa["program"]["objective"] - 1e-6

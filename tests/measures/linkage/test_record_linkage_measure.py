@@ -43,7 +43,7 @@ def test_hand_computed_four_records():
 
 def test_identical_files_give_100_percent():
     data = dataset([[1, 5], [2, 3], [7, 1], [4, 4], [9, 9]])
-    for method in ("distance", "mahalanobis", "weighted", "probabilistic"):
+    for method in ("distance", "mahalanobis", "weighted", "kernel", "probabilistic"):
         result = evaluate(data, data, method=method, tolerance=0.0)
         assert result.summary["percent"] == 100.0, method
 
@@ -150,7 +150,38 @@ def test_checks():
     assert any("8191 linkages" in m for _, m in found)
 
 
-@pytest.mark.parametrize("method", ["distance", "mahalanobis", "weighted", "probabilistic"])
+def test_kernel_dbrl():
+    # the kernel arithmetic is checked by hand in the kernels' tests; here: degree 1
+    # ((1 + <a, b>)^1) is the Euclidean distance, so the links are the distance method's
+    original = dataset([[0, 0], [10, 0], [0, 10], [10, 10], [5, 5]], "continuous")
+    protected = dataset([[1, 0], [9, 1], [10, 9], [0, 9], [5, 4]], "continuous")
+    one = evaluate(protected, original, method="kernel", degree=1)
+    plain = evaluate(protected, original)
+    assert one.summary["correct"] == plain.summary["correct"]
+    assert one.per_record["linked"].tolist() == plain.per_record["linked"].tolist()
+    assert one.summary["degree"] == 1 and one.summary["method"] == "kernel"
+    two = evaluate(protected, original, method="kernel", scenarios="prefixes")
+    assert two.summary["degree"] == 2 and len(two.summary["by_scenario"]) == 2
+
+
+def test_mahalanobis_cov():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(60, 2))
+    y = x + rng.normal(scale=0.3, size=(60, 2))
+    original, protected = dataset(x.tolist(), "continuous"), dataset(y.tolist(), "continuous")
+    cov0 = evaluate(protected, original, method="mahalanobis").summary
+    cov = evaluate(protected, original, method="mahalanobis", covariance="cov").summary
+    assert cov0["covariance"].startswith("cov0") and cov["covariance"].startswith("cov:")
+    assert cov["mahalanobis_rank"] == 2
+    # the noise is independent of the values and the same on both variables: the
+    # differences' covariance is about 0.09 I, so COV is nearly the Euclidean linkage
+    # on the raw values (here standardised with the original's sd, near 1)
+    plain = evaluate(protected, original).summary
+    assert abs(cov["correct"] - plain["correct"]) <= 3
+
+
+@pytest.mark.parametrize("method", ["distance", "mahalanobis", "weighted", "kernel",
+                                    "probabilistic"])
 def test_conformance(testdata, method):
     check_method(PLUGIN, testdata, {"method": method})
 

@@ -1,0 +1,165 @@
+"""``partial_linkage``: distance-based record linkage when the two files do not hold the
+same individuals: the release is a sample of the original, or the intruder holds only
+some of the individuals (Torra, "Data Privacy: Foundations, New Developments and the Big
+Data Challenge", 2017, disclosure risk by record linkage: an intruder's file and the
+release need only share some individuals). The re-identification rate is taken over the
+individuals present in both files: no link can be correct for the others.
+
+Records are matched by an identifier kept in both files (``match_on``), not by position:
+each protected record is linked to the nearest record(s) of the reference file (all of
+them, whether its individual is there or not); a link is correct when the individual's
+own reference record is among the nearest. The rate is taken over the protected records
+whose individual is in the reference; the others can only be linked wrongly, and are
+counted apart (``absent``). Computations: :mod:`sdcflow.kernels.linkage.pairwise_links`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...distribution import Whole
+from ...kernels.linkage.coordinates import mahalanobis_transform, standardize
+from ...kernels.linkage.pairwise_links import kernel_distance, pairwise_links
+from ...limits import MAX_CELLS, over
+from ...registry import Measure, MeasureResult, register
+from ...results import COUNT, NAMES, NUMBER, TEXT, Record
+from ..reference import REFERENCE
+from .record_linkage import VARIABLES, check_variables, links_frame, values
+
+_MAX_PAIR_TERMS = 40 * MAX_CELLS  # pairs x variables evaluated (a few minutes at most)
+
+
+@register
+class PartialLinkage(Measure):
+    distribution = Whole()  # every protected record against every reference record
+    name = "partial_linkage"
+    summary = ("Record linkage between files holding different individuals (a sampled "
+               "release, a partial intruder), matched by an identifier.")
+    types = ("integer", "continuous")
+    default_roles = ("numeric",)
+    default_numeric = True
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "match_on": {"type": "string",
+                         "description": "The variable identifying the individuals in both "
+                                        "files (default: the one variable with role "
+                                        "identifier); its values must be unique in each."},
+            "method": {"enum": ["distance", "mahalanobis", "kernel"], "default": "distance",
+                       "description": "distance: Euclidean on standardised values; "
+                                      "mahalanobis: pseudo-inverse of the pooled covariance "
+                                      "of both files (COV0); kernel: polynomial kernel of "
+                                      "`degree`."},
+            "degree": {"type": "integer", "minimum": 1, "maximum": 10, "default": 2,
+                       "description": "method kernel: the degree of (1 + <a, b>)^degree."},
+            "variables": VARIABLES,
+            "standardize": {"enum": ["original", "each"], "default": "original",
+                            "description": "z-scores with the reference's means and "
+                                           "standard deviations, or each file with its "
+                                           "own."},
+            "reference": REFERENCE,
+        },
+    }
+
+    @staticmethod
+    def match_variable(params, meta) -> str | None:
+        if params.get("match_on"):
+            return params["match_on"]
+        ids = meta.names("identifier")
+        return ids[0] if len(ids) == 1 else None
+
+    def reads(self, params, meta):
+        match = self.match_variable(params, meta)
+        return set(self.variables(params, meta)) | ({match} if match else set())
+
+    def check(self, params, meta):
+        names = self.variables(params, meta)
+        yield from check_variables(params, names)
+        match = self.match_variable(params, meta)
+        if match is None:
+            yield ("match_on",), ("name the variable identifying the individuals in both "
+                                  "files (match_on), or declare exactly one variable with "
+                                  "role identifier")
+        elif match not in meta.variables:
+            yield ("match_on",), f"'{match}' is not a variable of the data"
+        elif match in names:
+            yield ("match_on",), f"'{match}' is also a linkage variable"
+
+    def check_data(self, params, data):
+        match = self.match_variable(params, data.meta)
+        if match is None or match not in data.frame:
+            return
+        ids = data.frame[match]
+        if ids.isna().any():
+            yield ("match_on",), (f"'{match}' is missing in {int(ids.isna().sum())} records: "
+                                  "every record needs its identifier")
+        elif ids.duplicated().any():
+            yield ("match_on",), (f"'{match}' repeats {int(ids.duplicated().sum())} values: "
+                                  "it must identify each record")
+        # both files hold at most the records as loaded
+        n, c = len(data), len(self.variables(params, data.meta))
+        if n * n * c > _MAX_PAIR_TERMS:
+            yield ("variables",), (f"up to {n} protected and {n} reference records on {c} "
+                                   f"variables make {over(n * n * c, 'pair terms', _MAX_PAIR_TERMS)}"
+                                   ": link a sample or fewer variables")
+
+    def result_shape(self, params, meta):
+        return Record({"method": TEXT, "reference": TEXT, "variables": NAMES,
+                       "match_on": TEXT, "records": COUNT, "reference_records": COUNT,
+                       "common": COUNT, "absent": COUNT, "correct": NUMBER,
+                       "percent": NUMBER, "correct_any": COUNT,
+                       "percent_correct_any": NUMBER, "percent_of_release": NUMBER})
+
+    def evaluate(self, data, params, rng, *, original):
+        names = self.variables(params, data.meta)
+        match = self.match_variable(params, data.meta)
+        for label, d in (("protected data", data), ("reference", original)):
+            if match not in d.frame:
+                raise ValueError(f"'{match}' is not in the {label}: partial_linkage matches "
+                                 "records by it")
+            ids = d.frame[match]
+            if ids.isna().any() or ids.duplicated().any():
+                raise ValueError(f"'{match}' does not identify every record of the {label} "
+                                 "(missing or repeated values)")
+            missing = [v for v in names if v not in d.frame]
+            if missing:
+                raise ValueError(f"the {label} lacks the variables {', '.join(missing)}")
+        n, m, c = len(data), len(original), len(names)
+        if n * m * max(c, 1) > _MAX_PAIR_TERMS:
+            raise ValueError(f"{n} protected and {m} reference records on {c} variables "
+                             f"make {over(n * m * c, 'pair terms', _MAX_PAIR_TERMS)}: link "
+                             "a sample or fewer variables")
+        ref_ids = pd.Index(original.frame[match].to_numpy(dtype=object))
+        truth = ref_ids.get_indexer(data.frame[match].to_numpy(dtype=object))
+        truth = np.asarray(truth, dtype=np.int64)
+        xo, xp = values(original, names), values(data, names)
+        zo, zp = standardize(xo, xp, params["standardize"])
+        method = params["method"]
+        distance = None
+        if method == "mahalanobis":
+            zo, zp, _ = mahalanobis_transform(zo, zp, "cov0")
+        elif method == "kernel":
+            distance = kernel_distance(params["degree"])
+        links = (pairwise_links(zp, zo, truth) if distance is None
+                 else pairwise_links(zp, zo, truth, distance))
+        present = truth >= 0
+        common = int(present.sum())
+        correct = float(links.credit.sum())
+        anyc = int(np.count_nonzero(links.correct))
+
+        def pct(x, of):
+            return round(100.0 * x / of, 6) if of else 0.0
+
+        summary = {"method": method, "reference": params["reference"], "variables": names,
+                   "match_on": match, "records": n, "reference_records": m,
+                   "common": common, "absent": n - common, "correct": round(correct, 6),
+                   "percent": pct(correct, common), "correct_any": anyc,
+                   "percent_correct_any": pct(anyc, common),
+                   "percent_of_release": pct(correct, n)}
+        table = links_frame(links)
+        table["in_reference"] = present
+        return MeasureResult(summary, table)
