@@ -71,6 +71,9 @@ CASES = {
     "resampling": [{"variables": ["income", "roof"]}],
     "sampling": [{"fraction": 0.5}, ("integer weight", {"size": 7, "strata": ["urbrur"]})],
     "remove_variables": [{"variables": ["income"]}],
+    # the hierarchy serves as a taxonomy, and leaves the variable as one
+    "semantic_generalisation": [("hierarchy", {"variable": "urbrur", "depth": 0})],
+    "semantic_microaggregation": [("hierarchy", {"variables": ["urbrur"], "k": 3})],
 }
 TABLE_METHODS = {"secondary_suppression", "sensitivity_rules"}  # leave the records alone
 
