@@ -23,7 +23,7 @@ def taxonomy_problems(name: str, path: tuple, meta: Metadata) -> Iterable[tuple[
         yield path, f"'{name}' is {var.type}: semantic methods need a categorical variable"
     elif var.taxonomy is None and not var.hierarchy:
         yield path, (f"'{name}' has no taxonomy: declare one (variables.{name}.taxonomy) or a "
-                     "hierarchy")
+                     "hierarchy (categories merged or recoded by global_recode leave none)")
 
 
 def data_taxonomy(data: Dataset, name: str) -> tuple[Taxonomy, np.ndarray]:
@@ -44,21 +44,14 @@ def data_taxonomy(data: Dataset, name: str) -> tuple[Taxonomy, np.ndarray]:
     return tax, np.asarray(codes, dtype=np.int64)
 
 
-def data_problems(data: Dataset, name: str, path: tuple, *, complete: bool = False
-                  ) -> Iterable[tuple[tuple, str]]:
-    """Values missing from the taxonomy (and, with ``complete``, missing values)."""
+def data_problems(data: Dataset, name: str, path: tuple) -> Iterable[tuple[tuple, str]]:
+    """Values missing from the taxonomy."""
     if name not in data.frame or name not in data.variables:
         return
     try:
         data_taxonomy(data, name)
     except TaxonomyError as exc:
         yield path, str(exc)
-    if complete:
-        missing = data.frame[name].isna().to_numpy()
-        if missing.any():
-            rows = ", ".join(str(r + 1) for r in np.flatnonzero(missing)[:5])
-            yield path, (f"'{name}' has {int(missing.sum())} missing values (records {rows}); "
-                         "semantic microaggregation needs complete values")
 
 
 def as_text(tax: Taxonomy, codes: np.ndarray, index: pd.Index) -> pd.Series:

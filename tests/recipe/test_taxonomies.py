@@ -103,3 +103,16 @@ def test_the_shipped_recipe():
     violations = {step: result.measures[step]["violations"]["3"]
                   for step in ("risk_original", "risk_fields", "risk")}
     assert violations == {"risk_original": 36, "risk_fields": 23, "risk": 0}
+
+
+def test_merged_categories_leave_no_taxonomy(tmp_path, capsys):
+    # global_recode's merged category 'Health' is no concept of the taxonomy: validation
+    # refuses the semantic step after it, instead of a failure at run time
+    (tmp_path / "data.csv").write_text("job,age\nNurse,30\nDoctor,41\nCook,25\n")
+    path = tmp_path / "r.yaml"
+    path.write_text((HEAD % "{builtin: occupations}").replace(
+        "steps:\n", "steps:\n  - {id: merge, method: global_recode, params: {variable: job, "
+        "groups: {Health: [Nurse, Doctor]}}}\n"))
+    code, err = validate_cli(path, capsys)
+    assert code == 1
+    assert any(":10:" in line and "'job' has no taxonomy" in line for line in err), err

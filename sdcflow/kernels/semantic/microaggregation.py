@@ -34,10 +34,11 @@ def _to_values(x: Sequence[np.ndarray], D: Sequence[np.ndarray], concepts: Seque
 
 def centroid(x: Sequence[np.ndarray], D: Sequence[np.ndarray], rows: np.ndarray) -> list[int]:
     """For each variable, the candidate with the least sum of distances to the values of
-    ``rows`` (the first such candidate on a tie)."""
+    ``rows`` (the first such candidate on a tie; missing values, -1, count for none)."""
     out = []
     for xv, Dv in zip(x, D, strict=True):
-        counts = np.bincount(xv[rows], minlength=len(Dv)).astype(float)
+        values = xv[rows]
+        counts = np.bincount(values[values >= 0], minlength=len(Dv)).astype(float)
         out.append(int(np.argmin(Dv @ counts)))
     return out
 
@@ -56,8 +57,12 @@ def semantic_mdav(x: Sequence[np.ndarray], D: Sequence[np.ndarray], k: int) -> n
     group, then the record farthest from ``r`` among the others and its k - 1 nearest;
     with 2k .. 3k - 1 left, one group around the record farthest from the centroid and
     the rest; fewer than 2k form the last group. Every group has k .. 2k - 1 records
-    (all of them, if there are fewer than k)."""
+    (all of them, if there are fewer than k). A missing value (position -1) is at
+    distance 0 from every value: it matches any, as k-anonymity counts it."""
     n = len(x[0]) if x else 0
+    # missing values as an extra candidate at distance 0 from every other
+    xs = [np.where(xv < 0, len(Dv), xv) for xv, Dv in zip(x, D, strict=True)]
+    Ds = [np.pad(Dv, ((0, 1), (0, 1))) for Dv in D]
     labels = np.full(n, -1, dtype=np.int64)
     rest = np.arange(n)
     group = 0
@@ -68,15 +73,17 @@ def semantic_mdav(x: Sequence[np.ndarray], D: Sequence[np.ndarray], k: int) -> n
         group += 1
         rest = rest[labels[rest] < 0]
 
+    def farthest_from_centroid() -> int:
+        return int(rest[np.argmax(_to_values(xs, Ds, centroid(x, D, rest), rest))])
+
     while len(rest) >= 3 * k:
-        r = int(rest[np.argmax(_to_values(x, D, centroid(x, D, rest), rest))])
-        take(_nearest(x, D, rest, r, k))
-        d = _to_values(x, D, [int(xv[r]) for xv in x], rest)
+        r = farthest_from_centroid()
+        take(_nearest(xs, Ds, rest, r, k))
+        d = _to_values(xs, Ds, [int(xv[r]) for xv in xs], rest)
         s = int(rest[np.argmax(d)])
-        take(_nearest(x, D, rest, s, k))
+        take(_nearest(xs, Ds, rest, s, k))
     if len(rest) >= 2 * k:
-        r = int(rest[np.argmax(_to_values(x, D, centroid(x, D, rest), rest))])
-        take(_nearest(x, D, rest, r, k))
+        take(_nearest(xs, Ds, rest, farthest_from_centroid(), k))
     if len(rest):
         take(rest)
     return labels
@@ -91,15 +98,17 @@ def group_representatives(tax: Taxonomy, codes: np.ndarray, labels: np.ndarray,
     ``lcs``: the least common subsumer of the group's values. ``centroid``: among the
     concepts from the values up to that subsumer, the one with the least sum of
     distances ``D`` (over ``candidates``, the concepts ``D`` is indexed by) to the
-    group's values, the most general on a tie."""
+    group's values, the most general on a tie. Missing values (-1) stay missing and
+    choose nothing."""
     codes = np.asarray(codes, dtype=np.int64)
-    out = np.empty_like(codes)
+    out = np.full_like(codes, -1)
     order = np.argsort(labels, kind="stable")
     bounds = np.flatnonzero(np.diff(labels[order])) + 1
     position = None
     if how == "centroid":
         position = {int(c): i for i, c in enumerate(candidates)}
     for members in np.split(order, bounds):
+        members = members[codes[members] >= 0]
         if not len(members):
             continue
         values, counts = np.unique(codes[members], return_counts=True)

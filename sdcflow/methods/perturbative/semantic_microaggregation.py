@@ -6,7 +6,8 @@ documents", MDAI 2010): MDAV groups of k .. 2k-1 records by a semantic distance 
 variable's taxonomy (summed over the variables, each scaled to [0, 1]), each group's
 values replaced by their least common subsumer or their semantic centroid (the concept
 between the values and that subsumer with the least sum of distances to them). The
-released combination of the variables is then shared by at least k records."""
+released combination of the variables is then shared by at least k records, a missing
+value (kept missing) matching any value, as k-anonymity counts it."""
 
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ class SemanticMicroaggregation(Method):
             yield ("k",), (f"k = {k} on {n} records needs "
                            f"{over(work, 'distances', MAX_DISTANCES)}")
         for i, name in enumerate(params["variables"]):
-            problems = list(data_problems(data, name, ("variables", i), complete=True))
+            problems = list(data_problems(data, name, ("variables", i)))
             yield from problems
             if problems or name not in data.variables:
                 continue
@@ -91,7 +92,7 @@ class SemanticMicroaggregation(Method):
             cand = _candidates(tax, c)
             ic = None
             if params["distance"] in NEEDS_IC:
-                ic = information_content(tax, np.bincount(c, minlength=len(tax.names)))
+                ic = information_content(tax, np.bincount(c[c >= 0], minlength=len(tax.names)))
             dist = semantic_distances(tax, cand, params["distance"], ic)
             top = dist.max(initial=0.0)
             dist = dist / top if top > 0 else dist
@@ -99,7 +100,7 @@ class SemanticMicroaggregation(Method):
             position[cand] = np.arange(len(cand))
             taxonomies.append(tax)
             codes.append(c)
-            x.append(position[c])
+            x.append(np.where(c >= 0, position[c], -1))
             D.append(dist)
             candidates.append(cand)
         labels = semantic_mdav(x, D, k)
@@ -112,8 +113,9 @@ class SemanticMicroaggregation(Method):
             columns[name] = as_text(tax, out, data.frame.index)
             new_vars.append(_generalised(data.variables[name], tax))
             info_vars[name] = {"changed": int((out != c).sum()),
-                               "distinct_before": len(np.unique(c)),
-                               "distinct_after": len(np.unique(out))}
+                               "distinct_before": len(np.unique(c[c >= 0])),
+                               "distinct_after": len(np.unique(out[out >= 0])),
+                               "missing": int((c < 0).sum())}
         sizes = np.bincount(labels) if len(labels) else np.zeros(0, dtype=np.int64)
         info = {"k": k, "distance": params["distance"],
                 "representative": params["representative"],

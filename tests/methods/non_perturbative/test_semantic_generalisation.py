@@ -93,7 +93,8 @@ def test_no_taxonomy():
     data = small_dataset(occupation=("key", "categorical", ["a"]))
     found = [m for _, m in PLUGIN.check({"variable": "occupation", "depth": 1}, data.meta)]
     assert found == [("'occupation' has no taxonomy: declare one (variables.occupation."
-                     "taxonomy) or a hierarchy")]
+                      "taxonomy) or a hierarchy (categories merged or recoded by "
+                      "global_recode leave none)")]
 
 
 def test_parents_round_trip():

@@ -44,7 +44,7 @@ def test_health_and_service_workers_by_their_subsumer():
         ["Health professional", "Service worker"] * 3
     assert result.info["groups_formed"] == 2 and result.info["smallest_group"] == 3
     assert result.info["variables"]["occupation"] == {
-        "changed": 6, "distinct_before": 5, "distinct_after": 2}
+        "changed": 6, "distinct_before": 5, "distinct_after": 2, "missing": 0}
 
 
 def test_centroid_keeps_the_most_frequent_value():
@@ -84,10 +84,20 @@ def test_bad_input():
     problems = [m for _, m in PLUGIN.check_data(params, data)]
     assert problems == [
         "k = 5 is larger than the number of records (3)",
-        "'occupation' has values outside its taxonomy (1): 'Astronaut'",
-        ("'occupation' has 1 missing values (records 2); semantic microaggregation needs "
-        "complete values")]
+        "'occupation' has values outside its taxonomy (1): 'Astronaut'"]
     plain = Dataset(pd.DataFrame({"x": pd.Series([1.0])}),
                     {"x": small_dataset(x=("key", "continuous", [1.0])).variables["x"]})
     assert [m for _, m in PLUGIN.check({"variables": ["x"]}, plain.meta)] == \
         ["'x' is continuous: semantic methods need a categorical variable"]
+
+
+def test_missing_values_stay_missing_and_match_any():
+    # a missing occupation is at distance 0 from every value, so it joins the first
+    # group formed; the subsumer of each group ignores it and it stays missing
+    values = ["Nurse", "Cook", "Doctor", None, "Waiter", "Pharmacist", "Cook"]
+    result = aggregate(dataset(values), variables=["occupation"], k=3)
+    out = result.data.frame["occupation"]
+    assert out.isna().tolist() == [False, False, False, True, False, False, False]
+    assert result.info["variables"]["occupation"]["missing"] == 1
+    fk, _ = frequencies(key_codes(result.data.frame, ["occupation"]))
+    assert fk.min() >= 3  # a missing value counts as matching every value
