@@ -1,6 +1,7 @@
 """Taxonomies of categorical variables, as the recipe declares them (a variable's
 ``taxonomy``): inline (``tree``: nested mapping, or ``parents``: child -> parent), from
-a JSON file of either form (``file``, relative to the recipe), shipped (``builtin``), or
+a JSON file of either form or a SKOS vocabulary in RDF/XML (``file``, relative to the
+recipe), shipped (``builtin``), or
 WordNet's noun or verb hierarchy (``wordnet``, the optional extra ``sdcflow[wordnet]``);
 a variable with a ``hierarchy`` of levels and no taxonomy uses its hierarchy."""
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from xml.etree import ElementTree
 
 from ..kernels.semantic.taxonomy import (
     Taxonomy,
@@ -19,6 +21,7 @@ from ..kernels.semantic.taxonomy import (
 )
 
 TAXONOMIES_DIR = Path(__file__).parent / "taxonomies"
+SKOS_SUFFIXES = (".rdf", ".xml", ".skos", ".owl")
 WORDNET_MISSING = ("a WordNet taxonomy needs the optional extra sdcflow[wordnet] "
                    "(pip install 'sdcflow[wordnet]', which brings nltk): nltk is not installed")
 
@@ -47,9 +50,13 @@ def resolve_taxonomy(spec: Mapping, base_dir: Path) -> tuple[dict | None, str | 
         spec = _read_json(TAXONOMIES_DIR / f"{name}.json")
     elif "file" in spec:
         path = base_dir / spec["file"]
+        if path.suffix.lower() in (".ttl", ".n3", ".nt", ".jsonld"):
+            return None, (f"the taxonomy file {path}: SKOS is read in RDF/XML (.rdf, .xml, "
+                          ".skos); convert Turtle or other RDF syntaxes to it (or to JSON)")
         try:
-            spec = _read_json(path)
-        except (OSError, ValueError) as exc:
+            spec = (skos_parents(path) if path.suffix.lower() in SKOS_SUFFIXES
+                    else _read_json(path))
+        except (OSError, ValueError, SyntaxError) as exc:
             return None, f"cannot read the taxonomy file {path}: {exc}"
         if not (isinstance(spec, dict) and len(spec) == 1 and
                 ("tree" in spec or "parents" in spec)):
@@ -119,6 +126,48 @@ def wordnet_parents(words: Iterable[str], pos: str = "noun") -> dict[str, str | 
             parents[child] = parent
         parents[str(word)] = names[-1] if names[-1] != str(word) else None
     return parents
+
+
+def skos_parents(path: Path) -> dict:
+    """``{"parents": {concept: broader concept}}`` of a SKOS vocabulary in RDF/XML (W3C,
+    "SKOS Simple Knowledge Organization System Reference", 2009): each ``skos:Concept``
+    (or resource typed so) named by its first ``skos:prefLabel`` (else the end of its
+    URI), under the concept of its ``skos:broader`` (or of the ``skos:narrower`` naming
+    it). Raises ValueError for a document that is not SKOS or a label given twice."""
+    rdf = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}"
+    skos = "{http://www.w3.org/2004/02/skos/core#}"
+    root = ElementTree.parse(path).getroot()
+    about = rdf + "about"
+    resource = rdf + "resource"
+    labels: dict[str, str] = {}
+    broader: dict[str, str] = {}
+    for node in root.iter():
+        uri = node.get(about)
+        typed = node.tag == skos + "Concept" or any(
+            t.get(resource) == skos[1:-1] + "Concept" for t in node.findall(rdf + "type"))
+        if uri is None or not typed:
+            continue
+        label = node.find(skos + "prefLabel")
+        name = (label.text or "").strip() if label is not None else ""
+        labels[uri] = name or uri.rstrip("/#").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+        for up in node.findall(skos + "broader"):
+            broader.setdefault(uri, up.get(resource))
+        for down in node.findall(skos + "narrower"):
+            broader.setdefault(down.get(resource), uri)
+    if not labels:
+        raise ValueError("no skos:Concept in it")
+    names: dict[str, str] = {}
+    for uri, name in labels.items():
+        if name in names:
+            raise ValueError(f"the label '{name}' names two concepts ({names[name]} and {uri})")
+        names[name] = uri
+    parents: dict[str, str | None] = {}
+    for uri, name in labels.items():
+        up = broader.get(uri)
+        if up is not None and up not in labels:
+            raise ValueError(f"'{name}' is narrower than {up}, which is no concept of the file")
+        parents[name] = labels[up] if up is not None else None
+    return {"parents": parents}
 
 
 def _read_json(path: Path):
