@@ -12,6 +12,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...data.taxonomy import parents_of
+from ...distribution import Rows, Whole
 from ...kernels.semantic.taxonomy import from_levels
 from ...registry import Method, MethodResult, Output, register
 from .._semantic import as_text, data_problems, data_taxonomy, taxonomy_problems
@@ -19,6 +20,14 @@ from .._semantic import as_text, data_problems, data_taxonomy, taxonomy_problems
 
 @register
 class SemanticGeneralisation(Method):
+    distribution = Rows()  # each value on its own (WordNet's tree: see distributes)
+
+    def distributes(self, params, meta):
+        var = meta.variables.get(params["variable"])
+        if var is not None and var.taxonomy is not None and "wordnet" in var.taxonomy:
+            return Whole()  # the tree is built on the data's words: all of them at once
+        return Rows()
+
     name = "semantic_generalisation"
     summary = "Generalise a category to a level of its taxonomy, or to listed broader concepts."
     roles = ("key", "sensitive", "pram", "strata")
@@ -92,8 +101,9 @@ class SemanticGeneralisation(Method):
                 out[codes == value] = target
         column = as_text(tax, out, data.frame.index)
         changed = int((out != codes).sum())
-        levels = {str(int(d)): int(n) for d, n in
-                  zip(*np.unique(tax.depth[out[present]], return_counts=True), strict=True)}
+        # every depth of the taxonomy, so that partitions' counts add up key by key
+        counts = np.bincount(tax.depth[out[present]], minlength=int(tax.depth.max()) + 1)
+        levels = {str(d): int(n) for d, n in enumerate(counts)}
         info = {"changed": changed, "records_by_depth": levels}
         return MethodResult(data.with_columns({name: column}, [_generalised(var, tax)]), info)
 

@@ -37,7 +37,8 @@ def test_depth_one_gives_the_broad_groups():
     assert result.data.frame["occupation"].isna().tolist()[4]
     assert result.data.frame["occupation"].tolist()[5:] == ["Manager", "Professional"]
     assert result.info["changed"] == 6
-    assert result.info["records_by_depth"] == {"1": 6}
+    # (every depth of the taxonomy, 0 to 3, so that partitions' counts add up)
+    assert result.info["records_by_depth"] == {"0": 0, "1": 6, "2": 0, "3": 0}
 
 
 def test_depth_two_keeps_shallower_values():
