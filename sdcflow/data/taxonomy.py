@@ -8,6 +8,7 @@ a variable with a ``hierarchy`` of levels and no taxonomy uses its hierarchy."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from xml.etree import ElementTree
@@ -21,6 +22,7 @@ from ..kernels.semantic.taxonomy import (
 )
 
 TAXONOMIES_DIR = Path(__file__).parent / "taxonomies"
+SYNSET_NAME = re.compile(r".+\.[nvasr]\.\d\d")  # WordNet's names: dog.n.01
 SKOS_SUFFIXES = (".rdf", ".xml", ".skos", ".owl")
 WORDNET_MISSING = ("a WordNet taxonomy needs the optional extra sdcflow[wordnet] "
                    "(pip install 'sdcflow[wordnet]', which brings nltk): nltk is not installed")
@@ -115,7 +117,13 @@ def wordnet_parents(words: Iterable[str], pos: str = "noun") -> dict[str, str | 
     tag = {"noun": "n", "verb": "v"}[pos]
     parents: dict[str, str | None] = {}
     for word in words:
-        senses = reader.synsets(str(word).replace(" ", "_"), pos=tag)
+        if SYNSET_NAME.fullmatch(str(word)):  # a concept a semantic step generalised to
+            try:
+                senses = [reader.synset(str(word))]
+            except Exception:  # (nltk's WordNetError: no such synset)  # noqa: BLE001
+                senses = []
+        else:
+            senses = reader.synsets(str(word).replace(" ", "_"), pos=tag)
         if not senses:
             raise TaxonomyError(f"'{word}' is not a {pos} of WordNet")
         path = senses[0].hypernym_paths()[0]
@@ -124,7 +132,8 @@ def wordnet_parents(words: Iterable[str], pos: str = "noun") -> dict[str, str | 
             if parents.get(child, parent) != parent:
                 continue  # another path reached it first: keep a tree
             parents[child] = parent
-        parents[str(word)] = names[-1] if names[-1] != str(word) else None
+        if names[-1] != str(word):
+            parents[str(word)] = names[-1]
     return parents
 
 
