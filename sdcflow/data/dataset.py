@@ -43,6 +43,9 @@ class Variable:
     hierarchy: Mapping | None = None
     missing: tuple = ()
     level: str = "record"  # "household": the same value for every member of a household
+    # a taxonomy of the categories as sdcflow.data.taxonomy resolves the recipe's
+    # declaration: {"parents": {concept: parent}} or {"wordnet": "noun" | "verb"}
+    taxonomy: Mapping | None = None
 
     @property
     def is_numeric(self) -> bool:
@@ -64,6 +67,7 @@ class Variable:
             hierarchy=spec.get("hierarchy"),
             missing=tuple(spec.get("missing", ())),
             level=spec.get("level", "record"),
+            taxonomy=spec.get("taxonomy"),
         )
 
     def as_dict(self) -> dict:

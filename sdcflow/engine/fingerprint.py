@@ -11,7 +11,7 @@ fingerprint holds, in canonical JSON:
 * the recipe's seed;
 * the data the step can see: the number of records, and for every column handed to the
   plugin its values' hash and its full declaration (role, type, order, labels,
-  hierarchy, missing codes, level);
+  hierarchy, missing codes, level, taxonomy);
 * every edit constraint in full (id, kind, expression text, condition, consequence,
   domain, tolerance, enforcement): methods choose aggregators and groupings from them
   and measures check them;
@@ -46,11 +46,14 @@ def column_hash(series: pd.Series) -> str:
 
 def variable_spec(var: Variable) -> dict:
     """Every declared field of a variable, as plain JSON."""
-    return {"role": var.role, "type": var.type,
-            "order": list(var.order) if var.order is not None else None,
-            "labels": dict(var.labels) if var.labels is not None else None,
-            "hierarchy": var.hierarchy, "missing": list(var.missing),
-            "level": var.level}
+    out = {"role": var.role, "type": var.type,
+           "order": list(var.order) if var.order is not None else None,
+           "labels": dict(var.labels) if var.labels is not None else None,
+           "hierarchy": var.hierarchy, "missing": list(var.missing),
+           "level": var.level}
+    if var.taxonomy is not None:  # (only then: the fingerprints of other recipes stay)
+        out["taxonomy"] = var.taxonomy
+    return out
 
 
 def constraint_spec(c: Constraint) -> dict:

@@ -151,7 +151,8 @@ def _as_loaded(step: StepSpec, params: dict, state, declared: Metadata) -> bool:
 def _signature(state) -> tuple:
     cols = tuple((c, col.types, col.changed_by,
                   None if col.variable is None else (col.variable.type, col.variable.order,
-                                                     json.dumps(col.variable.hierarchy,
+                                                     json.dumps([col.variable.hierarchy,
+                                                                 col.variable.taxonomy],
                                                                 sort_keys=True, default=str)))
                  for c, col in state.columns.items())
     return cols, tuple(sorted(state.removed.items()))

@@ -12,6 +12,7 @@ from pathlib import Path
 from .. import registry
 from ..constraints import Constraint, ExprError, parse
 from ..data import Variable
+from ..data.taxonomy import resolve_taxonomy
 from ..errors import Problem
 from ..suggest import did_you_mean
 from ._flow import add_shapes, follow, result_problems, step_problems
@@ -21,6 +22,19 @@ from ._release import release_problems
 from ._schema import where
 from ._steps import _step
 from ._yaml import YamlDocument
+
+
+def _taxonomy(recipe: Recipe, name: str, var: Variable, path: tuple) -> list[Problem]:
+    """Read and check a variable's taxonomy; the variable then carries it resolved."""
+    if var.is_numeric:
+        return [recipe.doc.problem(path + ("taxonomy",), f"variables.{name}: a taxonomy needs "
+                                   "a categorical variable")]
+    resolved, message = resolve_taxonomy(var.taxonomy, recipe.base_dir)
+    if message is not None:
+        recipe.variables[name] = var.evolve(taxonomy=None)
+        return [recipe.doc.problem(path + ("taxonomy",), f"variables.{name}: {message}")]
+    recipe.variables[name] = var.evolve(taxonomy=resolved)
+    return []
 
 
 def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
@@ -77,6 +91,8 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
         if var.hierarchy is not None and var.is_numeric:
             out.append(doc.problem(path + ("hierarchy",), f"variables.{name}: a hierarchy needs"
                                    " a categorical or ordinal variable"))
+        if var.taxonomy is not None:
+            out += _taxonomy(recipe, name, var, path)
     if len(weights) > 1:
         out.append(doc.problem(("variables", weights[1]), f"variables: only one weight "
                                f"variable is allowed, found {', '.join(weights)}", key=True))

@@ -86,6 +86,9 @@ CASES = {
     "post_masking": [{"mask": {"method": "microaggregation",
                                "params": {"variables": ["income", "expend"]}}},
                      {"mask": {"method": "noise", "params": {"variables": ["income", "age"]}}}],
+    # the hierarchy serves as a taxonomy, and leaves the variable as one
+    "semantic_generalisation": [("hierarchy", {"variable": "urbrur", "depth": 0})],
+    "semantic_microaggregation": [("hierarchy", {"variables": ["urbrur"], "k": 3})],
 }
 TABLE_METHODS = {"secondary_suppression", "sensitivity_rules"}  # leave the records alone
 

@@ -143,13 +143,15 @@ class GlobalRecode(Method):
             if order is not None:
                 merged = {_text(o): new for new, olds in params["groups"].items() for o in olds}
                 order = tuple(dict.fromkeys(merged.get(c, c) for c in order))
-            return {var.name: Output(var.evolve(order=order, hierarchy=None))}
+            return {var.name: Output(var.evolve(order=order, hierarchy=None,
+                                                taxonomy=None))}
         levels = list(var.hierarchy or {})
         level = params.get("level")
         rest = {k: v for k, v in (var.hierarchy or {}).items()
                 if level in levels and levels.index(k) > levels.index(level)}
+        # (merged categories or hierarchy levels are not concepts of a declared taxonomy)
         return {var.name: Output(var.evolve(type="categorical", order=None,
-                                            hierarchy=rest or None))}
+                                            hierarchy=rest or None, taxonomy=None))}
 
     def check_data(self, params, data):
         var = data.variables[params["variable"]]
@@ -201,13 +203,14 @@ class GlobalRecode(Method):
                 # the data and keep categories the groups merged)
                 merged = category_mapping(order, groups)
                 order = tuple(dict.fromkeys(merged.get(c, c) for c in order))
-            new_var = var.evolve(order=order, hierarchy=None)
+            new_var = var.evolve(order=order, hierarchy=None, taxonomy=None)
         else:
             mapping = hierarchy_mapping(var.hierarchy, params["level"])
             levels = list(var.hierarchy)
             rest = {k: v for k, v in var.hierarchy.items()
                     if levels.index(k) > levels.index(params["level"])}
-            new_var = var.evolve(type="categorical", order=None, hierarchy=rest or None)
+            new_var = var.evolve(type="categorical", order=None, hierarchy=rest or None,
+                                 taxonomy=None)
         out = text_column(col.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v))
         changed = int(((out != col) & col.notna()).sum())
         return MethodResult(data.with_columns({name: out}, [new_var]), {"changed": changed})

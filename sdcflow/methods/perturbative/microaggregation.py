@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ...constraints.representatives import parts
-from ...data.codes import numeric_column, ordered_values
+from ...data.codes import key_codes, numeric_column, ordered_values
 from ...data.strata import stratum_codes, stratum_members
 from ...data.text import text_column
 from ...distribution import Groups
@@ -41,6 +41,7 @@ from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
     fuzzy_centres,
     random_assignment,
 )
+from ...kernels.risk.frequencies import frequencies
 from ...limits import MAX_CELLS, over
 from ...registry import (
     Method,
@@ -192,6 +193,19 @@ class Microaggregation(Method):
                 yield ("variables",), (f"the group {g.variables} has no numeric or ordinal "
                                        "variable to measure distances")
 
+    def warnings(self, params, meta):
+        sets, one_by_one = _key_sets(params, meta)
+        if sets:
+            shown = " | ".join(", ".join(s) for s in sets)
+            where = ("algorithm",) if one_by_one else ("groups",)
+            how = (f"one by one by {params['algorithm']} ({shown})" if one_by_one else
+                   f"in separate sets ({shown})")
+            yield where, (f"the key variables are microaggregated {how}: each set's values "
+                          f"are shared by k records, but their combination need not be, so "
+                          "the records need not be k-anonymous on them (the step's info "
+                          "counts those whose combination fewer than k share); aggregate "
+                          "them together with mdav, projected or fuzzy for k-anonymity")
+
     def check_data(self, params, data):
         if params["k"] > len(data):
             yield ("k",), f"k = {params['k']} is larger than the number of records ({len(data)})"
@@ -305,6 +319,17 @@ class Microaggregation(Method):
         if plan.choice is not None and (plan.choice.kept or plan.choice.not_kept):
             info["constraints_kept"] = plan.choice.kept
             info["constraints_not_kept"] = plan.choice.not_kept
+        sets, _ = _key_sets(params, data.meta)
+        if sets:
+            keys = [v for g in sets for v in g]
+            fk, _ = frequencies(key_codes(pd.DataFrame({v: columns[v] for v in keys}), keys))
+            below = int((fk < k).sum())
+            info["key_sets"] = {"sets": sets, "records_below_k": below}
+            if below:
+                notes = [*notes, (f"{below} records share their combination of the key "
+                                 f"variables ({', '.join(keys)}) with fewer than {k - 1} "
+                                 "others: microaggregated separately, they are not "
+                                 "k-anonymous")]
         if notes:
             info["notes"] = notes
         return MethodResult(data.with_columns(columns, new_vars), info)
@@ -353,3 +378,18 @@ def _fuzzy_c_means(Z, labels, source, names, rows, values, params, rng
               for j in range(Z.shape[1]))
     sst = float(((Z - Z.mean(axis=0)) ** 2).sum())
     return sse, sst
+
+
+def _key_sets(params, meta) -> tuple[list[list[str]], bool]:
+    """The key variables of each set microaggregated separately, when their combination
+    can break k-anonymity: key variables in two or more sets, or two in one set
+    aggregated variable by variable. Only the quasi-identifiers microaggregated together
+    give k-anonymity (J. Domingo-Ferrer, V. Torra, "Ordinal, continuous and heterogeneous
+    k-anonymity through microaggregation", Data Mining and Knowledge Discovery 11(2),
+    2005). Empty otherwise; and whether the sets are the variables one by one."""
+    sets = [[v for v in g.variables if meta.variables.get(v) is not None
+             and meta.variables[v].role == "key"] for g in plan_groups(params, meta).groups]
+    sets = [s for s in sets if s]
+    if params.get("algorithm") in PER_VARIABLE and sum(map(len, sets)) > 1:
+        return [[v] for s in sets for v in s], True
+    return (sets, False) if len(sets) > 1 else ([], False)

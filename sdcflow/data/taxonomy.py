@@ -1,0 +1,184 @@
+"""Taxonomies of categorical variables, as the recipe declares them (a variable's
+``taxonomy``): inline (``tree``: nested mapping, or ``parents``: child -> parent), from
+a JSON file of either form or a SKOS vocabulary in RDF/XML (``file``, relative to the
+recipe), shipped (``builtin``), or
+WordNet's noun or verb hierarchy (``wordnet``, the optional extra ``sdcflow[wordnet]``);
+a variable with a ``hierarchy`` of levels and no taxonomy uses its hierarchy."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from xml.etree import ElementTree
+
+from ..kernels.semantic.taxonomy import (
+    Taxonomy,
+    TaxonomyError,
+    from_levels,
+    from_parents,
+    from_tree,
+)
+
+TAXONOMIES_DIR = Path(__file__).parent / "taxonomies"
+SYNSET_NAME = re.compile(r".+\.[nvasr]\.\d\d")  # WordNet's names: dog.n.01
+SKOS_SUFFIXES = (".rdf", ".xml", ".skos", ".owl")
+WORDNET_MISSING = ("a WordNet taxonomy needs the optional extra sdcflow[wordnet] "
+                   "(pip install 'sdcflow[wordnet]', which brings nltk): nltk is not installed")
+
+
+def builtin_taxonomies() -> list[str]:
+    """The names of the shipped taxonomies (``taxonomy: {builtin: NAME}``)."""
+    return sorted(p.stem for p in TAXONOMIES_DIR.glob("*.json"))
+
+
+def resolve_taxonomy(spec: Mapping, base_dir: Path) -> tuple[dict | None, str | None]:
+    """The declaration as variables carry it (``{"parents": {...}}``, or
+    ``{"wordnet": pos}`` resolved on the data's words when a step runs), or a message
+    saying why there is none (a file that cannot be read, a taxonomy that is not a
+    tree, nltk missing)."""
+    if "wordnet" in spec:
+        try:
+            import nltk  # noqa: F401
+        except ImportError:
+            return None, WORDNET_MISSING
+        return {"wordnet": spec["wordnet"]}, None
+    if "builtin" in spec:
+        name = spec["builtin"]
+        if name not in builtin_taxonomies():
+            return None, (f"unknown shipped taxonomy '{name}'; shipped: "
+                          f"{', '.join(builtin_taxonomies())}")
+        spec = _read_json(TAXONOMIES_DIR / f"{name}.json")
+    elif "file" in spec:
+        path = base_dir / spec["file"]
+        if path.suffix.lower() in (".ttl", ".n3", ".nt", ".jsonld"):
+            return None, (f"the taxonomy file {path}: SKOS is read in RDF/XML (.rdf, .xml, "
+                          ".skos); convert Turtle or other RDF syntaxes to it (or to JSON)")
+        try:
+            spec = (skos_parents(path) if path.suffix.lower() in SKOS_SUFFIXES
+                    else _read_json(path))
+        except (OSError, ValueError, SyntaxError) as exc:
+            return None, f"cannot read the taxonomy file {path}: {exc}"
+        if not (isinstance(spec, dict) and len(spec) == 1 and
+                ("tree" in spec or "parents" in spec)):
+            return None, (f"the taxonomy file {path} must hold one JSON object with one key, "
+                          "'tree' (nested concepts) or 'parents' (child -> parent)")
+    try:
+        taxonomy = parse_taxonomy(spec)
+    except TaxonomyError as exc:
+        return None, str(exc)
+    return {"parents": parents_of(taxonomy)}, None
+
+
+def parse_taxonomy(spec: Mapping) -> Taxonomy:
+    """The :class:`Taxonomy` of ``{"tree": ...}`` or ``{"parents": ...}``."""
+    if "tree" in spec:
+        if not isinstance(spec["tree"], Mapping):
+            raise TaxonomyError("'tree' must map each top concept to its narrower concepts")
+        return from_tree(spec["tree"])
+    parents = spec["parents"]
+    if not isinstance(parents, Mapping) or not all(
+            isinstance(p, str) or p is None for p in parents.values()):
+        raise TaxonomyError("'parents' must map each concept to its parent's name (or null)")
+    return from_parents({str(c): p for c, p in parents.items()})
+
+
+def parents_of(taxonomy: Taxonomy) -> dict[str, str | None]:
+    """``child -> parent`` of every concept (``None`` for the root)."""
+    return {name: (taxonomy.names[p] if p >= 0 else None)
+            for name, p in zip(taxonomy.names, taxonomy.parent.tolist(), strict=True)}
+
+
+def variable_taxonomy(var, words: Iterable[str] = ()) -> Taxonomy | None:
+    """The taxonomy of a variable: its declared ``taxonomy`` (WordNet's built on
+    ``words``, the data's values), else its ``hierarchy`` of levels, else None."""
+    spec = getattr(var, "taxonomy", None)
+    if spec is not None:
+        if "wordnet" in spec:
+            return from_parents(wordnet_parents(words, spec["wordnet"]))
+        return from_parents(spec["parents"])
+    if var.hierarchy:
+        return from_levels(var.hierarchy)
+    return None
+
+
+def wordnet_parents(words: Iterable[str], pos: str = "noun") -> dict[str, str | None]:
+    """``child -> parent`` of the words and their WordNet hypernyms: each word's first
+    sense and the first of its hypernym paths (WordNet 3.0: NLTK's corpus, or the
+    database of Debian's wordnet-base in /usr/share/wordnet)."""
+    try:
+        from nltk.corpus import wordnet
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    except ImportError as exc:
+        raise TaxonomyError(WORDNET_MISSING) from exc
+    system = Path("/usr/share/wordnet")
+    reader = WordNetCorpusReader(str(system), None) if (system / "data.noun").exists() else wordnet
+    tag = {"noun": "n", "verb": "v"}[pos]
+    parents: dict[str, str | None] = {}
+    for word in words:
+        if SYNSET_NAME.fullmatch(str(word)):  # a concept a semantic step generalised to
+            try:
+                senses = [reader.synset(str(word))]
+            except Exception:  # (nltk's WordNetError: no such synset)  # noqa: BLE001
+                senses = []
+        else:
+            senses = reader.synsets(str(word).replace(" ", "_"), pos=tag)
+        if not senses:
+            raise TaxonomyError(f"'{word}' is not a {pos} of WordNet")
+        path = senses[0].hypernym_paths()[0]
+        names = [s.name() for s in path]
+        for parent, child in zip([None, *names[:-1]], names, strict=True):
+            if parents.get(child, parent) != parent:
+                continue  # another path reached it first: keep a tree
+            parents[child] = parent
+        if names[-1] != str(word):
+            parents[str(word)] = names[-1]
+    return parents
+
+
+def skos_parents(path: Path) -> dict:
+    """``{"parents": {concept: broader concept}}`` of a SKOS vocabulary in RDF/XML (W3C,
+    "SKOS Simple Knowledge Organization System Reference", 2009): each ``skos:Concept``
+    (or resource typed so) named by its first ``skos:prefLabel`` (else the end of its
+    URI), under the concept of its ``skos:broader`` (or of the ``skos:narrower`` naming
+    it). Raises ValueError for a document that is not SKOS or a label given twice."""
+    rdf = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}"
+    skos = "{http://www.w3.org/2004/02/skos/core#}"
+    root = ElementTree.parse(path).getroot()
+    about = rdf + "about"
+    resource = rdf + "resource"
+    labels: dict[str, str] = {}
+    broader: dict[str, str] = {}
+    for node in root.iter():
+        uri = node.get(about)
+        typed = node.tag == skos + "Concept" or any(
+            t.get(resource) == skos[1:-1] + "Concept" for t in node.findall(rdf + "type"))
+        if uri is None or not typed:
+            continue
+        label = node.find(skos + "prefLabel")
+        name = (label.text or "").strip() if label is not None else ""
+        labels[uri] = name or uri.rstrip("/#").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+        for up in node.findall(skos + "broader"):
+            broader.setdefault(uri, up.get(resource))
+        for down in node.findall(skos + "narrower"):
+            broader.setdefault(down.get(resource), uri)
+    if not labels:
+        raise ValueError("no skos:Concept in it")
+    names: dict[str, str] = {}
+    for uri, name in labels.items():
+        if name in names:
+            raise ValueError(f"the label '{name}' names two concepts ({names[name]} and {uri})")
+        names[name] = uri
+    parents: dict[str, str | None] = {}
+    for uri, name in labels.items():
+        up = broader.get(uri)
+        if up is not None and up not in labels:
+            raise ValueError(f"'{name}' is narrower than {up}, which is no concept of the file")
+        parents[name] = labels[up] if up is not None else None
+    return {"parents": parents}
+
+
+def _read_json(path: Path):
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)

@@ -1,0 +1,2 @@
+"""Semantic kernels: taxonomies of categories, semantic distances, and the masking that
+uses them."""

@@ -1,0 +1,61 @@
+"""What the semantic methods share: a variable's taxonomy, and the checks that its
+declaration and the data's values fit it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from ..data import Dataset, Metadata
+from ..data.taxonomy import variable_taxonomy
+from ..data.text import text_column
+from ..kernels.semantic.taxonomy import Taxonomy, TaxonomyError
+
+
+def taxonomy_problems(name: str, path: tuple, meta: Metadata) -> Iterable[tuple[tuple, str]]:
+    """A variable that is not categorical, or has neither a taxonomy nor a hierarchy."""
+    var = meta.variables.get(name)
+    if var is None:
+        return
+    if var.type != "categorical":
+        yield path, f"'{name}' is {var.type}: semantic methods need a categorical variable"
+    elif var.taxonomy is None and not var.hierarchy:
+        yield path, (f"'{name}' has no taxonomy: declare one (variables.{name}.taxonomy) or a "
+                     "hierarchy (categories merged or recoded by global_recode leave none)")
+
+
+def data_taxonomy(data: Dataset, name: str) -> tuple[Taxonomy, np.ndarray]:
+    """The variable's taxonomy and each record's concept code (-1 if missing).
+
+    Raises :class:`TaxonomyError` naming the values the taxonomy lacks."""
+    col = data.frame[name]
+    words = sorted(col.dropna().unique().tolist())
+    tax = variable_taxonomy(data.variables[name], words)
+    index = tax.index()
+    unknown = [w for w in words if w not in index]
+    if unknown:
+        shown = ", ".join(f"'{w}'" for w in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        raise TaxonomyError(f"'{name}' has values outside its taxonomy ({len(unknown)}): "
+                            f"{shown}{more}")
+    codes = pd.Categorical(col, categories=list(tax.names)).codes
+    return tax, np.asarray(codes, dtype=np.int64)
+
+
+def data_problems(data: Dataset, name: str, path: tuple) -> Iterable[tuple[tuple, str]]:
+    """Values missing from the taxonomy."""
+    if name not in data.frame or name not in data.variables:
+        return
+    try:
+        data_taxonomy(data, name)
+    except TaxonomyError as exc:
+        yield path, str(exc)
+
+
+def as_text(tax: Taxonomy, codes: np.ndarray, index: pd.Index) -> pd.Series:
+    """Concept codes as the text column of their names (-1: missing)."""
+    names = np.asarray(tax.names, dtype=object)[np.maximum(codes, 0)]
+    names[codes < 0] = None
+    return text_column(names, index=index)
