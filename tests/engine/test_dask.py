@@ -157,6 +157,22 @@ def test_unstratified_run_equals_the_in_memory_engine(tmp_path):
     pd.testing.assert_frame_equal(released, expected)  # household ids included
 
 
+def test_a_recipe_named_relative_to_another_folder(tmp_path, monkeypatch):
+    """The recipe given by a path relative to the working directory, from a folder
+    above it: the partitions are found and read once (the recipe's folder is not joined
+    to their paths twice), and the release equals a run from the recipe's own folder."""
+    (tmp_path / "project").mkdir()
+    recipe, _ = write(tmp_path / "project", census(), parts=2)
+    monkeypatch.chdir(tmp_path)
+    rel = Path("project") / recipe.name
+    a = run(rel, Path("out-a"), engine="dask", workers=1)
+    monkeypatch.chdir(tmp_path / "project")
+    b = run(Path(recipe.name), tmp_path / "out-b", engine="dask", workers=1)
+    assert a.out_dir is not None and b.out_dir is not None
+    assert a.measures == b.measures
+    assert digests(tmp_path / "out-a" / "public") == digests(tmp_path / "out-b" / "public")
+
+
 def test_a_method_that_cannot_distribute_is_refused_at_validation(tmp_path, capsys):
     (tmp_path / "parts").mkdir()
     census().to_parquet(tmp_path / "parts" / "a.parquet", index=False)
