@@ -168,6 +168,19 @@ def step_fingerprint(validated: Validated, ps: PlannedStep, store: Store) -> str
     return fingerprint(payload)
 
 
+def check_step_data(ps: PlannedStep, data: Dataset) -> None:
+    """The plugin's data checks (``check_data``) on the data the step receives. Validation
+    runs them on the loaded data; a step after steps that changed values or records
+    (suppressions making values missing, sampling dropping records) gets them here, so
+    that it stops with the plugin's message instead of failing inside its kernel."""
+    if ps.step.sees_loaded_data:
+        return  # (checked at validation on these very data)
+    messages = [message for _, message in ps.step.plugin.check_data(ps.params, data)]
+    if messages:
+        raise PluginError(ps.node, "on the data it receives from earlier steps: "
+                          + "; ".join(dict.fromkeys(messages)))
+
+
 def _call(ps: PlannedStep, data, rng, original, results: dict):
     """Run the plugin; plugin errors name the step, anything unexpected is a bug."""
     plugin = ps.step.plugin
@@ -254,6 +267,7 @@ def _run_method(validated: Validated, ps: PlannedStep, store: Store,
         frame, meta, info = loaded
     else:
         data = store.dataset(visible(ps), rows(ps, store))
+        check_step_data(ps, data)
         frame, meta, info = _apply_method(ps, data, step_rng(validated.recipe.seed, ps.node))
         info = jsonable(info)
         if cache:
@@ -327,6 +341,7 @@ def _run_measure(validated: Validated, ps: PlannedStep, store: Store, cache: Cac
         data = store.dataset(visible(ps), rows(ps, store))
         reference = store.dataset(reference_view(ps, store))
         results = {sid: measures[node] for sid, node in ps.result_nodes.items()}
+        check_step_data(ps, data)
         result = _call(ps, data, step_rng(validated.recipe.seed, ps.node), reference, results)
         result = MeasureResult(jsonable(result.summary), result.per_record)
         if cache:

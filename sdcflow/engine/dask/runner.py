@@ -253,7 +253,7 @@ class _DaskRun(TableSteps):
             return self._table_step(ps, start)
         job = tasks.Job(ps.node, ps.kind, ps.step.plugin_name, ps.params,
                         tuple(sorted(ps.writes)) if ps.writes is not None else None,
-                        tuple(ps.result_nodes))
+                        tuple(ps.result_nodes), ps.step.sees_loaded_data)
         how = ps.step.plugin.distributes(ps.params, ps.meta)
         data = self._data(visible(ps))
         if ps.kind == "method":

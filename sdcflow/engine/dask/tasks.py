@@ -14,7 +14,7 @@ from ... import registry
 from ...data import Dataset
 from ...data.households import collapse, expand, household_units
 from ...registry import MethodResult
-from ..execution import _call, step_rng
+from ..execution import _call, check_step_data, step_rng
 from ..output_checks import method_output
 
 
@@ -29,6 +29,7 @@ class Job:
     params: dict
     writes: tuple | None
     result_nodes: tuple = ()
+    sees_loaded_data: bool = True
 
     @property
     def step(self) -> Job:
@@ -110,6 +111,8 @@ def apply_whole(job: Job, data: Dataset, seed: int, part: str):
     from ..execution import _apply_method
 
     # the whole data: the in-memory engine's generator, so the result is the same
+    if part == "whole":
+        check_step_data(job, data)  # (a stratum is checked as part of the whole data)
     rng = step_rng(seed, job.node) if part == "whole" else partition_rng(seed, job.node, part)
     return _apply_method(job, data, rng)
 
@@ -137,6 +140,7 @@ def measure_partial(job: Job, rnd: int, data: Dataset, state, original: Dataset)
 
 def evaluate_whole(job: Job, data: Dataset, seed: int, original: Dataset, results: dict):
     """A measure on collected columns, as in memory."""
+    check_step_data(job, data)
     return _call(job, data, step_rng(seed, job.node), original, results)
 
 
