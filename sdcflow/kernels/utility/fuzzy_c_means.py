@@ -39,7 +39,7 @@ def fuzzy_c_means(x: np.ndarray, centres: np.ndarray, m: float = 2.0, max_iter: 
         raise ValueError("the fuzzifier m must be above 1")
     scale = max(float(np.abs(x).max(initial=0.0)), 1.0)
     iterations = 0
-    u = _memberships(_sq_distances(x, v), m)
+    u = memberships(_sq_distances(x, v), m)
     for iterations in range(1, max_iter + 1):
         w = u ** m
         totals = w.sum(axis=0)
@@ -47,7 +47,7 @@ def fuzzy_c_means(x: np.ndarray, centres: np.ndarray, m: float = 2.0, max_iter: 
                        v)
         moved = float(np.abs(new - v).max(initial=0.0))
         v = new
-        u = _memberships(_sq_distances(x, v), m)
+        u = memberships(_sq_distances(x, v), m)
         if moved <= tol * scale:
             break
     objective = float(((u ** m) * _sq_distances(x, v)).sum())
@@ -59,8 +59,10 @@ def _sq_distances(x: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.maximum(d, 0.0)
 
 
-def _memberships(d2: np.ndarray, m: float) -> np.ndarray:
-    """Bezdek's memberships from squared distances (n x c)."""
+def memberships(d2: np.ndarray, m: float) -> np.ndarray:
+    """Bezdek's fuzzy c-means memberships ``u_ij = 1 / sum_k (d_ij / d_kj)^(2/(m-1))``
+    from squared distances (n x c; rows add up to one; a record on one or more centres
+    belongs to them in equal shares)."""
     zero = d2 <= 1e-300
     out = np.empty_like(d2)
     on_centre = zero.any(axis=1)

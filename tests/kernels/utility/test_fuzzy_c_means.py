@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdcflow.kernels.utility.fuzzy_c_means import (
-    _memberships,
     fuzzy_c_means,
     fuzzy_clustering_loss,
+    memberships,
 )
 
 
@@ -17,9 +17,9 @@ def test_memberships_by_hand():
     # centres at 0 and 4, a record at 1: squared distances 1 and 9; m = 2:
     # u = (1/1) / (1/1 + 1/9) = 0.9 and 0.1. m = 3: exponent 1/(m-1) = 1/2 on the squared
     # distances: (1/1) / (1 + 1/3) = 0.75 and 0.25. A record on a centre belongs to it.
-    np.testing.assert_allclose(_memberships(np.array([[1.0, 9.0]]), 2.0), [[0.9, 0.1]])
-    np.testing.assert_allclose(_memberships(np.array([[1.0, 9.0]]), 3.0), [[0.75, 0.25]])
-    assert _memberships(np.array([[0.0, 4.0]]), 2.0).tolist() == [[1.0, 0.0]]
+    np.testing.assert_allclose(memberships(np.array([[1.0, 9.0]]), 2.0), [[0.9, 0.1]])
+    np.testing.assert_allclose(memberships(np.array([[1.0, 9.0]]), 3.0), [[0.75, 0.25]])
+    assert memberships(np.array([[0.0, 4.0]]), 2.0).tolist() == [[1.0, 0.0]]
 
 
 def test_two_point_masses_by_hand():

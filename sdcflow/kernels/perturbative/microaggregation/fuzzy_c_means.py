@@ -23,18 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-
-def _memberships(dist: np.ndarray, m: float) -> np.ndarray:
-    """Fuzzy c-means memberships from the distances to the centres considered (rows add
-    up to one; a record on one or more centres belongs to them in equal shares)."""
-    zero = dist == 0
-    on_centre = zero.any(axis=1)
-    safe = np.where(zero, 1.0, dist)
-    ratio = (safe[:, :, None] / safe[:, None, :]) ** (2.0 / (m - 1.0))
-    u = 1.0 / ratio.sum(axis=2)
-    u = u / u.sum(axis=1, keepdims=True)
-    ties = zero / np.maximum(zero.sum(axis=1, keepdims=True), 1)
-    return np.where(on_centre[:, None], ties, u)
+from ...utility.fuzzy_c_means import memberships
 
 
 def fuzzy_c_means(Z: np.ndarray, labels: np.ndarray, *, m: float = 2.0,
@@ -55,7 +44,7 @@ def fuzzy_c_means(Z: np.ndarray, labels: np.ndarray, *, m: float = 2.0,
     for _ in range(iterations):
         dist, idx = cKDTree(centres).query(Z, k=L)
         dist, idx = dist.reshape(len(Z), L), idx.reshape(len(Z), L)
-        u = _memberships(dist, m)
+        u = memberships(dist ** 2, m)
         w = u ** m
         den = np.bincount(idx.ravel(), weights=w.ravel(), minlength=c)
         moved = den > 0

@@ -6,20 +6,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdcflow.kernels.perturbative.microaggregation.fuzzy_c_means import (
-    _memberships,
     fuzzy_c_means,
     fuzzy_centres,
     random_assignment,
 )
 from sdcflow.kernels.perturbative.microaggregation.mdav import mdav
+from sdcflow.kernels.utility.fuzzy_c_means import memberships
 
 
 def test_memberships_by_hand():
     # fuzzy c-means, m = 2: u_1 = 1 / (1 + (d1/d2)^2); d = (1, 2) -> 1 / (1 + 1/4) = 0.8
-    u = _memberships(np.array([[1.0, 2.0], [3.0, 3.0], [0.0, 5.0], [0.0, 0.0]]), 2.0)
-    np.testing.assert_allclose(u, [[0.8, 0.2], [0.5, 0.5], [1, 0], [0.5, 0.5]])
+    # (the shared kernel takes squared distances)
+    d = np.array([[1.0, 2.0], [3.0, 3.0], [0.0, 5.0], [0.0, 0.0]])
+    np.testing.assert_allclose(memberships(d ** 2, 2.0),
+                               [[0.8, 0.2], [0.5, 0.5], [1, 0], [0.5, 0.5]])
     # m = 3: exponent 2 / (m - 1) = 1 -> 1 / (1 + 1/2) = 2/3
-    np.testing.assert_allclose(_memberships(np.array([[1.0, 2.0]]), 3.0), [[2 / 3, 1 / 3]])
+    np.testing.assert_allclose(memberships(np.array([[1.0, 4.0]]), 3.0), [[2 / 3, 1 / 3]])
 
 
 def test_two_separated_clusters_and_a_middle_record():
