@@ -8,7 +8,9 @@ a variable with a ``hierarchy`` of levels and no taxonomy uses its hierarchy."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from xml.etree import ElementTree
@@ -26,6 +28,10 @@ SYNSET_NAME = re.compile(r".+\.[nvasr]\.\d\d")  # WordNet's names: dog.n.01
 SKOS_SUFFIXES = (".rdf", ".xml", ".skos", ".owl")
 WORDNET_MISSING = ("a WordNet taxonomy needs the optional extra sdcflow[wordnet] "
                    "(pip install 'sdcflow[wordnet]', which brings nltk): nltk is not installed")
+WORDNET_DATA_MISSING = ("a WordNet taxonomy needs the WordNet 3.0 database: install "
+                        "Debian's wordnet-base (apt install wordnet-base, read from "
+                        "/usr/share/wordnet) or NLTK's corpus (python -m nltk.downloader "
+                        "wordnet)")
 
 
 def builtin_taxonomies() -> list[str]:
@@ -113,7 +119,66 @@ def wordnet_parents(words: Iterable[str], pos: str = "noun") -> dict[str, str | 
     except ImportError as exc:
         raise TaxonomyError(WORDNET_MISSING) from exc
     system = Path("/usr/share/wordnet")
-    reader = WordNetCorpusReader(str(system), None) if (system / "data.noun").exists() else wordnet
+    reader = wordnet
+    if (system / "data.noun").exists():
+        class DebianWordNet(WordNetCorpusReader):
+            def map_wn(self, version="wordnet"):
+                # (the mapping to NLTK's own corpus serves multilingual data only, and
+                # would need that corpus: Debian's database is WordNet 3.0 itself)
+                return None
+
+        with warnings.catch_warnings():  # (no multilingual data: not used here)
+            warnings.simplefilter("ignore", UserWarning)
+            reader = DebianWordNet(str(_debian_wordnet(system)), None)
+    try:
+        return _wordnet_tree(reader, words, pos)
+    except LookupError as exc:  # (nltk's message: the corpus is not downloaded)
+        raise TaxonomyError(WORDNET_DATA_MISSING) from exc
+
+
+# WordNet 3.0's lexicographer files (lexnames(5WN)): number, name, part of speech (1 noun,
+# 2 verb, 3 adjective, 4 adverb). NLTK's reader needs them as the file ``lexnames``,
+# which Debian's wordnet-base does not install.
+LEXNAMES = (["adj.all 3", "adj.pert 3", "adv.all 4"]
+            + [f"noun.{n} 1" for n in ["Tops", "act", "animal", "artifact", "attribute", "body", "cognition", "communication", "event", "feeling", "food", "group", "location", "motive", "object", "person", "phenomenon", "plant", "possession", "process", "quantity", "relation", "shape", "state", "substance", "time"]]
+            + [f"verb.{n} 2" for n in ["body", "change", "cognition", "communication", "competition", "consumption", "contact", "creation", "emotion", "motion", "perception", "possession", "social", "stative", "weather"]]
+            + ["adj.ppl 3"])
+
+
+def _debian_wordnet(system: Path) -> Path:
+    """A folder NLTK's WordNet reader can open on Debian's database: copies of its files
+    (NLTK refuses links that leave the folder) and the ``lexnames`` it lacks, in the
+    user's cache (or a temporary folder), added to NLTK's data paths, below which alone
+    it reads (nltk 3.9.3 and later)."""
+    import shutil
+    import tempfile
+
+    import nltk.data
+
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        folder = base / "sdcflow" / "wordnet"
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        folder = Path(tempfile.mkdtemp(prefix="sdcflow-wordnet-"))
+    for f in system.iterdir():
+        copy = folder / f.name
+        if f.is_file() and (copy.is_symlink() or not copy.exists()
+                            or copy.stat().st_size != f.stat().st_size):
+            copy.unlink(missing_ok=True)
+            shutil.copyfile(f, copy)
+    lexnames = "".join(f"{i:02d}\t{n.split()[0]}\t{n.split()[1]}\n"
+                       for i, n in enumerate(LEXNAMES))
+    target = folder / "lexnames"
+    if not target.exists() or target.read_text() != lexnames:
+        target.write_text(lexnames)
+    for root in (str(folder), str(system)):
+        if root not in nltk.data.path:
+            nltk.data.path.append(root)
+    return folder
+
+
+def _wordnet_tree(reader, words: Iterable[str], pos: str) -> dict[str, str | None]:
     tag = {"noun": "n", "verb": "v"}[pos]
     parents: dict[str, str | None] = {}
     for word in words:
