@@ -1,0 +1,145 @@
+"""k-degree anonymity (Liu and Terzi, "Towards identity anonymization on graphs", SIGMOD
+2008): a graph is k-degree anonymous when every degree value that occurs is the degree of
+at least ``k`` nodes, so that an intruder who knows a node's degree finds at least ``k``
+candidates.
+
+Degree anonymisation (their section 4.1): with the degrees sorted in decreasing order
+``d_1 >= ... >= d_n``, the cheapest k-anonymous sequence ``d'`` with ``d' >= d`` (cost
+``sum d'_i - d_i``) puts consecutive nodes in groups of ``k`` to ``2k - 1`` nodes raised
+to the largest degree of their group; with ``I(i, j) = sum_{l=i..j} (d_i - d_l)``,
+
+    DA(1, i) = I(1, i)                                             for i < 2k
+    DA(1, i) = min_{max(k, i-2k+1) <= t <= i-k} DA(1, t) + I(t+1, i)  otherwise.
+
+Graph construction (their section 5.1, ConstructGraph): Havel-Hakimi, the node of largest
+remaining degree ``d`` joined to the ``d`` nodes of largest remaining degree; among nodes
+of equal remaining degree those joined in the original graph are chosen first, so that
+more original edges are kept. When the anonymised sequence is not the degree sequence of
+any simple graph (Erdos-Gallai), their Probing scheme adds noise to the degrees (here one
+degree raised by one, for a node drawn at random) and anonymises again.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+
+def anonymise_degrees(degrees: np.ndarray, k: int) -> np.ndarray:
+    """The k-anonymous degree sequence of least total increase (dynamic programme above),
+    in the order of ``degrees``. Nodes of equal degree are taken in index order."""
+    d = np.asarray(degrees, dtype=np.int64)
+    n = len(d)
+    if n == 0:
+        return d.copy()
+    if not 1 <= k <= n:
+        raise ValueError(f"k = {k} must be between 1 and the number of nodes ({n})")
+    order = np.lexsort((np.arange(n), -d))  # decreasing degree, ties by index
+    s = d[order]
+    prefix = np.concatenate([[0], np.cumsum(s)])
+
+    def cost(i: int, j: int) -> int:  # I(i, j) over 0-based positions i..j
+        return int((j - i + 1) * s[i] - (prefix[j + 1] - prefix[i]))
+
+    best = np.full(n + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    cut = np.zeros(n + 1, dtype=np.int64)  # start of the last group of the prefix
+    best[0] = 0
+    for i in range(k, n + 1):  # prefix of i nodes
+        if i < 2 * k:
+            best[i], cut[i] = cost(0, i - 1), 0
+            continue
+        for t in range(max(k, i - 2 * k + 1), i - k + 1):
+            c = best[t] + cost(t, i - 1)
+            if c < best[i]:
+                best[i], cut[i] = c, t
+    out_sorted = np.empty(n, dtype=np.int64)
+    end = n
+    while end > 0:
+        start = int(cut[end])
+        out_sorted[start:end] = s[start]
+        end = start
+    out = np.empty(n, dtype=np.int64)
+    out[order] = out_sorted
+    return out
+
+
+def is_graphical(degrees: np.ndarray) -> bool:
+    """Whether ``degrees`` is the degree sequence of a simple graph (Erdos and Gallai,
+    1960: an even sum and, for the sorted sequence, ``sum_{i<=r} d_i <= r(r-1) +
+    sum_{i>r} min(r, d_i)`` for every ``r``)."""
+    d = np.sort(np.asarray(degrees, dtype=np.int64))[::-1]
+    n = len(d)
+    if n == 0:
+        return True
+    if d[-1] < 0 or d[0] > n - 1 or int(d.sum()) % 2:
+        return False
+    left = np.cumsum(d)
+    for r in range(1, n + 1):
+        right = r * (r - 1) + int(np.minimum(d[r:], r).sum())
+        if left[r - 1] > right:
+            return False
+    return True
+
+
+def construct_graph(degrees: np.ndarray, preferred: set[tuple[int, int]] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """A simple graph whose node ``i`` has degree ``degrees[i]`` (Havel-Hakimi), joining,
+    among nodes of equal remaining degree, first those whose pair is in ``preferred``
+    (pairs ``(min, max)``). Raises ``ValueError`` if the sequence is not graphical."""
+    d = np.asarray(degrees, dtype=np.int64)
+    if not is_graphical(d):
+        raise ValueError("the degree sequence is not graphical")
+    preferred = preferred or set()
+    remaining = d.copy()
+    us: list[int] = []
+    vs: list[int] = []
+    alive = set(np.flatnonzero(remaining > 0).tolist())
+    while alive:
+        # the node of largest remaining degree (smallest index among equals)
+        x = min(alive, key=lambda i: (-remaining[i], i))
+        alive.discard(x)
+        need = int(remaining[x])
+        remaining[x] = 0
+        # the `need` others of largest remaining degree, preferring original neighbours
+        chosen = heapq.nsmallest(
+            need, alive,
+            key=lambda i: (-remaining[i], (min(x, i), max(x, i)) not in preferred, i))
+        if len(chosen) < need:  # (cannot happen for a graphical sequence)
+            raise ValueError("the degree sequence is not graphical")
+        for y in chosen:
+            us.append(min(x, y))
+            vs.append(max(x, y))
+            remaining[y] -= 1
+            if remaining[y] == 0:
+                alive.discard(y)
+    return np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64)
+
+
+def k_degree_anonymise(n: int, u: np.ndarray, v: np.ndarray, k: int,
+                       rng: np.random.Generator, *, max_probes: int = 1000
+                       ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """A k-degree anonymous graph on the ``n`` nodes of the graph with edges ``(u, v)``:
+    degrees anonymised, then the graph constructed (module docstring). Returns its edges
+    (smaller end first) and counts: the probes needed, the total degree increase, the
+    original edges kept."""
+    from .edges import degrees as degree_of
+
+    d = degree_of(n, u, v)
+    noisy = d.copy()
+    for probe in range(max_probes + 1):
+        target = anonymise_degrees(noisy, k)
+        if is_graphical(target):
+            break
+        room = np.flatnonzero(noisy < n - 1)
+        if len(room) == 0:
+            raise ValueError("no k-anonymous degree sequence was found")
+        noisy[rng.choice(room)] += 1
+    else:
+        raise ValueError(f"no graphical k-anonymous degree sequence in {max_probes} probes")
+    preferred = {(int(min(a, b)), int(max(a, b))) for a, b in zip(u, v)}
+    a, b = construct_graph(target, preferred)
+    kept = sum((int(x), int(y)) in preferred for x, y in zip(a, b))
+    info = {"probes": probe, "degree_increase": int((target - d).sum()),
+            "edges_before": len(u), "edges_after": len(a), "original_edges_kept": kept}
+    return a, b, info
