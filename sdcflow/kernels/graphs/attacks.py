@@ -56,7 +56,7 @@ def _fingerprint(ego: nx.Graph) -> str:
 def _same(a: nx.Graph, b: nx.Graph) -> bool:
     return (a.number_of_nodes() == b.number_of_nodes() and
             a.number_of_edges() == b.number_of_edges() and
-            nx.is_isomorphic(a, b, node_match=lambda x, y: x[ROOT] == y[ROOT]))
+            nx.vf2pp_is_isomorphic(a, b, node_label=ROOT))
 
 
 def neighbourhood_candidates(original: nx.Graph, released: nx.Graph
@@ -64,7 +64,9 @@ def neighbourhood_candidates(original: nx.Graph, released: nx.Graph
     """For every node of ``original`` (in its node order): the number of released nodes
     whose 1-neighbourhood is isomorphic with its original one (target onto target), and
     whether it is one of them. Released neighbourhoods are grouped by their WL hash, then
-    into exact isomorphism classes within a hash."""
+    into exact isomorphism classes within a hash (VF2++: Juttner and Madarasi, "VF2++ -
+    an improved subgraph isomorphism algorithm", 2018; plain VF2 can take hours on the
+    many-leaved neighbourhood of a hub)."""
     classes: dict[str, list[tuple[nx.Graph, set]]] = {}  # hash -> [(representative, nodes)]
     for w in released.nodes:
         ego = neighbourhood(released, w)

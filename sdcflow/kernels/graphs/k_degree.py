@@ -21,8 +21,6 @@ degree raised by one, for a node drawn at random) and anonymises again.
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 
 
@@ -74,45 +72,66 @@ def is_graphical(degrees: np.ndarray) -> bool:
         return True
     if d[-1] < 0 or d[0] > n - 1 or int(d.sum()) % 2:
         return False
-    left = np.cumsum(d)
-    for r in range(1, n + 1):
-        right = r * (r - 1) + int(np.minimum(d[r:], r).sum())
-        if left[r - 1] > right:
-            return False
-    return True
+    # right side for every r at once: of the nodes after r, those of degree >= r (the
+    # first c_r - r of them, c_r nodes having degree >= r) count r, the others their degree
+    r = np.arange(1, n + 1)
+    at_least = np.searchsorted(-d, -r, side="right")  # c_r
+    suffix = np.concatenate([np.cumsum(d[::-1])[::-1], [0]])  # suffix[j] = sum d[j:]
+    right = r * (r - 1) + r * np.maximum(at_least - r, 0) + suffix[np.maximum(r, at_least)]
+    return bool(np.all(np.cumsum(d) <= right))
 
 
 def construct_graph(degrees: np.ndarray, preferred: set[tuple[int, int]] | None = None
                     ) -> tuple[np.ndarray, np.ndarray]:
     """A simple graph whose node ``i`` has degree ``degrees[i]`` (Havel-Hakimi), joining,
     among nodes of equal remaining degree, first those whose pair is in ``preferred``
-    (pairs ``(min, max)``). Raises ``ValueError`` if the sequence is not graphical."""
+    (pairs ``(min, max)``), then the others in the order they reached that degree (index
+    order at first). Raises ``ValueError`` if the sequence is not graphical.
+
+    Nodes are kept in buckets by remaining degree, so that a node's partners are found in
+    time proportional to their number and to the number of distinct degrees."""
     d = np.asarray(degrees, dtype=np.int64)
     if not is_graphical(d):
         raise ValueError("the degree sequence is not graphical")
-    preferred = preferred or set()
-    remaining = d.copy()
+    neighbours: dict[int, list[int]] = {}
+    for a, b in sorted(preferred or ()):
+        neighbours.setdefault(a, []).append(b)
+        neighbours.setdefault(b, []).append(a)
+    top = int(d.max()) if len(d) else 0
+    buckets: list[dict[int, None]] = [{} for _ in range(top + 1)]
+    for i in np.flatnonzero(d > 0).tolist():
+        buckets[int(d[i])][i] = None
     us: list[int] = []
     vs: list[int] = []
-    alive = set(np.flatnonzero(remaining > 0).tolist())
-    while alive:
-        # the node of largest remaining degree (smallest index among equals)
-        x = min(alive, key=lambda i: (-remaining[i], i))
-        alive.discard(x)
-        need = int(remaining[x])
-        remaining[x] = 0
-        # the `need` others of largest remaining degree, preferring original neighbours
-        chosen = heapq.nsmallest(
-            need, alive,
-            key=lambda i: (-remaining[i], (min(x, i), max(x, i)) not in preferred, i))
+    while True:
+        while top > 0 and not buckets[top]:
+            top -= 1
+        if top == 0:
+            break
+        x = next(iter(buckets[top]))
+        del buckets[top][x]
+        need = top
+        chosen: list[tuple[int, int]] = []  # (node, its remaining degree)
+        for degree in range(top, 0, -1):
+            bucket = buckets[degree]
+            if len(chosen) + len(bucket) <= need:
+                chosen += [(y, degree) for y in bucket]
+            else:
+                room = need - len(chosen)
+                first = [y for y in neighbours.get(x, ()) if y in bucket][:room]
+                rest = (y for y in bucket if y not in set(first))
+                chosen += [(y, degree) for y in [*first, *(next(rest) for _ in
+                                                           range(room - len(first)))]]
+            if len(chosen) == need:
+                break
         if len(chosen) < need:  # (cannot happen for a graphical sequence)
             raise ValueError("the degree sequence is not graphical")
-        for y in chosen:
+        for y, degree in chosen:
             us.append(min(x, y))
             vs.append(max(x, y))
-            remaining[y] -= 1
-            if remaining[y] == 0:
-                alive.discard(y)
+            del buckets[degree][y]
+            if degree > 1:
+                buckets[degree - 1][y] = None
     return np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64)
 
 
