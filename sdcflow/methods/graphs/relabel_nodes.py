@@ -33,6 +33,6 @@ class RelabelNodes(GraphMethod):
         a, b = canonical(new[u], new[v])
         text = data.variables[params["source"]].type != "integer"
         numbers = np.arange(1, len(labels) + 1)
-        names = numbers.astype(str).astype(object) if text else numbers
+        names = np.array([f"{i}" for i in numbers], dtype=object) if text else numbers
         return MethodResult(edge_dataset(data, params, names, a, b),
                             {"nodes": len(labels), "edges": len(a)})
