@@ -28,6 +28,8 @@ def _karate(kind="integer"):
     ("edge_perturbation", {**EDGES, "fraction": 0.2, "mode": "switch"}),
     ("k_degree_anonymity", {**EDGES, "k": 3}),
     ("relabel_nodes", EDGES),
+    ("spatial_graph", EDGES),
+    ("spatial_graph", {**EDGES, "density": "normal"}),
 ])
 @pytest.mark.parametrize("kind", ["integer", "categorical"])
 def test_conformance(name, params, kind):
@@ -44,6 +46,19 @@ def test_relabelled_graph_is_isomorphic_with_new_labels():
     g, h = _graph(_karate("categorical").frame), _graph(out.data.frame)
     assert sorted(h.nodes, key=int) == [str(i) for i in range(1, 35)]
     assert nx.is_isomorphic(g, h) and out.info == {"nodes": 34, "edges": 78}
+
+
+def test_spatial_graph_keeps_the_degree_of_every_member():
+    plugin = registry.get("spatial_graph")
+    data = _karate()
+    params = registry.with_defaults(plugin.params, EDGES)
+    out = plugin.apply(data, params, np.random.default_rng(11))
+    g, h = _graph(data.frame), _graph(out.data.frame)
+    # the degree of each member is kept unless the correction dropped an edge at it
+    dropped = out.info["dropped"]
+    assert sum(g.degree(v) - dict(h.degree).get(v, 0) for v in g.nodes) == 2 * dropped
+    assert all(h.degree(v) <= g.degree(v) for v in h.nodes)
+    assert out.info["edges_after"] == len(out.data.frame) == 78 - dropped
 
 
 def test_edge_list_problems_are_reported():
