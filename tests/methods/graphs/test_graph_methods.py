@@ -29,6 +29,7 @@ def _karate(kind="integer"):
     ("k_degree_anonymity", {**EDGES, "k": 3}),
     ("relabel_nodes", EDGES),
     ("spatial_graph", EDGES),
+    ("supernode_generalisation", {**EDGES, "k": 3, "iterations": 200}),
     ("spatial_graph", {**EDGES, "density": "normal"}),
 ])
 @pytest.mark.parametrize("kind", ["integer", "categorical"])
