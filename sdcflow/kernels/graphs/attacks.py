@@ -4,6 +4,8 @@ of the structure around a target node in the original graph.
 * degree attack (Liu and Terzi, "Towards identity anonymization on graphs", 2008; Hay,
   Miklau, Jensen, Towsley and Weis, "Resisting structural re-identification in anonymized
   social networks", 2008, knowledge query H_1): the intruder knows the target's degree;
+* neighbour-degrees attack (Hay et al. 2008, knowledge query H_2): the intruder knows
+  the degrees of the target's neighbours (as a multiset), hence its degree too;
 * neighbourhood attack (Zhou and Pei, "Preserving privacy in social networks against
   neighborhood attacks", 2008): the intruder knows the subgraph induced by the target and
   its neighbours (its 1-neighbourhood), up to isomorphism, the target marked in it.
@@ -35,6 +37,24 @@ def degree_candidates(original: nx.Graph, released: nx.Graph) -> tuple[np.ndarra
     known = [original.degree(v) for v in original.nodes]
     candidates = np.array([by_degree.get(d, 0) for d in known], dtype=np.int64)
     among = np.array([released.degree(v) == d for v, d in zip(original.nodes, known)])
+    return candidates, among
+
+
+def neighbour_degree_candidates(original: nx.Graph, released: nx.Graph
+                                ) -> tuple[np.ndarray, np.ndarray]:
+    """For every node of ``original`` (in its node order): the number of released nodes
+    whose neighbours have the degrees (as a multiset) its neighbours have in the
+    original, and whether it is one of them."""
+    def signature(graph: nx.Graph, v) -> tuple:
+        return tuple(sorted(graph.degree(w) for w in graph.neighbors(v)))
+
+    released_sigs = {v: signature(released, v) for v in released.nodes}
+    counts: dict[tuple, int] = {}
+    for sig in released_sigs.values():
+        counts[sig] = counts.get(sig, 0) + 1
+    known = [signature(original, v) for v in original.nodes]
+    candidates = np.array([counts.get(sig, 0) for sig in known], dtype=np.int64)
+    among = np.array([released_sigs.get(v) == sig for v, sig in zip(original.nodes, known)])
     return candidates, among
 
 

@@ -1,5 +1,6 @@
 """``graph_reidentification``: how many nodes of the released graph an intruder
-re-identifies from a target's degree or 1-neighbourhood in the original graph (the
+re-identifies from a target's degree, its neighbours' degrees or its 1-neighbourhood in
+the original graph (the
 kernels and references are in :mod:`sdcflow.kernels.graphs.attacks`). Nodes are matched
 by their labels: measure before ``relabel_nodes``."""
 
@@ -9,6 +10,7 @@ from typing import ClassVar
 
 from ...kernels.graphs.attacks import (
     degree_candidates,
+    neighbour_degree_candidates,
     neighbourhood_candidates,
     re_identification,
 )
@@ -16,7 +18,8 @@ from ...registry import MeasureResult, register
 from ...results import COUNT, NUMBER, TEXT, by_values, record
 from ._graph_measure import GRAPH_MEASURE_PARAMS, GraphMeasure, as_graph
 
-ATTACKS = {"degree": degree_candidates, "neighbourhood": neighbourhood_candidates}
+ATTACKS = {"degree": degree_candidates, "neighbour_degrees": neighbour_degree_candidates,
+           "neighbourhood": neighbourhood_candidates}
 
 
 @register
@@ -33,7 +36,8 @@ class GraphReidentification(GraphMeasure):
                         "items": {"enum": list(ATTACKS)},
                         "default": list(ATTACKS),
                         "description": "What the intruder knows of a target: its degree, "
-                                       "its 1-neighbourhood (Zhou and Pei 2008)."},
+                                       "its neighbours' degrees (Hay et al. 2008), its "
+                                       "1-neighbourhood (Zhou and Pei 2008)."},
         },
     }
 

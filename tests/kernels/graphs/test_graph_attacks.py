@@ -4,6 +4,7 @@ import networkx as nx
 
 from sdcflow.kernels.graphs.attacks import (
     degree_candidates,
+    neighbour_degree_candidates,
     neighbourhood_candidates,
     re_identification,
 )
@@ -60,3 +61,15 @@ def test_a_node_absent_from_the_release_has_no_candidate_by_neighbourhood():
     c, among = neighbourhood_candidates(PATH, released)
     # 0 (an edge seen from its end): 0 and 2 in the release; 3 is not among them
     assert c.tolist()[0] == 2 and among.tolist() == [True, True, False, False]
+
+
+def test_neighbour_degrees_attack_by_hand():
+    # lollipop: 0 and 1 have neighbours of degrees (2, 3), 2 has (1, 2, 2), 3 has (3):
+    # 2 and 3 unique, 0 and 1 two candidates, as by degree
+    c, among = neighbour_degree_candidates(LOLLIPOP, LOLLIPOP)
+    assert c.tolist() == [2, 2, 1, 1] and among.all()
+    # a path of 5 (0-1-2-3-4): degrees 1,2,2,2,1 give 2 and 3 candidates by degree; the
+    # neighbours' degrees (2), (1,2), (2,2), (1,2), (2) single out the middle node
+    c, among = neighbour_degree_candidates(nx.path_graph(5), nx.path_graph(5))
+    assert c.tolist() == [2, 2, 1, 2, 2]
+    assert degree_candidates(nx.path_graph(5), nx.path_graph(5))[0].tolist() == [2, 3, 3, 3, 2]
