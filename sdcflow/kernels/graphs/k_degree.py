@@ -11,7 +11,11 @@ to the largest degree of their group; with ``I(i, j) = sum_{l=i..j} (d_i - d_l)`
     DA(1, i) = I(1, i)                                             for i < 2k
     DA(1, i) = min_{max(k, i-2k+1) <= t <= i-k} DA(1, t) + I(t+1, i)  otherwise.
 
-Graph construction (their section 5.1, ConstructGraph): Havel-Hakimi, the node of largest
+Graph construction: by default their Supergraph (section 5.3), which keeps every original
+edge and adds edges only: each node needs ``d'_i - d_i`` more, and, largest need first,
+a node is joined to the nodes of largest need it is not yet joined to (their greedy on
+the residual degrees). When that gets stuck, or with ``construction: havel_hakimi``,
+their ConstructGraph (section 5.1): Havel-Hakimi, the node of largest
 remaining degree ``d`` joined to the ``d`` nodes of largest remaining degree; among nodes
 of equal remaining degree those joined in the original graph are chosen first, so that
 more original edges are kept. When the anonymised sequence is not the degree sequence of
@@ -135,8 +139,35 @@ def construct_graph(degrees: np.ndarray, preferred: set[tuple[int, int]] | None 
     return np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64)
 
 
+def supergraph_edges(need: np.ndarray, existing: set[tuple[int, int]]
+                     ) -> list[tuple[int, int]] | None:
+    """Edges ``(min, max)`` not in ``existing`` that raise node ``i``'s degree by
+    ``need[i]`` (Liu and Terzi's Supergraph greedy: the node of largest need, smallest
+    index among equals, joined to those of largest need it is not joined to); ``None``
+    when the greedy gets stuck."""
+    left = np.asarray(need, dtype=np.int64).copy()
+    added: list[tuple[int, int]] = []
+    joined = set(existing)
+    alive = [int(i) for i in np.flatnonzero(left > 0)]
+    while alive:
+        alive.sort(key=lambda i: (-left[i], i))
+        x = alive.pop(0)
+        partners = [y for y in alive if (min(x, y), max(x, y)) not in joined][:int(left[x])]
+        if len(partners) < left[x]:
+            return None
+        left[x] = 0
+        for y in partners:
+            edge = (min(x, y), max(x, y))
+            joined.add(edge)
+            added.append(edge)
+            left[y] -= 1
+        alive = [i for i in alive if left[i] > 0]
+    return added
+
+
 def k_degree_anonymise(n: int, u: np.ndarray, v: np.ndarray, k: int,
-                       rng: np.random.Generator, *, max_probes: int = 1000
+                       rng: np.random.Generator, *, max_probes: int = 1000,
+                       construction: str = "supergraph"
                        ) -> tuple[np.ndarray, np.ndarray, dict]:
     """A k-degree anonymous graph on the ``n`` nodes of the graph with edges ``(u, v)``:
     degrees anonymised, then the graph constructed (module docstring). Returns its edges
@@ -157,8 +188,16 @@ def k_degree_anonymise(n: int, u: np.ndarray, v: np.ndarray, k: int,
     else:
         raise ValueError(f"no graphical k-anonymous degree sequence in {max_probes} probes")
     preferred = {(int(min(a, b)), int(max(a, b))) for a, b in zip(u, v)}
-    a, b = construct_graph(target, preferred)
+    added = supergraph_edges(target - d, preferred) if construction == "supergraph" else None
+    if added is not None:
+        edges = sorted(preferred | set(added))
+        a = np.array([e[0] for e in edges], dtype=np.int64)
+        b = np.array([e[1] for e in edges], dtype=np.int64)
+        built = "supergraph"
+    else:
+        a, b = construct_graph(target, preferred)
+        built = "havel_hakimi"
     kept = sum((int(x), int(y)) in preferred for x, y in zip(a, b))
-    info = {"probes": probe, "degree_increase": int((target - d).sum()),
+    info = {"construction": built, "probes": probe, "degree_increase": int((target - d).sum()),
             "edges_before": len(u), "edges_after": len(a), "original_edges_kept": kept}
     return a, b, info

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
+from ...errors import PluginError
 from ...kernels.graphs.k_degree import k_degree_anonymise
 from ...registry import MethodResult, register
 from ._graph_method import GraphMethod
@@ -13,6 +14,7 @@ from ._graph_method import GraphMethod
 
 @register
 class KDegreeAnonymity(GraphMethod):
+    version = "2"  # 2: the Supergraph construction by default
     name = "k_degree_anonymity"
     summary = "Anonymise the degree sequence (Liu-Terzi) and construct a graph with it."
     params: ClassVar[dict] = {
@@ -24,6 +26,10 @@ class KDegreeAnonymity(GraphMethod):
             "k": {"type": "integer", "minimum": 2,
                   "description": "Every degree of the released graph is the degree of at "
                                  "least k nodes."},
+            "construction": {"enum": ["supergraph", "havel_hakimi"], "default": "supergraph",
+                             "description": "supergraph: keep every edge and add edges "
+                                            "(falls back to havel_hakimi when stuck); "
+                                            "havel_hakimi: build a new graph."},
             "max_probes": {"type": "integer", "minimum": 0, "maximum": 100000,
                            "default": 1000,
                            "description": "Degrees raised at random before giving up when "
@@ -42,6 +48,10 @@ class KDegreeAnonymity(GraphMethod):
 
     def apply(self, data, params, rng):
         labels, u, v = nodes_and_edges(data, params)
-        a, b, info = k_degree_anonymise(len(labels), u, v, params["k"], rng,
-                                        max_probes=params["max_probes"])
+        try:
+            a, b, info = k_degree_anonymise(len(labels), u, v, params["k"], rng,
+                                            max_probes=params["max_probes"],
+                                            construction=params["construction"])
+        except ValueError as exc:  # (probing found no graphical sequence)
+            raise PluginError(self.name, f"{exc}: raise max_probes or lower k") from None
         return MethodResult(edge_dataset(data, params, labels, a, b), info)

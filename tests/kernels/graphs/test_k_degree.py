@@ -15,6 +15,7 @@ from sdcflow.kernels.graphs.k_degree import (
     construct_graph,
     is_graphical,
     k_degree_anonymise,
+    supergraph_edges,
 )
 
 
@@ -95,11 +96,24 @@ def test_construction_realises_graphical_sequences(seed):
     assert [h.degree(i) for i in range(9)] == d.tolist()
 
 
-def test_karate_club_is_made_3_degree_anonymous():
+def test_supergraph_greedy_by_hand():
+    # the path 0-1-2 needing one more edge at 0 and at 2: the edge 0-2 (a triangle)
+    assert supergraph_edges(np.array([1, 0, 1]), {(0, 1), (1, 2)}) == [(0, 2)]
+    # 0 and 1 each need one more, but are already joined: the greedy is stuck
+    assert supergraph_edges(np.array([1, 1]), {(0, 1)}) is None
+    # needs 2, 1, 1 on the edge 2-3 (node 3 needs nothing): 0 joins 1 and 2 (largest
+    # needs, then index); 1 and 2 are then done
+    assert supergraph_edges(np.array([2, 1, 1, 0]), {(2, 3)}) == [(0, 1), (0, 2)]
+
+
+@pytest.mark.parametrize("construction", ["supergraph", "havel_hakimi"])
+def test_karate_club_is_made_3_degree_anonymous(construction):
     g = nx.karate_club_graph()
     u = np.array([x for x, _ in g.edges])
     v = np.array([y for _, y in g.edges])
-    a, b, info = k_degree_anonymise(34, u, v, 3, np.random.default_rng(1))
+    a, b, info = k_degree_anonymise(34, u, v, 3, np.random.default_rng(1),
+                                    construction=construction)
+    assert info["construction"] == construction
     h = nx.Graph(list(zip(a.tolist(), b.tolist())))
     counts = Counter(dict(h.degree).values())
     assert min(counts.values()) >= 3
@@ -108,3 +122,6 @@ def test_karate_club_is_made_3_degree_anonymous():
     assert all(h.degree(i) >= g.degree(i) for i in range(34))
     assert sum(h.degree(i) - g.degree(i) for i in range(34)) == info["degree_increase"]
     assert info["original_edges_kept"] == sum(h.has_edge(*e) for e in g.edges)
+    if construction == "supergraph":  # every friendship kept, degree_increase / 2 added
+        assert info["original_edges_kept"] == 78
+        assert info["edges_after"] == 78 + info["degree_increase"] // 2

@@ -27,6 +27,7 @@ def _karate(kind="integer"):
     ("edge_perturbation", {**EDGES, "fraction": 0.2}),
     ("edge_perturbation", {**EDGES, "fraction": 0.2, "mode": "switch"}),
     ("k_degree_anonymity", {**EDGES, "k": 3}),
+    ("k_degree_anonymity", {**EDGES, "k": 3, "construction": "havel_hakimi"}),
     ("relabel_nodes", EDGES),
     ("spatial_graph", EDGES),
     ("supernode_generalisation", {**EDGES, "k": 3, "iterations": 200}),
@@ -138,3 +139,30 @@ def test_perturb_anonymise_relabel_through_run(write_recipe, tmp_path):
     assert (tmp_path / "again" / "public" / "g.csv").read_bytes() == \
         (tmp_path / "out" / "public" / "g.csv").read_bytes()
     assert again.measures == result.measures
+
+
+def test_k_degree_without_probes_fails_cleanly(write_recipe, tmp_path, capsys):
+    from sdcflow.cli import main
+
+    # the star 1-2, 1-3, 1-4: degrees 3, 1, 1, 1 become 3, 3, 1, 1 for k = 2 (cost 2, the
+    # least), which no simple graph has (Erdos-Gallai); with no probe allowed the step fails
+    (tmp_path / "star.csv").write_text("a,b\n1,2\n1,3\n1,4\n")
+    path = write_recipe("""
+        sdcflow: 1
+        name: star
+        seed: 1
+        data: {path: star.csv}
+        variables:
+          a: {role: key, type: integer}
+          b: {role: key, type: integer}
+        steps:
+          - {id: kdeg, method: k_degree_anonymity,
+             params: {source: a, target: b, k: 2, max_probes: 0}}
+        release: {path: out.csv}
+    """)
+    code = main(["run", str(path), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert "no graphical k-anonymous degree sequence in 0 probes: raise max_probes or lower k" \
+        in err
+    assert not (tmp_path / "out" / "public" / "out.csv").exists()
