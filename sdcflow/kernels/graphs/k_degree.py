@@ -14,13 +14,16 @@ to the largest degree of their group; with ``I(i, j) = sum_{l=i..j} (d_i - d_l)`
 Graph construction: by default their Supergraph (section 5.3), which keeps every original
 edge and adds edges only: each node needs ``d'_i - d_i`` more, and, largest need first,
 a node is joined to the nodes of largest need it is not yet joined to (their greedy on
-the residual degrees). When that gets stuck, or with ``construction: havel_hakimi``,
-their ConstructGraph (section 5.1): Havel-Hakimi, the node of largest
-remaining degree ``d`` joined to the ``d`` nodes of largest remaining degree; among nodes
+the residual degrees). When that gets stuck, the degrees are probed (below) and
+anonymised again; when 20 graphical sequences got stuck, or with ``construction:
+havel_hakimi``,
+their ConstructGraph (section 5.1): Havel-Hakimi, the node of largest remaining degree
+``d`` joined to the ``d`` nodes of largest remaining degree; among nodes
 of equal remaining degree those joined in the original graph are chosen first, so that
 more original edges are kept. When the anonymised sequence is not the degree sequence of
-any simple graph (Erdos-Gallai), their Probing scheme adds noise to the degrees (here one
-degree raised by one, for a node drawn at random) and anonymises again.
+any simple graph (Erdos-Gallai), their Probing scheme adds noise to the degrees and
+anonymises again: here one degree raised by one, for a node drawn at random among those of
+at most the median degree (the noise is cheap on low degrees, costly on a hub).
 """
 
 from __future__ import annotations
@@ -139,6 +142,9 @@ def construct_graph(degrees: np.ndarray, preferred: set[tuple[int, int]] | None 
     return np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64)
 
 
+SUPERGRAPH_PROBES = 20  # graphical sequences tried with the Supergraph greedy
+
+
 def supergraph_edges(need: np.ndarray, existing: set[tuple[int, int]]
                      ) -> list[tuple[int, int]] | None:
     """Edges ``(min, max)`` not in ``existing`` that raise node ``i``'s degree by
@@ -176,25 +182,35 @@ def k_degree_anonymise(n: int, u: np.ndarray, v: np.ndarray, k: int,
     from .edges import degrees as degree_of
 
     d = degree_of(n, u, v)
+    preferred = {(int(min(a, b)), int(max(a, b))) for a, b in zip(u, v)}
     noisy = d.copy()
+    graphical, added, stuck = None, None, 0
     for probe in range(max_probes + 1):
         target = anonymise_degrees(noisy, k)
         if is_graphical(target):
+            if graphical is None:
+                graphical = target  # (the least noisy: Havel-Hakimi's if it comes to that)
+            if construction != "supergraph":
+                break
+            added = supergraph_edges(target - d, preferred)
+            stuck += added is None
+            if added is not None or stuck == SUPERGRAPH_PROBES:
+                break
+        # noise where it costs least: a node of at most the median degree (raising a hub
+        # would raise its whole group)
+        room = np.flatnonzero((noisy < n - 1) & (noisy <= np.median(noisy)))
+        if len(room) == 0 or probe == max_probes:
             break
-        room = np.flatnonzero(noisy < n - 1)
-        if len(room) == 0:
-            raise ValueError("no k-anonymous degree sequence was found")
         noisy[rng.choice(room)] += 1
-    else:
+    if graphical is None:
         raise ValueError(f"no graphical k-anonymous degree sequence in {max_probes} probes")
-    preferred = {(int(min(a, b)), int(max(a, b))) for a, b in zip(u, v)}
-    added = supergraph_edges(target - d, preferred) if construction == "supergraph" else None
     if added is not None:
         edges = sorted(preferred | set(added))
         a = np.array([e[0] for e in edges], dtype=np.int64)
         b = np.array([e[1] for e in edges], dtype=np.int64)
         built = "supergraph"
-    else:
+    else:  # (asked for, or the supergraph greedy got stuck on every sequence tried)
+        target = graphical
         a, b = construct_graph(target, preferred)
         built = "havel_hakimi"
     kept = sum((int(x), int(y)) in preferred for x, y in zip(a, b))
