@@ -113,6 +113,12 @@ CASES = {
 # identifier kept in both files, which these data lack (checked in
 # tests/measures/linkage/test_partial_linkage_measure.py)
 ENGINE_ONLY = {"score", "ranking", "table_audit", "camouflage_widths", "partial_linkage"}
+# graph measures compare two edge lists (see test_graph_summaries_have_the_declared_shape)
+EDGES = {"source": "a", "target": "b"}
+GRAPH_CASES = {
+    "graph_reidentification": [EDGES, {**EDGES, "attacks": ["degree"]}],
+    "graph_utility": [EDGES, {**EDGES, "eigenvalues": 0}],
+}
 
 
 def _runs():
@@ -123,7 +129,26 @@ def _runs():
 
 
 def test_every_measure_is_covered():
-    assert {p.name for p in registry.plugins("measure")} == set(CASES) | ENGINE_ONLY
+    assert {p.name for p in registry.plugins("measure")} == \
+        set(CASES) | ENGINE_ONLY | set(GRAPH_CASES)
+
+
+@pytest.mark.parametrize("name, params", [(n, p) for n, cases in GRAPH_CASES.items()
+                                          for p in cases])
+def test_graph_summaries_have_the_declared_shape(name, params):
+    from helpers import small_dataset
+
+    def edges(pairs):
+        return small_dataset(a=("key", "categorical", [str(x) for x, _ in pairs]),
+                             b=("key", "categorical", [str(y) for _, y in pairs]))
+
+    original = edges([(1, 2), (1, 3), (2, 3), (3, 4), (4, 5)])
+    released = edges([(1, 2), (2, 3), (3, 4), (4, 5), (1, 5)])
+    plugin = registry.get(name)
+    resolved = registry.with_defaults(plugin.params, params)
+    result = plugin.evaluate(released, resolved, np.random.default_rng(1), original=original)
+    summary = json.loads(canonical_json(result.summary))
+    assert conformance(plugin.result_shape(resolved, released.meta), summary) == []
 
 
 @pytest.mark.parametrize("name, which, params", list(_runs()))

@@ -91,6 +91,15 @@ CASES = {
     "semantic_microaggregation": [("hierarchy", {"variables": ["urbrur"], "k": 3})],
 }
 TABLE_METHODS = {"secondary_suppression", "sensitivity_rules"}  # leave the records alone
+# graph methods work on an edge list (two node variables), integer or text node labels
+EDGES = {"source": "a", "target": "b"}
+GRAPH_CASES = {
+    "edge_perturbation": {**EDGES, "fraction": 0.3},
+    "k_degree_anonymity": {**EDGES, "k": 2},
+    "relabel_nodes": EDGES,
+    "spatial_graph": EDGES,
+    "supernode_generalisation": {**EDGES, "k": 2, "iterations": 50},
+}
 
 
 def _runs():
@@ -101,7 +110,8 @@ def _runs():
 
 
 def test_every_method_is_covered():
-    assert {p.name for p in registry.plugins("method")} == set(CASES) | TABLE_METHODS
+    assert {p.name for p in registry.plugins("method")} == \
+        set(CASES) | TABLE_METHODS | set(GRAPH_CASES)
     for name in TABLE_METHODS:
         assert registry.get(name).outputs({}, DATA.meta) == {}
 
@@ -112,6 +122,24 @@ def test_apply_leaves_the_declared_metadata(name, which, params):
     data = {"hierarchy": HIERARCHY, "integer weight": _data(integer_weight=True)}.get(which,
                                                                                      DATA)
     resolved = registry.with_defaults(plugin.params, params)
+    assert not list(plugin.check(resolved, data.meta))
+    result = plugin.apply(data, dict(resolved), np.random.default_rng(3))
+    assert plugin.outputs(resolved, data.meta) is not None
+    assert output_problems(plugin, data, resolved, result) == []
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH_CASES))
+@pytest.mark.parametrize("kind", ["integer", "categorical"])
+def test_graph_methods_leave_the_declared_metadata(name, kind):
+    from helpers import small_dataset
+
+    pairs = [(1, 2), (1, 3), (2, 3), (3, 4), (4, 5), (5, 6), (2, 6)]
+    ends = [[x for x, _ in pairs], [y for _, y in pairs]]
+    if kind == "categorical":
+        ends = [[str(x) for x in side] for side in ends]
+    data = small_dataset(a=("key", kind, ends[0]), b=("key", kind, ends[1]))
+    plugin = registry.get(name)
+    resolved = registry.with_defaults(plugin.params, GRAPH_CASES[name])
     assert not list(plugin.check(resolved, data.meta))
     result = plugin.apply(data, dict(resolved), np.random.default_rng(3))
     assert plugin.outputs(resolved, data.meta) is not None

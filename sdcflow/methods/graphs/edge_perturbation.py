@@ -1,0 +1,52 @@
+"""``edge_perturbation``: random deletion, addition or switching of edges of a graph (the
+kernel and its references are in :mod:`sdcflow.kernels.graphs.perturbation`)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
+from ...kernels.graphs.perturbation import MODES, non_edges_count, perturb_edges
+from ...registry import MethodResult, register
+from ._graph_method import GraphMethod
+
+
+@register
+class EdgePerturbation(GraphMethod):
+    name = "edge_perturbation"
+    summary = "Delete, add or switch randomly chosen edges of a graph (an edge list)."
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["source", "target", "fraction"],
+        "properties": {
+            **EDGE_PARAMS,
+            "fraction": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                         "description": "Edges perturbed, as a share of the edges: m = "
+                                        "round(fraction x edges)."},
+            "mode": {"enum": list(MODES), "default": "add_delete",
+                     "description": "add_delete: delete m edges, add m new ones (Hay et al. "
+                                    "2008); add or delete: only one half; switch: m degree-"
+                                    "preserving switches (Ying and Wu 2008)."},
+        },
+    }
+    public_params = ("source", "target", "mode")  # the perturbed share helps an intruder
+
+    def check_data(self, params, data):
+        problems = list(super().check_data(params, data))
+        yield from problems
+        if problems or len(data) == 0:
+            return
+        labels, u, _ = nodes_and_edges(data, params)
+        m = round(params["fraction"] * len(u))
+        free = non_edges_count(len(labels), len(u))
+        if params.get("mode", "add_delete") in ("add_delete", "add") and m > free:
+            yield ("fraction",), (f"{m} edges cannot be added: only {free} pairs of the "
+                                  f"{len(labels)} nodes are not joined")
+
+    def apply(self, data, params, rng):
+        labels, u, v = nodes_and_edges(data, params)
+        m = round(params["fraction"] * len(u))
+        a, b, info = perturb_edges(len(labels), u, v, m, params["mode"], rng)
+        info = {"perturbed": m, **info}
+        return MethodResult(edge_dataset(data, params, labels, a, b), info)

@@ -1,0 +1,38 @@
+"""``relabel_nodes``: replace the node labels of a graph by the numbers 1..n in a random
+order, so that the released edge list does not carry the original node identifiers (the
+"naive anonymisation" every graph release starts with: Backstrom, Dwork and Kleinberg,
+"Wherefore art thou r3579x?", 2007). Run it last: measures that compare with the original
+graph match nodes by their labels."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
+from ...kernels.graphs.edges import canonical
+from ...registry import MethodResult, register
+from ._graph_method import GraphMethod
+
+
+@register
+class RelabelNodes(GraphMethod):
+    name = "relabel_nodes"
+    summary = "Replace the node labels of a graph by 1..n in a random order."
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["source", "target"],
+        "properties": {**EDGE_PARAMS},
+    }
+
+    def apply(self, data, params, rng):
+        labels, u, v = nodes_and_edges(data, params)
+        new = rng.permutation(len(labels)).astype(np.int64)  # node i becomes new[i] + 1
+        a, b = canonical(new[u], new[v])
+        text = data.variables[params["source"]].type != "integer"
+        numbers = np.arange(1, len(labels) + 1)
+        names = np.array([f"{i}" for i in numbers], dtype=object) if text else numbers
+        return MethodResult(edge_dataset(data, params, names, a, b),
+                            {"nodes": len(labels), "edges": len(a)})

@@ -1,0 +1,53 @@
+"""``supernode_generalisation``: partition the nodes into super-nodes of at least ``k``
+and release a graph drawn from the generalised graph (Hay et al. 2008; the kernel is
+:mod:`sdcflow.kernels.graphs.supernodes`)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
+from ...kernels.graphs.edges import canonical
+from ...kernels.graphs.supernodes import block_counts, partition, sample_graph
+from ...registry import MethodResult, register
+from ._graph_method import GraphMethod
+
+
+@register
+class SupernodeGeneralisation(GraphMethod):
+    name = "supernode_generalisation"
+    summary = ("Generalise a graph into super-nodes of at least k nodes and release a "
+               "graph drawn from it.")
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["source", "target", "k"],
+        "properties": {
+            **EDGE_PARAMS,
+            "k": {"type": "integer", "minimum": 2,
+                  "description": "Least number of nodes in a super-node."},
+            "iterations": {"type": "integer", "minimum": 0, "maximum": 10_000_000,
+                           "default": 10_000,
+                           "description": "Simulated annealing moves tried."},
+        },
+    }
+
+    def check_data(self, params, data):
+        problems = list(super().check_data(params, data))
+        yield from problems
+        if problems or len(data) == 0:
+            return
+        labels, _, _ = nodes_and_edges(data, params)
+        if params["k"] > len(labels):
+            yield ("k",), f"k = {params['k']} is larger than the number of nodes ({len(labels)})"
+
+    def apply(self, data, params, rng):
+        labels, u, v = nodes_and_edges(data, params)
+        groups, info = partition(len(labels), u, v, params["k"], rng,
+                                 iterations=params["iterations"])
+        counts = block_counts(groups, info["supernodes"], u, v)
+        a, b = canonical(*sample_graph(groups, counts, rng))
+        original = {(int(x), int(y)) for x, y in zip(*canonical(u, v))}
+        info = {**info, "edges": len(a),
+                "original_edges_kept": sum((int(x), int(y)) in original for x, y in zip(a, b))}
+        return MethodResult(edge_dataset(data, params, labels, a, b), info)
