@@ -17,7 +17,12 @@ the answers.
 
 Intervals: the value ``x_i`` has an interval of width ``w_i`` in which it sits at a
 uniformly random relative position ``u_i``: ``lo_i = x_i - u_i w_i``,
-``hi_i = x_i + (1 - u_i) w_i`` (so the midpoint does not give the value away).
+``hi_i = x_i + (1 - u_i) w_i`` (so the midpoint does not give the value away), with a
+width that does not depend on the value (:func:`camouflage_intervals`); or, relative to
+the value, ``[x_i - a_i |x_i|, x_i + b_i |x_i|]`` with ``a_i`` and ``b_i`` drawn
+independently from U(0, c) (:func:`relative_intervals`, the multiplicative intervals of
+Garfinkel, Gopal & Rice). A width proportional to ``|x_i|`` with a random position only
+would give the value away: ``|x_i| = (hi_i - lo_i) / c``.
 """
 
 from __future__ import annotations
@@ -42,6 +47,18 @@ def camouflage_intervals(x: np.ndarray, widths: np.ndarray, rng: np.random.Gener
     lo = x - u * w
     hi = x + (1 - u) * w
     return lo, hi
+
+
+def relative_intervals(x: np.ndarray, c: float, rng: np.random.Generator
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals ``[x - a |x|, x + b |x|]`` of the values ``x`` (1-d; NaN stays NaN),
+    ``a`` and ``b`` drawn independently from U(0, ``c``) (``c * rng.random`` for ``a``,
+    then for ``b``): on average ``c |x|`` wide, ``lo <= x <= hi`` always, and neither the
+    width nor the position determines ``x``; a zero keeps the interval [0, 0]."""
+    x = np.asarray(x, dtype=float)
+    a = c * rng.random(x.shape)
+    b = c * rng.random(x.shape)
+    return x - a * np.abs(x), x + b * np.abs(x)
 
 
 def interval_widths(lo: np.ndarray, hi: np.ndarray, x: np.ndarray) -> dict:

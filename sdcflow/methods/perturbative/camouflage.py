@@ -5,10 +5,12 @@ two variables ``v_lo`` and ``v_hi`` (the bounds); ``v`` itself is removed, so th
 reaches no later step nor the release. Queries are answered from the intervals by the
 ``camouflage_widths`` measure (or :func:`~sdcflow.kernels.perturbative.camouflage.query_interval`).
 
-The width of the interval of ``x_i`` is ``width |x_i|`` (``scale: value``; a zero then
-keeps a zero-width interval, i.e. is published exactly) or ``width sd`` (``scale: sd``,
-the standard deviation of the variable's observed values); the value sits at a uniform
-random position in its interval. An integer variable's bounds are rounded outwards
+The interval of ``x_i`` is ``[x_i - a_i |x_i|, x_i + b_i |x_i|]`` with ``a_i`` and
+``b_i`` independent U(0, width) (``scale: value``: on average ``width |x_i|`` wide; a
+zero keeps a zero-width interval, i.e. is published exactly), or ``width sd`` wide
+(``scale: sd``, the standard deviation of the variable's observed values) with the value
+at a uniform random position in it. (A width of exactly ``width |x_i|`` would give the
+value away: ``|x_i| = (hi - lo) / width``.) An integer variable's bounds are rounded outwards
 (floor, ceiling) and stay integer. Missing values give missing bounds.
 """
 
@@ -20,7 +22,11 @@ import numpy as np
 import pandas as pd
 
 from ...data.dataset import Variable
-from ...kernels.perturbative.camouflage import camouflage_intervals, interval_widths
+from ...kernels.perturbative.camouflage import (
+    camouflage_intervals,
+    interval_widths,
+    relative_intervals,
+)
 from ...limits import FLOAT_MAX
 from ...registry import Method, MethodResult, Output, register, variables_param
 
@@ -46,10 +52,13 @@ class Camouflage(Method):
                                          "variable with role numeric)."),
             "width": {"type": "number", "exclusiveMinimum": 0, "default": 0.2,
                       "description": "Width of each interval, as a fraction of |x| (scale "
-                                     "value) or of the standard deviation (scale sd)."},
+                                     "value: the most each end lies from x, so on average "
+                                     "width |x| wide) or of the standard deviation (scale "
+                                     "sd)."},
             "scale": {"enum": ["value", "sd"], "default": "value",
-                      "description": "value: width |x| (zeros stay exact); sd: width x "
-                                     "the variable's standard deviation."},
+                      "description": "value: each end drawn U(0, width) |x| away from x "
+                                     "(zeros stay exact); sd: width x the variable's "
+                                     "standard deviation."},
         },
     }
 
@@ -115,9 +124,9 @@ class Camouflage(Method):
             if scale == "sd":
                 sd = float(np.std(observed, ddof=1)) if len(observed) > 1 else 0.0
                 widths = np.full(len(x), width * sd)
+                lo, hi = camouflage_intervals(x, widths, rng)
             else:
-                widths = width * np.abs(x)
-            lo, hi = camouflage_intervals(x, widths, rng)
+                lo, hi = relative_intervals(x, width, rng)
             lo_name, hi_name = bound_names(name)
             if var.type == "integer":
                 lo, hi = np.floor(lo), np.ceil(hi)

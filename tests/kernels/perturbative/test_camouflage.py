@@ -17,6 +17,7 @@ from sdcflow.kernels.perturbative.camouflage import (
     camouflage_intervals,
     interval_widths,
     query_interval,
+    relative_intervals,
 )
 
 X = np.array([10.0, 20, 30, 40])
@@ -108,3 +109,15 @@ def test_answers_contain_the_exact_one_and_equal_the_closed_form(values, width, 
     scale = (np.abs(lo).sum() + np.abs(hi).sum()) / k + 1e-300
     assert abs(low - want_low / k) <= 1e-7 * scale
     assert abs(high - want_high / k) <= 1e-7 * scale
+
+
+def test_relative_intervals_by_hand():
+    # [x - a|x|, x + b|x|], a then b = c x default_rng(5).random(n)
+    x = np.array([10.0, -20, 0, np.nan])
+    lo, hi = relative_intervals(x, 0.5, np.random.default_rng(5))
+    rng = np.random.default_rng(5)
+    a, b = 0.5 * rng.random(4), 0.5 * rng.random(4)
+    np.testing.assert_allclose(lo[:3], x[:3] - a[:3] * np.abs(x[:3]), rtol=1e-15)
+    np.testing.assert_allclose(hi[:3], x[:3] + b[:3] * np.abs(x[:3]), rtol=1e-15)
+    assert lo[2] == hi[2] == 0 and np.isnan(lo[3]) and np.isnan(hi[3])
+    assert np.all(lo[:3] <= x[:3]) and np.all(x[:3] <= hi[:3])
