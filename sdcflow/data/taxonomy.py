@@ -111,8 +111,9 @@ def variable_taxonomy(var, words: Iterable[str] = ()) -> Taxonomy | None:
 
 def wordnet_parents(words: Iterable[str], pos: str = "noun") -> dict[str, str | None]:
     """``child -> parent`` of the words and their WordNet hypernyms: each word's first
-    sense and the first of its hypernym paths (WordNet 3.0: NLTK's corpus, or the
-    database of Debian's wordnet-base in /usr/share/wordnet)."""
+    sense and its longest hypernym path (the first by name among equally long ones), the
+    word under its synset (WordNet 3.0: NLTK's corpus, or the database of Debian's
+    wordnet-base in /usr/share/wordnet)."""
     try:
         from nltk.corpus import wordnet
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
@@ -191,8 +192,11 @@ def _wordnet_tree(reader, words: Iterable[str], pos: str) -> dict[str, str | Non
             senses = reader.synsets(str(word).replace(" ", "_"), pos=tag)
         if not senses:
             raise TaxonomyError(f"'{word}' is not a {pos} of WordNet")
-        path = senses[0].hypernym_paths()[0]
-        names = [s.name() for s in path]
+        # NLTK lists a synset's hypernyms from a set, in an order that changes with
+        # Python's hash seed: the path is chosen by its content (the longest, i.e. the
+        # most specific; then the first by its names), so that the tree is reproducible
+        paths = [[s.name() for s in path] for path in senses[0].hypernym_paths()]
+        names = min(paths, key=lambda p: (-len(p), p))
         for parent, child in zip([None, *names[:-1]], names, strict=True):
             if parents.get(child, parent) != parent:
                 continue  # another path reached it first: keep a tree
