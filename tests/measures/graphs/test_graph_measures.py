@@ -89,3 +89,45 @@ def test_k_degree_anonymity_leaves_nobody_unique_by_degree(write_recipe, tmp_pat
     assert m["utility"]["degree_distance"] == round(increase / 34, 6)
     assert len(pd.read_csv(tmp_path / "out" / "public" / "m.csv")) == \
         m["utility"]["released"]["edges"]
+
+
+def test_subgraph_attack_against_the_original():
+    plugin = registry.get("graph_reidentification")
+    path = _edges([(1, 2), (2, 3), (3, 4)])  # the path 1-2-3-4
+    star = _edges([(1, 2), (2, 3), (2, 4)])  # released: the star centred on 2
+    params = registry.with_defaults(plugin.params, {**EDGES, "attacks": ["subgraph"],
+                                                    "edges": 2})
+    out = plugin.evaluate(star, params, None, original=path).summary
+    # 2 known edges: 1 and 4 know a path of 2 edges from its end, embedded at 1, 3, 4 of
+    # the star (through the centre); 2 and 3 know two edges at themselves, embedded only
+    # at the centre 2: node 2 is re-identified, 3 is not among its candidates;
+    # expected 1/3 + 1 + 0 + 1/3
+    assert set(out) == {"reference", "nodes", "unmatched_nodes", "subgraph"}
+    assert out["subgraph"] == {"re_identified": 1, "expected": round(5 / 3, 6),
+                               "below_k": {"2": 1, "5": 3, "10": 3}, "undecided": 0}
+
+
+def test_subgraph_attack_in_a_recipe(write_recipe, tmp_path):
+    (tmp_path / "karate.csv").write_text(KARATE.read_text())
+    path = write_recipe("""
+        sdcflow: 1
+        name: m
+        seed: 1
+        data: {path: karate.csv}
+        variables:
+          member_a: {role: key, type: integer}
+          member_b: {role: key, type: integer}
+        steps:
+          - {id: risk, measure: graph_reidentification,
+             params: {source: member_a, target: member_b, attacks: [degree, subgraph]}}
+        checks: ["risk.subgraph.re_identified == 0"]
+    """)
+    result = run(path, tmp_path / "out", use_cache=False)
+    risk = result.measures["risk"]
+    # the karate club with 4 known edges (candidate counts checked against networkx's
+    # monomorphism search in tests/kernels/graphs/test_subgraph_attack.py): nobody is
+    # unique, the smallest candidate sets hold 16 members
+    assert risk["subgraph"]["re_identified"] == 0
+    assert risk["subgraph"]["below_k"]["10"] == 0 and risk["subgraph"]["undecided"] == 0
+    assert risk["degree"]["re_identified"] == 6
+    assert all(c["passed"] for c in result.checks)
