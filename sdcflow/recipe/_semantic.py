@@ -16,6 +16,7 @@ from ..data.taxonomy import resolve_taxonomy
 from ..errors import Problem
 from ..suggest import did_you_mean
 from ._flow import add_shapes, follow, result_problems, step_problems
+from ._graph_release import graph_release_problems
 from ._households import household_declarations
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._release import release_problems
@@ -230,6 +231,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     # release
     release = recipe.release
     out += release_problems(recipe)
+    out += graph_release_problems(recipe, variants)
     if "from" in release and release["from"] != ORIGINAL and release["from"] not in ids:
         out.append(doc.problem(("release", "from"), f"release.from: no step "
                                f"'{release['from']}'{did_you_mean(release['from'], ids)}"))

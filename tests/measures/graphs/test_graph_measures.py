@@ -73,6 +73,7 @@ def test_k_degree_anonymity_leaves_nobody_unique_by_degree(write_recipe, tmp_pat
           - {id: risk, measure: graph_reidentification,
              params: {source: member_a, target: member_b}}
           - {id: utility, measure: graph_utility, params: {source: member_a, target: member_b}}
+          - {id: relabel, method: relabel_nodes, params: {source: member_a, target: member_b}}
         checks:
           - "risk.degree.re_identified == 0"
           - "risk.degree.below_k[2] == 0"
