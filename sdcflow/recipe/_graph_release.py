@@ -5,10 +5,14 @@ whose steps treat the data as a graph (any graph method or measure names its nod
 variables with ``source`` and ``target``) and that releases the data is refused unless
 the released node variables went through ``relabel_nodes`` (Backstrom, Dwork and
 Kleinberg, "Wherefore art thou r3579x?", 2007: the naive anonymisation every graph
-release starts with)."""
+release starts with). Also: the ids of a node attribute file are the nodes of the graph
+(checked on the data as loaded)."""
 
 from __future__ import annotations
 
+import pandas as pd
+
+from ..data.node_attributes import unknown_nodes
 from ..errors import Problem
 from ._model import ORIGINAL, Recipe, StepSpec
 
@@ -90,3 +94,35 @@ def _message(leaks: dict[str, str], label: str) -> str:
             f"node labels identify people; add a step {{method: {RELABEL}, params: "
             f"{{source: ..., target: ...}}}} after the graph measures (they match nodes by "
             f"label) and release its output")
+
+
+def node_file_problems(recipe: Recipe, dataset) -> list[Problem]:
+    """Problems of each node attribute file (``variables.NAME.nodes``) with the edge list
+    as loaded: a node of the graph without a record, an id that is no node. The graph's
+    nodes are the labels of the declaring variable and of the variables named with it in
+    the graph steps."""
+    out: list[Problem] = []
+    params = {s.id: s.params for s in recipe.steps}
+    partners = _node_variables(recipe, params)
+    for name, var in recipe.variables.items():
+        if var.nodes is None or name not in dataset.frame:
+            continue
+        named = [name, *(p for p in partners if p != name and p in dataset.frame)] \
+            if name in partners else [name]
+        labels = pd.unique(pd.concat([dataset.frame[c].dropna() for c in named]))
+        no_record, no_node = unknown_nodes(var.nodes, labels)
+        where = ("variables", name, "nodes", "file")
+        file = var.nodes["file"]
+        if no_record:
+            out.append(recipe.doc.problem(where, (
+                f"variables.{name}.nodes: {len(no_record)} node(s) of the graph have no "
+                f"record in {file} ({_shown(no_record)}): give every node its attributes")))
+        if no_node:
+            out.append(recipe.doc.problem(where, (
+                f"variables.{name}.nodes: {len(no_node)} id(s) of {file} are no node of the "
+                f"graph ({_shown(no_node)}; nodes are the labels of {', '.join(named)})")))
+    return out
+
+
+def _shown(values: list) -> str:
+    return ", ".join(values[:5]) + (" ..." if len(values) > 5 else "")

@@ -75,3 +75,28 @@ def test_a_relabelled_release_runs_and_keeps_the_structure(write_recipe, tmp_pat
     assert len(released) == 4 and set(released["a"]) | set(released["b"]) == {1, 2, 3, 4}
     degrees = pd.concat([released["a"], released["b"]]).value_counts().sort_values()
     assert degrees.tolist() == [1, 2, 2, 3]
+
+
+@pytest.mark.parametrize("people, expected", [
+    # node 4 of the graph has no record, 9 is no node
+    ("member,age\n1,30\n2,40\n3,50\n9,60\n",
+     ["variables.a.nodes: 1 node(s) of the graph have no record in people.csv (4)",
+      ("variables.a.nodes: 1 id(s) of people.csv are no node of the graph (9; nodes are "
+       "the labels of a, b)")]),
+    ("member,age\n1,30\n1,40\n", ["variables.a.nodes: node ids given twice in the node file: 1"]),
+    ("id,age\n1,30\n", ["variables.a.nodes: the node file has no column 'member'"]),
+])
+def test_node_files_are_checked_against_the_graph(write_recipe, tmp_path, capsys, people,
+                                                  expected):
+    path = _recipe(write_recipe, tmp_path, RISK + RELABEL)
+    path.write_text(path.read_text().replace(
+        "a: {role: key, type: integer}",
+        "a: {role: key, type: integer, nodes: {file: people.csv, id: member}}"))
+    (tmp_path / "people.csv").write_text(people)
+    code, lines = validate_cli(path, capsys)
+    assert code == 1
+    for message in expected:
+        hits = [x for x in lines if message in x]
+        assert hits, (message, lines)
+        # at the declaration (line 6 of the recipe: variable a)
+        assert hits[0].split(":")[1] == "6"

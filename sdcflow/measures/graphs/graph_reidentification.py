@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...data.node_attributes import attribute_rows
 from ...kernels.graphs.attacks import (
+    degree_attribute_candidates,
     degree_candidates,
     neighbour_degree_candidates,
     neighbourhood_candidates,
@@ -21,7 +23,8 @@ from ...results import COUNT, NUMBER, TEXT, by_values, record
 from ._graph_measure import GRAPH_MEASURE_PARAMS, GraphMeasure, as_graph
 
 ATTACKS = {"degree": degree_candidates, "neighbour_degrees": neighbour_degree_candidates,
-           "neighbourhood": neighbourhood_candidates, "subgraph": subgraph_candidates}
+           "neighbourhood": neighbourhood_candidates, "subgraph": subgraph_candidates,
+           "degree_attributes": degree_attribute_candidates}
 DEFAULT_ATTACKS = ["degree", "neighbour_degrees", "neighbourhood"]
 
 
@@ -42,7 +45,8 @@ class GraphReidentification(GraphMeasure):
                                        "its neighbours' degrees (Hay et al. 2008), its "
                                        "1-neighbourhood (Zhou and Pei 2008), a connected "
                                        "subgraph around it (Hay et al. 2008's edge facts; "
-                                       "not in the default: costlier)."},
+                                       "not in the default: costlier), its degree and "
+                                       "node attributes (variables.NAME.nodes)."},
             "edges": {"type": "integer", "minimum": 1, "maximum": 20, "default": 4,
                       "description": "Subgraph attack: the number of edges the intruder "
                                      "knows around the target."},
@@ -53,6 +57,15 @@ class GraphReidentification(GraphMeasure):
                                             "the risk)."},
         },
     }
+
+    def check(self, params, meta):
+        yield from super().check(params, meta)
+        if "degree_attributes" in (params.get("attacks") or []) and \
+                _nodes(meta.variables, params) is None:
+            yield ("attacks",), ("the degree_attributes attack needs node attributes: "
+                                 f"declare variables.{params.get('source')}.nodes: "
+                                 "{file: ..., id: ...} (relabel_nodes drops them: measure "
+                                 "before it)")
 
     def result_shape(self, params, meta):
         attack = record(re_identified=COUNT, expected=NUMBER,
@@ -76,6 +89,20 @@ class GraphReidentification(GraphMeasure):
                 candidates, among, undecided = subgraph_candidates(
                     before, after, edges=params["edges"], search_limit=params["search_limit"])
                 out[name] = {**re_identification(candidates, among), "undecided": undecided}
+            elif name == "degree_attributes":
+                nodes = _nodes(original.variables, params)
+                labels = list(after.nodes)
+                rows = dict(zip(labels, attribute_rows(nodes, labels)))
+                out[name] = re_identification(*degree_attribute_candidates(before, after, rows))
             else:
                 out[name] = re_identification(*ATTACKS[name](before, after))
         return MeasureResult(out)
+
+
+def _nodes(variables, params):
+    """The node attributes declared on the source variable, else on the target."""
+    for key in ("source", "target"):
+        var = variables.get(params.get(key))
+        if var is not None and var.nodes is not None:
+            return var.nodes
+    return None

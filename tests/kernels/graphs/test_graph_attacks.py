@@ -73,3 +73,40 @@ def test_neighbour_degrees_attack_by_hand():
     c, among = neighbour_degree_candidates(nx.path_graph(5), nx.path_graph(5))
     assert c.tolist() == [2, 2, 1, 2, 2]
     assert degree_candidates(nx.path_graph(5), nx.path_graph(5))[0].tolist() == [2, 3, 3, 3, 2]
+
+
+def test_degree_and_attributes_attack_by_hand():
+    from sdcflow.kernels.graphs.attacks import degree_attribute_candidates
+
+    # lollipop, genders f, m, f, f: 0 and 1 share degree 2 but not their gender, so all
+    # four are unique (expected 4, where the degree alone gives 3)
+    genders = {0: ("f",), 1: ("m",), 2: ("f",), 3: ("f",)}
+    c, among = degree_attribute_candidates(LOLLIPOP, LOLLIPOP, genders)
+    assert c.tolist() == [1, 1, 1, 1] and among.all()
+    assert re_identification(c, among)["expected"] == 4.0
+    # the path 0-1-2-3 released as the star on 1 (degrees 1, 3, 1, 1), ages 30, 30, 40, 30:
+    # 0 (degree 1, 30) has the candidates 0 and 3 (2 is 40); 3 likewise; 1 and 2 (degree
+    # 2) none; a node without attributes matches nothing
+    ages = {0: ("30",), 1: ("30",), 2: ("40",), 3: ("30",)}
+    star = nx.Graph([(0, 1), (1, 2), (1, 3)])
+    c, among = degree_attribute_candidates(PATH, star, ages)
+    assert c.tolist() == [2, 0, 0, 2] and among.tolist() == [True, False, False, True]
+    c, among = degree_attribute_candidates(PATH, star, {**ages, 3: None})
+    assert c.tolist() == [1, 0, 0, 0] and among.tolist() == [True, False, False, False]
+
+
+def test_degree_and_club_on_the_karate_club():
+    from collections import Counter
+
+    from sdcflow.kernels.graphs.attacks import degree_attribute_candidates
+
+    # networkx's karate club with each member's club (Mr. Hi or Officer): the candidates
+    # are the sizes of the (degree, club) groups, counted here directly; 6 members are
+    # unique by degree alone, 9 by degree and club
+    karate = nx.karate_club_graph()
+    clubs = {v: (karate.nodes[v]["club"],) for v in karate}
+    groups = Counter((karate.degree(v), clubs[v]) for v in karate)
+    c, among = degree_attribute_candidates(karate, karate, clubs)
+    assert c.tolist() == [groups[(karate.degree(v), clubs[v])] for v in karate]
+    assert re_identification(c, among)["re_identified"] == 9
+    assert re_identification(*degree_candidates(karate, karate))["re_identified"] == 6
