@@ -1,6 +1,7 @@
 """``graph_reidentification``: how many nodes of the released graph an intruder
-re-identifies from a target's degree, its neighbours' degrees, its 1-neighbourhood or a
-connected subgraph of ``edges`` edges around it in the original graph (the kernels and
+re-identifies from a target's degree, its neighbours' degrees, its 1-neighbourhood, a
+connected subgraph of ``edges`` edges around it in the original graph, or its degree and
+its node attributes (``variables.NAME.nodes``) (the kernels and
 references are in :mod:`sdcflow.kernels.graphs.attacks` and
 :mod:`sdcflow.kernels.graphs.subgraph`). Nodes are matched
 by their labels: measure before ``relabel_nodes``."""
@@ -31,7 +32,8 @@ DEFAULT_ATTACKS = ["degree", "neighbour_degrees", "neighbourhood"]
 @register
 class GraphReidentification(GraphMeasure):
     name = "graph_reidentification"
-    summary = "Nodes re-identified by degree, neighbourhood and subgraph attacks on a graph."
+    summary = ("Nodes re-identified by degree, neighbourhood, subgraph and node-attribute "
+               "attacks on a graph.")
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,

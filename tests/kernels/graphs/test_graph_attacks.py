@@ -1,6 +1,8 @@
 """Degree and 1-neighbourhood re-identification (sdcflow.kernels.graphs.attacks)."""
 
 import networkx as nx
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sdcflow.kernels.graphs.attacks import (
     degree_candidates,
@@ -110,3 +112,21 @@ def test_degree_and_club_on_the_karate_club():
     assert c.tolist() == [groups[(karate.degree(v), clubs[v])] for v in karate]
     assert re_identification(c, among)["re_identified"] == 9
     assert re_identification(*degree_candidates(karate, karate))["re_identified"] == 6
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 15), st.floats(0.1, 0.8), st.integers(0, 10_000),
+       st.lists(st.sampled_from("ab"), min_size=15, max_size=15))
+def test_attributes_only_narrow_the_degree_candidates(n, p, seed, values):
+    from sdcflow.kernels.graphs.attacks import degree_attribute_candidates
+
+    # a candidate by degree and attributes is a candidate by degree: never more of them
+    original = nx.gnp_random_graph(n, p, seed=seed)
+    released = nx.gnp_random_graph(n, p, seed=seed + 1)
+    attributes = {v: (values[v],) for v in original}
+    by_degree, among_degree = degree_candidates(original, released)
+    both, among_both = degree_attribute_candidates(original, released, attributes)
+    assert (both <= by_degree).all() and not (among_both & ~among_degree).any()
+    # with one attribute value for all, they are the degree candidates
+    same = degree_attribute_candidates(original, released, dict.fromkeys(original, ("a",)))
+    assert same[0].tolist() == by_degree.tolist()

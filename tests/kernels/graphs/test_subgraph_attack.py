@@ -120,3 +120,15 @@ def test_karate_club_figure():
     assert c4.min() == 16 and re_identification(c4, among4)["re_identified"] == 0
     c6, _, _ = subgraph_candidates(karate, karate, edges=6)
     assert c6.min() == 7 and (c6 <= c4).all()  # more knowledge, fewer candidates
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(4, 12), st.floats(0.1, 0.7), st.integers(0, 10_000), st.integers(1, 5))
+def test_more_known_edges_never_add_candidates(n, p, seed, edges):
+    # the known subgraph of t + 1 edges extends that of t edges (the first edges of the
+    # same search), so every embedding of the larger restricts to one of the smaller
+    original = nx.gnp_random_graph(n, p, seed=seed)
+    released = nx.gnp_random_graph(n, p, seed=seed + 1)
+    fewer, among_fewer, _ = subgraph_candidates(original, released, edges=edges)
+    more, among_more, _ = subgraph_candidates(original, released, edges=edges + 1)
+    assert (more <= fewer).all() and not (among_more & ~among_fewer).any()
