@@ -46,6 +46,9 @@ class Variable:
     # a taxonomy of the categories as sdcflow.data.taxonomy resolves the recipe's
     # declaration: {"parents": {concept: parent}} or {"wordnet": "noun" | "verb"}
     taxonomy: Mapping | None = None
+    # a graph's node attributes as sdcflow.data.node_attributes resolves the recipe's
+    # declaration: {"file", "id", "attributes": [names], "values": {label: [texts]}}
+    nodes: Mapping | None = None
 
     @property
     def is_numeric(self) -> bool:
@@ -68,6 +71,7 @@ class Variable:
             missing=tuple(spec.get("missing", ())),
             level=spec.get("level", "record"),
             taxonomy=spec.get("taxonomy"),
+            nodes=spec.get("nodes"),
         )
 
     def as_dict(self) -> dict:

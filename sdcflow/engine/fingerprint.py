@@ -53,6 +53,8 @@ def variable_spec(var: Variable) -> dict:
            "level": var.level}
     if var.taxonomy is not None:  # (only then: the fingerprints of other recipes stay)
         out["taxonomy"] = var.taxonomy
+    if var.nodes is not None:  # (likewise)
+        out["nodes"] = var.nodes
     return out
 
 

@@ -12,10 +12,12 @@ from pathlib import Path
 from .. import registry
 from ..constraints import Constraint, ExprError, parse
 from ..data import Variable
+from ..data.node_attributes import resolve_nodes
 from ..data.taxonomy import resolve_taxonomy
 from ..errors import Problem
 from ..suggest import did_you_mean
 from ._flow import add_shapes, follow, result_problems, step_problems
+from ._graph_release import graph_release_problems
 from ._households import household_declarations
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._release import release_problems
@@ -35,6 +37,20 @@ def _taxonomy(recipe: Recipe, name: str, var: Variable, path: tuple) -> list[Pro
         return [recipe.doc.problem(path + ("taxonomy",), f"variables.{name}: {message}")]
     recipe.variables[name] = var.evolve(taxonomy=resolved)
     return []
+
+
+def _nodes(recipe: Recipe, name: str, var: Variable, path: tuple) -> list[Problem]:
+    """Read and check a node variable's attribute file; the variable then carries it
+    resolved."""
+    if var.type not in ("categorical", "integer"):
+        message = f"node labels must be categorical or integer, not {var.type}"
+        resolved = None
+    else:
+        resolved, message = resolve_nodes(var.nodes, recipe.base_dir, var.type)
+    recipe.variables[name] = var.evolve(nodes=resolved)
+    if message is None:
+        return []
+    return [recipe.doc.problem(path + ("nodes",), f"variables.{name}.nodes: {message}")]
 
 
 def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
@@ -93,6 +109,8 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
                                    " a categorical or ordinal variable"))
         if var.taxonomy is not None:
             out += _taxonomy(recipe, name, var, path)
+        if var.nodes is not None:
+            out += _nodes(recipe, name, var, path)
     if len(weights) > 1:
         out.append(doc.problem(("variables", weights[1]), f"variables: only one weight "
                                f"variable is allowed, found {', '.join(weights)}", key=True))
@@ -230,6 +248,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     # release
     release = recipe.release
     out += release_problems(recipe)
+    out += graph_release_problems(recipe, variants)
     if "from" in release and release["from"] != ORIGINAL and release["from"] not in ids:
         out.append(doc.problem(("release", "from"), f"release.from: no step "
                                f"'{release['from']}'{did_you_mean(release['from'], ids)}"))

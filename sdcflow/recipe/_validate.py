@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..data import Dataset, read_data
 from ..errors import Problem, RecipeError, unique_problems
+from ._graph_release import node_file_problems
 from ._households import household_consistency
 from ._load import _check_file, _display
 from ._model import Recipe
@@ -67,6 +68,7 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True,
             dataset.constraints = tuple(recipe.constraints)
             problems += _input_constraints(recipe, dataset, data_file)
             problems += household_consistency(recipe, dataset, data_file)
+            problems += node_file_problems(recipe, dataset)
             from ..tables import size_problems
 
             for spec in recipe.tables.values():

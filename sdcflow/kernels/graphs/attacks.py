@@ -6,6 +6,10 @@ of the structure around a target node in the original graph.
   social networks", 2008, knowledge query H_1): the intruder knows the target's degree;
 * neighbour-degrees attack (Hay et al. 2008, knowledge query H_2): the intruder knows
   the degrees of the target's neighbours (as a multiset), hence its degree too;
+* degree-and-attributes attack: the intruder knows the target's degree and its
+  attribute values (age, gender: the quasi-identifiers of a node, as in Zhou and Pei
+  2008's labelled neighbourhoods and Campan and Truta, "Data and structural k-anonymity
+  in social networks", 2008); a candidate must match both;
 * neighbourhood attack (Zhou and Pei, "Preserving privacy in social networks against
   neighborhood attacks", 2008): the intruder knows the subgraph induced by the target and
   its neighbours (its 1-neighbourhood), up to isomorphism, the target marked in it.
@@ -21,6 +25,8 @@ graph absent from the released edge list is an isolated released node).
 """
 
 from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
 
 import networkx as nx
 import numpy as np
@@ -38,6 +44,26 @@ def degree_candidates(original: nx.Graph, released: nx.Graph) -> tuple[np.ndarra
     candidates = np.array([by_degree.get(d, 0) for d in known], dtype=np.int64)
     among = np.array([released.degree(v) == d for v, d in zip(original.nodes, known)])
     return candidates, among
+
+
+def degree_attribute_candidates(original: nx.Graph, released: nx.Graph,
+                                attributes: Mapping[Hashable, tuple | None]
+                                ) -> tuple[np.ndarray, np.ndarray]:
+    """For every node of ``original`` (in its node order): the number of released nodes
+    with its original degree and its attribute values (``attributes``: node -> values; a
+    node without them matches nothing), and whether it is one of them."""
+    counts: dict[tuple, int] = {}
+    for w, d in released.degree():
+        if attributes.get(w) is not None:
+            key = (d, attributes[w])
+            counts[key] = counts.get(key, 0) + 1
+    candidates, among = [], []
+    for v in original.nodes:
+        values = attributes.get(v)
+        key = (original.degree(v), values)
+        candidates.append(counts.get(key, 0) if values is not None else 0)
+        among.append(values is not None and v in released and released.degree(v) == key[0])
+    return np.array(candidates, dtype=np.int64), np.array(among, dtype=bool)
 
 
 def neighbour_degree_candidates(original: nx.Graph, released: nx.Graph

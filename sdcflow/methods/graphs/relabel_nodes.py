@@ -2,7 +2,8 @@
 order, so that the released edge list does not carry the original node identifiers (the
 "naive anonymisation" every graph release starts with: Backstrom, Dwork and Kleinberg,
 "Wherefore art thou r3579x?", 2007). Run it last: measures that compare with the original
-graph match nodes by their labels."""
+graph match nodes by their labels. Node attributes (``variables.NAME.nodes``) are keyed
+by the original labels, so the node variables leave it without them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.edges import canonical
-from ...registry import MethodResult, register
+from ...registry import MethodResult, Output, register
 from ._graph_method import GraphMethod
 
 
@@ -27,8 +28,13 @@ class RelabelNodes(GraphMethod):
         "properties": {**EDGE_PARAMS},
     }
 
+    def outputs(self, params, meta):
+        return {n: Output(var.evolve(nodes=None)) for n, var in meta.variables.items()}
+
     def apply(self, data, params, rng):
         labels, u, v = nodes_and_edges(data, params)
+        data = type(data)(data.frame, {n: var.evolve(nodes=None)
+                                       for n, var in data.variables.items()}, data.constraints)
         new = rng.permutation(len(labels)).astype(np.int64)  # node i becomes new[i] + 1
         a, b = canonical(new[u], new[v])
         text = data.variables[params["source"]].type != "integer"

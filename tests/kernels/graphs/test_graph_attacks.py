@@ -1,6 +1,8 @@
 """Degree and 1-neighbourhood re-identification (sdcflow.kernels.graphs.attacks)."""
 
 import networkx as nx
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sdcflow.kernels.graphs.attacks import (
     degree_candidates,
@@ -73,3 +75,58 @@ def test_neighbour_degrees_attack_by_hand():
     c, among = neighbour_degree_candidates(nx.path_graph(5), nx.path_graph(5))
     assert c.tolist() == [2, 2, 1, 2, 2]
     assert degree_candidates(nx.path_graph(5), nx.path_graph(5))[0].tolist() == [2, 3, 3, 3, 2]
+
+
+def test_degree_and_attributes_attack_by_hand():
+    from sdcflow.kernels.graphs.attacks import degree_attribute_candidates
+
+    # lollipop, genders f, m, f, f: 0 and 1 share degree 2 but not their gender, so all
+    # four are unique (expected 4, where the degree alone gives 3)
+    genders = {0: ("f",), 1: ("m",), 2: ("f",), 3: ("f",)}
+    c, among = degree_attribute_candidates(LOLLIPOP, LOLLIPOP, genders)
+    assert c.tolist() == [1, 1, 1, 1] and among.all()
+    assert re_identification(c, among)["expected"] == 4.0
+    # the path 0-1-2-3 released as the star on 1 (degrees 1, 3, 1, 1), ages 30, 30, 40, 30:
+    # 0 (degree 1, 30) has the candidates 0 and 3 (2 is 40); 3 likewise; 1 and 2 (degree
+    # 2) none; a node without attributes matches nothing
+    ages = {0: ("30",), 1: ("30",), 2: ("40",), 3: ("30",)}
+    star = nx.Graph([(0, 1), (1, 2), (1, 3)])
+    c, among = degree_attribute_candidates(PATH, star, ages)
+    assert c.tolist() == [2, 0, 0, 2] and among.tolist() == [True, False, False, True]
+    c, among = degree_attribute_candidates(PATH, star, {**ages, 3: None})
+    assert c.tolist() == [1, 0, 0, 0] and among.tolist() == [True, False, False, False]
+
+
+def test_degree_and_club_on_the_karate_club():
+    from collections import Counter
+
+    from sdcflow.kernels.graphs.attacks import degree_attribute_candidates
+
+    # networkx's karate club with each member's club (Mr. Hi or Officer): the candidates
+    # are the sizes of the (degree, club) groups, counted here directly; 6 members are
+    # unique by degree alone, 9 by degree and club
+    karate = nx.karate_club_graph()
+    clubs = {v: (karate.nodes[v]["club"],) for v in karate}
+    groups = Counter((karate.degree(v), clubs[v]) for v in karate)
+    c, among = degree_attribute_candidates(karate, karate, clubs)
+    assert c.tolist() == [groups[(karate.degree(v), clubs[v])] for v in karate]
+    assert re_identification(c, among)["re_identified"] == 9
+    assert re_identification(*degree_candidates(karate, karate))["re_identified"] == 6
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 15), st.floats(0.1, 0.8), st.integers(0, 10_000),
+       st.lists(st.sampled_from("ab"), min_size=15, max_size=15))
+def test_attributes_only_narrow_the_degree_candidates(n, p, seed, values):
+    from sdcflow.kernels.graphs.attacks import degree_attribute_candidates
+
+    # a candidate by degree and attributes is a candidate by degree: never more of them
+    original = nx.gnp_random_graph(n, p, seed=seed)
+    released = nx.gnp_random_graph(n, p, seed=seed + 1)
+    attributes = {v: (values[v],) for v in original}
+    by_degree, among_degree = degree_candidates(original, released)
+    both, among_both = degree_attribute_candidates(original, released, attributes)
+    assert (both <= by_degree).all() and not (among_both & ~among_degree).any()
+    # with one attribute value for all, they are the degree candidates
+    same = degree_attribute_candidates(original, released, dict.fromkeys(original, ("a",)))
+    assert same[0].tolist() == by_degree.tolist()

@@ -158,6 +158,7 @@ def test_k_degree_without_probes_fails_cleanly(write_recipe, tmp_path, capsys):
         steps:
           - {id: kdeg, method: k_degree_anonymity,
              params: {source: a, target: b, k: 2, max_probes: 0}}
+          - {id: relabel, method: relabel_nodes, params: {source: a, target: b}}
         release: {path: out.csv}
     """)
     code = main(["run", str(path), "--out", str(tmp_path / "out")])
