@@ -79,7 +79,7 @@ def main() -> None:
         rows.append(("k_anonymity measure (text columns, incl. coding)", n, seconds,
                      f"violations {result.summary['violations']}"))
 
-    sdcmicro = "sdcMicro 5.8.1: 179 (seed 004)"
+    sdcmicro = "sdcMicro 5.8.1: 179 (Templ 2019)"
     raw = raw_keys()
     for n in (4580, 45_000, 1_000_000):
         codes = base if n == 4580 else detailed_sample(raw, n, rng)

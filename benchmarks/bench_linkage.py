@@ -47,7 +47,7 @@ def _data(case: str, n: int):
 
 
 def _swap(values, d, rng):
-    """Seed 003's rank swapping of one variable (for the benchmark data)."""
+    """Torra's (2016) rank swapping of one variable (for the benchmark data)."""
     order = np.argsort(values)
     s = values[order].copy()
     n = len(s)

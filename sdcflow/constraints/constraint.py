@@ -1,4 +1,5 @@
-"""Edit constraints (seed 001_84b47752373bceeb.txt, "A classification of the constraints").
+"""Edit constraints (Torra, "Towards knowledge intensive data privacy", 2011, "A
+classification of the constraints").
 
 Five kinds are recognised from the recipe, as in Torra's classification:
 

@@ -1,10 +1,10 @@
 """``score``: the SDC score of a protected data set, the average of an information loss
-and a disclosure risk figure (seed 002_62bc99a65528e1b7.txt, "SDC scores"; seed 001:
-Score = (IL + DR) / 2; Domingo-Ferrer & Torra 2001). IL and DR are expressions over the
+and a disclosure risk figure (Domingo-Ferrer & Torra 2001; as in Torra 2011:
+Score = (IL + DR) / 2). IL and DR are expressions over the
 results of other measure steps (the language of checks), e.g. ``il: "loss.pil"`` and
 ``dr: "(link.percent + attack.percent) / 2"``, both on a 0..100 scale; the weight of IL
 is configurable. With a grid, every variant gets its own score: one point of the R-U map
-(seed 002, "R-U maps")."""
+(Duncan, Keller-McNulty & Stokes 2001)."""
 
 from __future__ import annotations
 

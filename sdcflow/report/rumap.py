@@ -1,5 +1,5 @@
-"""R-U confidentiality maps (seed 002_62bc99a65528e1b7.txt, "R-U maps"; Duncan, Keller-
-McNulty & Stokes 2001): the (disclosure risk, information loss) pair of every variant of a
+"""R-U confidentiality maps (Duncan, Keller-McNulty &
+Stokes 2001): the (disclosure risk, information loss) pair of every variant of a
 recipe, here taken from its ``score`` steps, drawn with matplotlib as an SVG that is the
 same bytes on every run (fixed hash salt, no date, text kept as text)."""
 

@@ -1,5 +1,5 @@
 """Protection of tabular data: tables with margins, sensitivity rules, secondary
-suppression and its audit (seed 000_1eece6b9d3791e64.txt, "Protection for tabular
+suppression and its audit (Torra, "Masking methods", 2013, "Protection for tabular
 data"). Pure NumPy/pandas/SciPy (and numba kernels); the engine's ``tables:`` section
 calls these. Tables from partitioned data: :func:`build_partial` per partition,
 :func:`combine`, :func:`finish_table` (:mod:`sdcflow.tabular.build`)."""

@@ -1,6 +1,6 @@
 """Audit of a suppression pattern: the interval an intruder can derive for every suppressed
 cell from the published cells and the table's linear relations, compared with the
-required protection (seed 000_1eece6b9d3791e64.txt, "Protection for tabular data":
+required protection (Torra, "Masking methods", 2013, "Protection for tabular data":
 primary and secondary suppression, "problem solved using optimization techniques";
 the attacker problem of Fischetti & Salazar-Gonzalez 2001, "Solving the cell suppression
 problem on tabular data with linear constraints", *Management Science* 47(7), and

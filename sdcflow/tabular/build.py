@@ -347,7 +347,7 @@ def build_table(frame: pd.DataFrame, dims: list[str],
                 response: str | None = None, weight: str | None = None, top: int = 2,
                 *, total: str = "Total") -> Table:
     """Tabulate microdata: every cell of the cross-classification of ``dims`` with all its
-    subtotals and totals (seed 000, "Protection for tabular data": the frequency table
+    subtotals and totals (Torra 2013, "Protection for tabular data": the frequency table
     ``T_f`` and the magnitude table ``T_s`` of profession x town built from file A); the
     map-reduce build (:func:`build_partial`, :func:`combine`, :func:`finish_table`) on
     one partition.

@@ -1,5 +1,5 @@
 """Sensitivity rules for table cells (primary suppression) and the protection each
-sensitive cell needs (seed 000_1eece6b9d3791e64.txt, "Protection for tabular data",
+sensitive cell needs (Torra, "Masking methods", 2013, "Protection for tabular data",
 "Detection of sensitive cells (I)" and "(II)"; Hundepool et al. 2012, *Statistical
 Disclosure Control*, Wiley, sections 4.2 and 4.3).
 
@@ -7,16 +7,16 @@ Every rule is a small frozen dataclass with ``evaluate(table) -> RuleResult``: a
 per cell, the rule's name, and the protection levels a sensitive cell needs (how far
 above and below its value the interval an intruder can derive must reach):
 
-* ``FrequencyRule(n)``: ``0 < freq < n`` (the seed's external attack on the single P3 in
+* ``FrequencyRule(n)``: ``0 < freq < n`` (Torra's (2013) external attack on the single P3 in
   M2, and the internal attack of two doctors); protection ``safety_range`` % of the
   value (tau-Argus' "frequency safety range"), at least ``min_protection``.
 * ``DominanceRule(n, k)``: the ``n`` largest contributions exceed ``k`` % of the cell
-  value, ``x1 + ... + xn > k/100 T`` (the seed's "(n,k) rule": "n or less individuals
+  value, ``x1 + ... + xn > k/100 T`` (Torra's (2013) "(n,k) rule": "n or less individuals
   contribute with more than k% of the value"); protection ``100/k (x1+...+xn) - T``,
   the amount by which the cell would have to be larger to pass the rule.
 * ``PPercentRule(p)``: ``T - x1 - x2 < p/100 x1`` (the standard p% rule: the second
   largest contributor can estimate the largest within p %); protection
-  ``p/100 x1 - (T - x1 - x2)``. ``PPercentRule(p, reference="total")`` is the seed's
+  ``p/100 x1 - (T - x1 - x2)``. ``PPercentRule(p, reference="total")`` is Torra's (2013)
   example wording, ``T - x1 - x2 < p/100 T`` ("363 - 350 - 4 < 0.5 * 363").
 * ``PQRule(p, q)``: ``T - x1 - x2 < p/q x1`` (q % prior knowledge of every contribution);
   protection ``p/q x1 - (T - x1 - x2)``.
@@ -140,7 +140,7 @@ class FrequencyRule:
 
 @dataclass(frozen=True)
 class DominanceRule:
-    """(n,k)-dominance: sensitive when ``x1 + ... + xn > k/100 * T`` (seed 000, "Rule
+    """(n,k)-dominance: sensitive when ``x1 + ... + xn > k/100 * T`` (Torra 2013, "Rule
     (n,k)"). Protection (both directions): ``100/k * (x1 + ... + xn) - T``."""
 
     n: int
@@ -188,11 +188,11 @@ class PQRule:
 @dataclass(frozen=True)
 class PPercentRule:
     """p% rule: sensitive when ``T - x1 - x2 < p/100 * x1`` (the standard definition, as
-    the seed states it: "the cell total minus the two largest contributors x1 and x2 is
+    Torra (2013) states it: "the cell total minus the two largest contributors x1 and x2 is
     less than p% of the largest contribution"; the pq rule with q = 100). Protection
     (both directions): ``p/100 * x1 - (T - x1 - x2)``.
 
-    ``reference="total"`` compares with p % of the cell total instead, as the seed's
+    ``reference="total"`` compares with p % of the cell total instead, as Torra's (2013)
     worked example does ("363 - 350 - 4 < 0.5 * 363"); its protection is then
     ``p/100 * T - (T - x1 - x2)``."""
 

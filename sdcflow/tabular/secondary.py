@@ -1,5 +1,5 @@
 """Secondary suppression: choose further cells to suppress so that no primary cell can be
-recomputed or narrowed beyond its protection interval (seed 000_1eece6b9d3791e64.txt,
+recomputed or narrowed beyond its protection interval (Torra, "Masking methods", 2013,
 "Protection for tabular data", "Primary suppression (PS) and Secondary Suppression (SS)
 ... Problem solved using optimization techniques").
 

@@ -1,5 +1,5 @@
 """Tables with margins: every cell of a cross-classification, its subtotals and totals, and
-the linear relations that tie them (seed 000_1eece6b9d3791e64.txt, "Protection for tabular
+the linear relations that tie them (Torra, "Masking methods", 2013, "Protection for tabular
 data": the profession x town frequency and magnitude tables "have subtotals, and totals").
 
 A :class:`Table` holds one row per cell of the full cross-classification of its
@@ -19,7 +19,7 @@ and the relations ``M @ values == 0`` as a sparse matrix: one row per relation
 ``-1`` on the parent cell and ``+1`` on each child.
 
 Cells are ordered as a C-ordered array over the dimensions, each dimension's codes in
-post-order (children before their parent, so the total comes last, as in the seed's
+post-order (children before their parent, so the total comes last, as in Torra's (2013)
 tables); ``Table.codes`` gives each cell's code position in every dimension. Tables come
 from microdata (:func:`~sdcflow.tabular.build.build_table`, or partition by partition:
 :mod:`sdcflow.tabular.build`) or from aggregated cells (:func:`table_from_cells`); the
@@ -132,7 +132,7 @@ class Table:
     def published(self, columns: Sequence[str] = ("freq", "value")) -> pd.DataFrame:
         """The table to release: the dimensions, ``columns`` with the suppressed cells'
         entries missing (NaN), and ``status``. Frequencies of suppressed cells are hidden
-        too by default: published next to the magnitudes they give the seed's external
+        too by default: published next to the magnitudes they give Torra's (2013) external
         attack back (one P3 in M2 earning 22)."""
         out = self.cells[self.dims].copy()
         hide = self.suppressed
@@ -149,9 +149,10 @@ class Table:
 
     def pivot(self, column: str = "value", rows: str | None = None, cols: str | None = None,
               mark_suppressed: bool = False) -> pd.DataFrame:
-        """A 2-D view (for two-dimensional tables, or the named pair) in code order, e.g. the
-        seed's layout ``pivot("value", rows="M", cols="P")``; with ``mark_suppressed`` the
-        suppressed cells show their status instead of their value."""
+        """A 2-D view (for two-dimensional tables, or the named pair) in code order, e.g.
+        the layout of Torra's (2013) example ``pivot("value", rows="M", cols="P")``; with
+        ``mark_suppressed`` the suppressed cells show their status instead of their
+        value."""
         dims = self.dims
         rows = rows or dims[0]
         cols = cols or dims[1]

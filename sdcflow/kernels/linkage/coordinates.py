@@ -15,7 +15,7 @@ def standardize(original: np.ndarray, protected: np.ndarray, how: str = "origina
 
     ``how="original"``: both files with the original's means and standard deviations
     (sample sd, ``ddof=1``), so that a value keeps its position whatever the protected
-    file's spread; ``how="each"``: each file with its own, as the ``diff_i`` of seed 003
+    file's spread; ``how="each"``: each file with its own, as the ``diff_i`` of Torra 2016
     ("Worst-case scenario": ``((a_i - mean(a_i))/sd(a_i) - (b_i - mean(b_i))/sd(b_i))^2``).
     A standard deviation of 0 (or undefined) is taken as 1."""
     original = np.asarray(original, dtype=float)
@@ -41,7 +41,7 @@ def standardize(original: np.ndarray, protected: np.ndarray, how: str = "origina
 
 def weighted(z: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Coordinates whose squared Euclidean distance is the weighted one,
-    ``sum_j w_j (a_j - b_j)^2`` (seed 003, "weighted mean distance")."""
+    ``sum_j w_j (a_j - b_j)^2`` (Torra 2016, "weighted mean distance")."""
     weights = np.asarray(weights, dtype=float)
     if np.any(weights < 0) or not np.all(np.isfinite(weights)):
         raise ValueError("weights must be finite and non-negative")

@@ -1,9 +1,10 @@
-"""Distance-based record linkage (DBRL; seed 003_fc14c51a27fe5611.txt, "Disclosure risk
-assessment"; seed 000_1eece6b9d3791e64.txt, "Rank swapping: Example II", DLD): each
-protected record is linked to the nearest original record, for the squared Euclidean
-distance on coordinates prepared by the caller (:mod:`.coordinates`: standardised,
-weighted, Mahalanobis). The k-d tree (SciPy) or a blocked BLAS scan with a numba minimum
-finds the candidates; the direct sums alone decide the minimum and the ties.
+"""Distance-based record linkage (DBRL; Torra, "Data privacy: supervised approaches for
+disclosure risk assessment", 2016, "Disclosure risk assessment"; Torra, "Masking methods",
+2013, "Rank swapping: Example II", DLD): each protected record is linked to the nearest
+original record, for the squared Euclidean distance on coordinates prepared by the caller
+(:mod:`.coordinates`: standardised, weighted, Mahalanobis). The k-d tree (SciPy) or a
+blocked BLAS scan with a numba minimum finds the candidates; the direct sums alone decide
+the minimum and the ties.
 """
 
 from __future__ import annotations

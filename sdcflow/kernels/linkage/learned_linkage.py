@@ -1,9 +1,9 @@
-"""Worst-case distance-based record linkage with a learned distance (seed
-003_fc14c51a27fe5611.txt, "Worst-case scenario: ML for reidentification (learning
-distances)", "Formalization of the problem"; Abril, Navarro-Arribas & Torra 2012,
-"Improving record linkage with supervised learning for disclosure risk assessment",
-Information Fusion 13(4); 2015, "Supervised learning using a symmetric bilinear form for
-record linkage", Information Fusion 26).
+"""Worst-case distance-based record linkage with a learned distance (Torra, "Data privacy:
+supervised approaches for disclosure risk assessment", 2016, "Worst-case scenario: ML for
+reidentification (learning distances)", "Formalization of the problem"; Abril,
+Navarro-Arribas & Torra 2012, "Improving record linkage with supervised learning for
+disclosure risk assessment", Information Fusion 13(4); 2015, "Supervised learning using a
+symmetric bilinear form for record linkage", Information Fusion 26).
 
 The intruder knows which protected record comes from which original (the worst case)
 and chooses the parameters of the distance that link the most records correctly:
@@ -12,13 +12,13 @@ and chooses the parameters of the distance that link the most records correctly:
     subject to d(a_i, o_k) - d(a_i, o_i) + C_i (1 - b_i) >= margin   for all k != i
                b_i in {0, 1},  parameters of d constrained (below)
 
-which is the seed's problem with ``K_i = 1 - b_i`` ("Minimize sum K_i"), the strict ``> 0``
+which is Torra's (2016) problem with ``K_i = 1 - b_i`` ("Minimize sum K_i"), the strict ``> 0``
 made ``>= margin``. ``d`` is linear in its parameters, so this is a mixed-integer linear
 program, solved with HiGHS (``scipy.optimize.milp``), or its LP relaxation (``b_i`` in
 ``[0, 1]``). The forms of ``d`` on the standardised differences ``delta = a - o`` are
 those of :mod:`.learned_forms`:
 
-* ``weighted_mean``: ``sum_j w_j delta_j^2``, ``w_j >= 0``, ``sum_j w_j = 1`` (the seed's
+* ``weighted_mean``: ``sum_j w_j delta_j^2``, ``w_j >= 0``, ``sum_j w_j = 1`` (Torra's (2016)
   ``d^2 WM``);
 * ``owa``: the OWA operator of the ``delta_j^2`` (the same weights on the differences in
   decreasing order: they can discard the largest or the smallest);
@@ -27,7 +27,7 @@ those of :mod:`.learned_forms`:
   Navarro-Arribas & Torra 2012, "Choquet integral for record linkage", Annals of
   Operations Research 195); ``choquet_submodular`` with a submodular measure too (their
   CI_m);
-* ``bilinear``: ``delta' M delta`` with ``M`` symmetric (the seed's symmetric bilinear
+* ``bilinear``: ``delta' M delta`` with ``M`` symmetric (Torra's (2016) symmetric bilinear
   form, a generalised Mahalanobis distance). Requiring ``M`` positive semidefinite makes
   the problem a mixed-integer *semidefinite* program, which HiGHS does not solve; here the
   PSD cone is replaced by linear conditions it implies: ``M_jj >= 0``, ``trace M = 1`` and
@@ -147,7 +147,7 @@ def candidate_pairs(z_protected: np.ndarray, z_original: np.ndarray, neighbours:
 def learn_distance(z_protected: np.ndarray, z_original: np.ndarray, *,
                    form: str = "weighted_mean", relax: bool = False, margin: float = 1e-6,
                    neighbours: int | None = None, time_limit: float = 60.0) -> Learned:
-    """Solve the seed's optimisation problem (module docstring) for aligned, complete,
+    """Solve Torra's (2016) optimisation problem (module docstring) for aligned, complete,
     standardised files (row ``i`` of ``z_protected`` comes from row ``i`` of
     ``z_original``). ``form``: one of :data:`FORMS`; ``neighbours``: restrict the
     constraints (None: all pairs)."""

@@ -1,7 +1,8 @@
 """Record linkage between a protected file and the original it was made from, for disclosure
-risk (seed 003_fc14c51a27fe5611.txt, "Disclosure risk assessment": re-identification by
-record linkage; seed 000_1eece6b9d3791e64.txt, "Rank swapping: Example II", DLD and PLD),
-and interval disclosure. NumPy, SciPy (k-d trees) and numba; no pandas.
+risk (Torra, "Data privacy: supervised approaches for disclosure risk assessment", 2016,
+"Disclosure risk assessment": re-identification by record linkage; Torra, "Masking methods",
+2013, "Rank swapping: Example II", DLD and PLD), and interval disclosure. NumPy, SciPy (k-d
+trees) and numba; no pandas.
 
 Records are aligned by position: protected record ``i`` was made from original record ``i``,
 so a link of protected record ``i`` is *correct* when it goes to original record ``i``.

@@ -1,6 +1,6 @@
 """The links found by record linkage between a protected file and the original it was made
-from (seed 003_fc14c51a27fe5611.txt, "Disclosure risk assessment": re-identification by
-record linkage).
+from (Torra, "Data privacy: supervised approaches for disclosure risk assessment", 2016,
+"Disclosure risk assessment": re-identification by record linkage).
 
 Records are aligned by position: protected record ``i`` was made from original record ``i``,
 so a link of protected record ``i`` is *correct* when it goes to original record ``i``.

@@ -1,11 +1,12 @@
-"""Probabilistic record linkage (PRL; seed 003_fc14c51a27fe5611.txt, "Disclosure risk
-assessment"; seed 000_1eece6b9d3791e64.txt, "Rank swapping: Example II", PLD): Fellegi &
-Sunter (1969), with the m and u probabilities estimated by EM on the counts of the
-agreement patterns of all pairs (:mod:`.fellegi_sunter`), under conditional independence;
-each protected record is linked to the original(s) of highest weight. The pattern counts
-of all pairs are exact; for large files they come from the pairs that agree on two
-variables or more (few, found on unit grids: :mod:`.pair_scan`) and from one-variable
-counts, so 100,000 x 100,000 pairs need no pass over every pair.
+"""Probabilistic record linkage (PRL; Torra, "Data privacy: supervised approaches for
+disclosure risk assessment", 2016, "Disclosure risk assessment"; Torra, "Masking methods",
+2013, "Rank swapping: Example II", PLD): Fellegi & Sunter (1969), with the m and u
+probabilities estimated by EM on the counts of the agreement patterns of all pairs
+(:mod:`.fellegi_sunter`), under conditional independence; each protected record is linked to
+the original(s) of highest weight. The pattern counts of all pairs are exact; for large
+files they come from the pairs that agree on two variables or more (few, found on unit
+grids: :mod:`.pair_scan`) and from one-variable counts, so 100,000 x 100,000 pairs need no
+pass over every pair.
 """
 
 from __future__ import annotations

@@ -1,16 +1,17 @@
-"""The transparency attack on rank swapping (RS-RL): seed 003_fc14c51a27fe5611.txt,
-"Transparency: Attacking Rank Swapping" (Nin, Herranz & Torra 2008, "Rethinking rank
-swapping to decrease disclosure risk", DKE 64), and seed 000_1eece6b9d3791e64.txt, "Rank
-swapping: Specific record linkage for rank swapping" (Examples III-VI).
+"""The transparency attack on rank swapping (RS-RL): Torra, "Data privacy: supervised
+approaches for disclosure risk assessment", 2016, "Transparency: Attacking Rank Swapping"
+(Nin, Herranz & Torra 2008, "Rethinking rank swapping to decrease disclosure risk", DKE 64),
+and Torra, "Masking methods", 2013, "Rank swapping: Specific record linkage for rank
+swapping" (Examples III-VI).
 
 Rank swapping with parameter ``p`` swaps the value of rank ``i`` only with a value of rank
-``l``, ``i < l <= i + d`` (seed 000: ``d = p``; seed 003: ``d = p * |X| / 100``). So the
+``l``, ``i < l <= i + d`` (Torra 2013: ``d = p``; Torra 2016: ``d = p * |X| / 100``). So the
 protected value of a record has a rank within ``d`` of its original value's rank, and an
 intruder who knows the method, ``d`` and one record ``x`` can list, for each variable
 ``j``, the set ``B_j(x_j)`` of protected records whose value of ``j`` could have come from
 ``x_j``; the protected version of ``x`` lies in the intersection of the ``B_j``. When the
 intersection has one element the re-identification is certain (and the intruder knows
-it); otherwise the seed applies ordinary record linkage within the intersection.
+it); otherwise Torra (2016) applies ordinary record linkage within the intersection.
 
 Ranks are positions in the sorted protected values of the variable (what the intruder
 sees; rank swapping keeps each marginal, so they are the original's ranks too). A value
@@ -36,8 +37,8 @@ _SORTED_COPIES_MAX = 50_000_000
 
 def rank_distance(p: float, n: int, unit: str = "percent") -> int:
     """The largest rank distance of a swap: ``floor(p * n / 100)`` for ``p`` in percent of
-    the ``n`` records (seed 003: ``l in [i + 1, min(n, i + p*|X|/100)]``), ``p`` itself
-    for ``unit="records"`` (seed 000: ``i < l <= i + p``, the worked example's p = 2)."""
+    the ``n`` records (Torra 2016: ``l in [i + 1, min(n, i + p*|X|/100)]``), ``p`` itself
+    for ``unit="records"`` (Torra 2013: ``i < l <= i + p``, the worked example's p = 2)."""
     if unit == "percent":
         return int(np.floor(p * n / 100.0 + 1e-9))
     if unit == "records":

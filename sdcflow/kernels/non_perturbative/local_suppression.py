@@ -1,8 +1,8 @@
-"""Local suppression to k-anonymity (seed 004_149321b221e875f3.txt, "Local suppression";
-seed 000, non-perturbative methods): replace as few key values as possible by missing
-values so that every record shares its key combination with at least k records, a
-missing value matching any value (the convention of :mod:`sdcflow.kernels.risk.frequencies`,
-with sdcMicro's ``alpha``).
+"""Local suppression to k-anonymity (Templ, "Advanced Survey Statistics: Disclosure
+Control", 2019, "Local suppression"; Torra 2013, non-perturbative methods): replace as few
+key values as possible by missing values so that every record shares its key combination
+with at least k records, a missing value matching any value (the convention of
+:mod:`sdcflow.kernels.risk.frequencies`, with sdcMicro's ``alpha``).
 
 The search works on the distinct key combinations, not on records: all records of a
 combination are equally at risk and receive the same suppression. Combinations are taken

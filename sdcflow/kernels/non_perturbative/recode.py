@@ -1,5 +1,6 @@
-"""Global recoding kernels (seed 004_149321b221e875f3.txt, "Recoding categorical key
-variables" / "Recoding continuous variables"; seed 000, non-perturbative methods)."""
+"""Global recoding kernels (Templ, "Advanced Survey Statistics: Disclosure Control", 2019,
+"Recoding categorical key variables" / "Recoding continuous variables"; Torra 2013,
+non-perturbative methods)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Sampling as a non-perturbative method (seed 000, "Sampling"; seed 002: publish a sample
-S of the original records): simple and stratified random samples without replacement,
+"""Sampling as a non-perturbative method (Torra 2013, "Sampling": publish a
+sample S of the original records): simple and stratified random samples without replacement,
 with the design weights adjusted by the inverse sampling fraction of each stratum."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Top and bottom coding (seed 004_149321b221e875f3.txt, "Top- and Bottom Coding";
-seed 000, non-perturbative methods): values beyond a threshold are replaced, e.g. by
-the threshold or by the mean of the values beyond it."""
+"""Top and bottom coding (Templ, "Advanced Survey Statistics: Disclosure Control", 2019,
+"Top- and Bottom Coding"; Torra 2013, non-perturbative methods): values beyond a threshold
+are replaced, e.g. by the threshold or by the mean of the values beyond it."""
 
 from __future__ import annotations
 

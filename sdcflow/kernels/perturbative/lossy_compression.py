@@ -1,4 +1,4 @@
-"""Lossy compression (seed 000_1eece6b9d3791e64.txt, "Lossy Compression"; Domingo-Ferrer &
+"""Lossy compression (Torra, "Masking methods", 2013, "Lossy Compression"; Domingo-Ferrer &
 Torra's JPEG-based masking): the numeric data are regarded as an image, records being
 rows, variables columns and values pixels, compressed with the lossy part of JPEG, and
 the decompressed image is read back as the masked data.

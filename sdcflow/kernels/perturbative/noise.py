@@ -4,11 +4,11 @@ moments restored exactly, multiplicative noise, and random orthogonal matrix mas
 Every function takes an ``n x p`` float array (``NaN`` = missing; a missing value stays
 missing) and, where random, a :class:`numpy.random.Generator`.
 
-* Additive (uncorrelated) noise, seed 000_1eece6b9d3791e64.txt, "Additive Noise:
+* Additive (uncorrelated) noise, Torra, "Masking methods", 2013, "Additive Noise:
   Uncorrelated noise": ``X'_j = X_j + eps_j`` with ``eps_j ~ N(0, k Var(X_j))`` independent,
   so means and covariances are kept, variances become ``(1 + k) Var`` and correlations
   ``rho / (1 + k)`` (in expectation).
-* Correlated noise, seed 000, "Additive Noise: Correlated noise" (seed 004, "Adding
+* Correlated noise, Torra 2013, "Additive Noise: Correlated noise" (Templ 2019, "Adding
   correlated noise"): ``eps ~ N(0, k Sigma)`` with ``Sigma`` the covariance matrix of X, so
   means and correlations are kept, covariances become ``(1 + k) Sigma``.
 * Correlated noise with restored moments: after correlated noise the complete records are
@@ -19,13 +19,13 @@ missing) and, where random, a :class:`numpy.random.Generator`.
   Methods, 1986) and Tendick & Matloff's ("A modified random perturbation method for
   database security", ACM TODS 19(1), 1994); here it is exact in the sample (see
   :func:`restore_moments`).
-* Multiplicative noise (seed 004 lists it; Kim & Winkler, "Multiplicative noise for
+* Multiplicative noise (Templ 2019 lists it; Kim & Winkler, "Multiplicative noise for
   masking continuous data", US Census Bureau RR 2003/01): ``X' = X f`` with a lognormal
   factor ``f = exp(s u - s^2 / 2)``, ``u ~ N(0, 1)``, ``s^2 = ln(1 + k)``, so
   ``E(f) = 1`` and ``Var(f) = k`` (the moments of ``1 + N(0, k)``) but ``f > 0``: every
   value keeps its sign, zeros stay zero, ``E(X' | X) = X`` and the relative perturbation
   ``X'/X - 1`` has mean 0 and variance ``k``.
-* Random orthogonal matrix masking, ROMM, seed 004 ("ROMM"): ``Z = A X`` with ``A`` a random
+* Random orthogonal matrix masking, ROMM, Templ 2019 ("ROMM"): ``Z = A X`` with ``A`` a random
   ``n x n`` orthogonal matrix (``A^{-1} = A^T``) acting on the records, as in sdcMicro's
   ``addNoise(method = "ROMM")`` and Ting, Fienberg & Trottini ("Random orthogonal matrix
   masking methodology for microdata release", Int. J. Information and Computer Security
@@ -152,7 +152,7 @@ def column_variances(x: np.ndarray) -> np.ndarray:
 
 def additive_noise(x: np.ndarray, k: float, rng: np.random.Generator, *,
                    variances: np.ndarray | None = None) -> np.ndarray:
-    """``x + eps`` with independent ``eps_j ~ N(0, k Var(x_j))`` (seed 000, "Uncorrelated
+    """``x + eps`` with independent ``eps_j ~ N(0, k Var(x_j))`` (Torra 2013, "Uncorrelated
     noise"); ``Var`` is the sample variance of the observed values of each column unless
     ``variances`` is given. The noise is drawn variable by variable (column-major)."""
     x = np.asarray(x, dtype=float)
@@ -167,7 +167,7 @@ def additive_noise(x: np.ndarray, k: float, rng: np.random.Generator, *,
 
 def correlated_noise(x: np.ndarray, k: float, rng: np.random.Generator, *,
                      cov: np.ndarray | None = None) -> np.ndarray:
-    """``x + eps`` with ``eps ~ N(0, k Sigma)`` (seed 000, "Correlated noise"); ``Sigma``
+    """``x + eps`` with ``eps ~ N(0, k Sigma)`` (Torra 2013, "Correlated noise"); ``Sigma``
     is the sample covariance of the complete records unless ``cov`` is given. A record
     with missing values gets the noise on its observed values."""
     x = np.asarray(x, dtype=float)

@@ -1,8 +1,8 @@
-"""PRAM, the post-randomisation method (seed 000_1eece6b9d3791e64.txt, "PRAM: The
-Post-Randomization Method"; seed 004_149321b221e875f3.txt, "PRAM" and "PRAM Example";
-Gouweleeuw, Kooiman, Willenborg & de Wolf, "Post randomisation for statistical
-disclosure control: theory and implementation", J. Official Statistics 14 (1998)
-463-478; sdcMicro's ``pram``).
+"""PRAM, the post-randomisation method (Torra, "Masking methods", 2013, "PRAM: The
+Post-Randomization Method"; Templ, "Advanced Survey Statistics: Disclosure Control", 2019,
+"PRAM" and "PRAM Example"; Gouweleeuw, Kooiman, Willenborg & de Wolf, "Post randomisation
+for statistical disclosure control: theory and implementation", J. Official Statistics 14
+(1998) 463-478; sdcMicro's ``pram``).
 
 Each value of category i becomes category j with probability ``P[i, j]`` (a Markov
 matrix: non-negative, rows summing to 1), independently of the other records.

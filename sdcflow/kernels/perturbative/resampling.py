@@ -1,4 +1,4 @@
-"""Resampling (seed 000_1eece6b9d3791e64.txt, "Masking Methods for Microdata:
+"""Resampling (Torra, "Masking methods", 2013, "Masking Methods for Microdata:
 Perturbative methods", "Resampling"; after Heer, "A bootstrap procedure to preserve
 statistical confidentiality in contingency tables", 1993, as applied to numerical
 microdata by Domingo-Ferrer & Torra, "A quantitative comparison of disclosure control

@@ -1,12 +1,12 @@
-"""Rounding (seed 000_1eece6b9d3791e64.txt, "Rounding"): every value is replaced by the
+"""Rounding (Torra, "Masking methods", 2013, "Rounding"): every value is replaced by the
 rounding point whose set of attraction contains it.
 
-The seed takes the points ``p_i = b i`` and the attraction set of ``p_i`` as the half-open
+Torra (2013) takes the points ``p_i = b i`` and the attraction set of ``p_i`` as the half-open
 interval ``[p_i - b/2, p_i + b/2)``: a value is replaced by the nearest point, and a value
 exactly half-way between two points goes to the upper one (towards +infinity, also for
 negative values). With an explicit rounding set ``p_1 < ... < p_r`` the same rule holds
 (the nearest point, ties upwards); values below ``p_1`` go to ``p_1`` and above ``p_r`` to
-``p_r``, as the seed's first and last attraction sets ``[0, p_1 + b/2)`` and
+``p_r``, as Torra's (2013) first and last attraction sets ``[0, p_1 + b/2)`` and
 ``[p_r - b/2, V_max]``.
 """
 

@@ -1,8 +1,8 @@
 """Data shuffling (Muralidhar & Sarathy, "Data shuffling - a new masking approach for
-numerical data", Management Science 52(5), 2006; seed 004_149321b221e875f3.txt,
-"Shuffling": "regression model: continuous key variables as a response, other variables
-for predictors; swap values based on ranks of expected values and ranks of original
-values; rank correlations are preserved").
+numerical data", Management Science 52(5), 2006; Templ, "Advanced Survey Statistics:
+Disclosure Control", 2019, "Shuffling": "regression model: continuous key variables as a
+response, other variables for predictors; swap values based on ranks of expected values and
+ranks of original values; rank correlations are preserved").
 
 The confidential variables Y are regressed on the non-confidential predictors X, values
 Y* are drawn from the fitted model (prediction plus a normal error with the residual

@@ -1,6 +1,7 @@
 """Sample frequencies ``fk`` and weighted frequencies ``Fk`` of key combinations, with
-missing values that match any value (seeds 003_fc14c51a27fe5611.txt, k-anonymity, and
-004_149321b221e875f3.txt, "frequency counts with missing values").
+missing values that match any value (Torra, "Data privacy: supervised approaches for
+disclosure risk assessment", 2016, k-anonymity, and Templ, "Advanced Survey Statistics:
+Disclosure Control", 2019, "frequency counts with missing values").
 
 Definition (sdcMicro's ``freqCalc``, R/freqCalc.r, with its ``alpha``): record *j*
 counts for record *i* when their key values agree wherever both are non-missing. A
@@ -9,10 +10,10 @@ record with the same key combination as *i* counts 1; another matching record co
 conservative convention (a missing value stands for every category) and ``alpha = 0``
 ignores records with missing keys when counting others.
 
-One deliberate difference from sdcMicro 5.8.1: there, records whose keys are *all*
-missing get ``fk = n`` but are not added to complete keys; here they match every record
-like any other missing value (the convention the seed states). The two agree whenever no
-record has all its keys missing.
+One deliberate difference from sdcMicro 5.8.1: there, records whose keys are *all* missing
+get ``fk = n`` but are not added to complete keys; here they match every record like any
+other missing value (the convention above: a missing value matches any value). The two agree
+whenever no record has all its keys missing.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Interval disclosure (seed 003_fc14c51a27fe5611.txt, "Interval disclosure"; Domingo-Ferrer
-& Torra 2001): which protected values lie within an interval around their original value,
-by value or by rank. NumPy only.
+"""Interval disclosure (Torra, "Data privacy: supervised approaches for disclosure risk
+assessment", 2016, "Interval disclosure"; Domingo-Ferrer & Torra 2001): which protected
+values lie within an interval around their original value, by value or by rank. NumPy only.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 
 def interval_disclosure(original: np.ndarray, protected: np.ndarray, p: float,
                         kind: str = "value") -> tuple[np.ndarray, np.ndarray]:
-    """Which protected values lie close to their original value (seed 003, "Interval
+    """Which protected values lie close to their original value (Torra 2016, "Interval
     disclosure"; Domingo-Ferrer & Torra 2001, "A quantitative comparison of disclosure
     control methods for microdata"). Per value: ``kind="value"``: ``|x' - x| <= p/100 *
     |x|`` (an original 0 only counts an exact 0); ``kind="rank"``: the ranks of ``x'`` and

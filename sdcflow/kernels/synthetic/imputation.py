@@ -1,5 +1,5 @@
 """Synthetic values by multiple imputation, variable by variable with randomised normal
-regressions (seed 000_1eece6b9d3791e64.txt, "Multiple imputation": "a way to perform
+regressions (Torra, "Masking methods", 2013, "Multiple imputation": "a way to perform
 multiple imputation is on a variable-by-variable basis (using a randomized regression -
 with normal errors)"; Rubin, "Discussion: statistical disclosure limitation", J. Official
 Statistics 9, 1993; Raghunathan, Reiter & Rubin, "Multiple imputation for statistical

@@ -1,5 +1,5 @@
-"""IPSO, information preserving statistical obfuscation (Burridge 2003; seed
-000_1eece6b9d3791e64.txt, "Synthetic Data Generators: The IPSO family"). The least squares
+"""IPSO, information preserving statistical obfuscation (Burridge 2003; 
+Torra, "Masking methods", 2013, "Synthetic Data Generators: The IPSO family"). The least squares
 are those of :mod:`sdcflow.kernels.synthetic.least_squares`, by blocks of rows.
 
 With X the non-confidential attributes (the design, an intercept added) and Y the n x m
@@ -50,7 +50,7 @@ def normal_errors(n: int, sigma: np.ndarray, rng: np.random.Generator) -> np.nda
 
 def ipso(X: np.ndarray | Design, Y: np.ndarray, rng: np.random.Generator, *,
          variant: str = "C", intercept: bool = True) -> np.ndarray:
-    """Synthetic confidential attributes by IPSO-A, -B or -C (seed 000, "The IPSO
+    """Synthetic confidential attributes by IPSO-A, -B or -C (Torra 2013, "The IPSO
     family"; Burridge, "Information preserving statistical obfuscation", Statistics and
     Computing 13, 2003).
 

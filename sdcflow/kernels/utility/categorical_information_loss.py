@@ -1,4 +1,4 @@
-"""Generic information loss measures for categorical data (seed 000_1eece6b9d3791e64.txt,
+"""Generic information loss measures for categorical data (Torra, "Masking methods", 2013,
 V. Torra, "Masking Methods", section 4 "Information loss measures"): the direct distance
 (Domingo-Ferrer & Torra 2001), the contingency-table based CTBIL, the entropy-based EBIL
 and the per-record PRIL, with the probabilities ``P(V = i | V' = j)`` these two need.
@@ -22,7 +22,7 @@ def direct_distance(f: np.ndarray, g: np.ndarray, ranks: np.ndarray | None = Non
     value outside it (a missing value, an undeclared category), which is at distance 1
     from any other value. Always within [0, 1].
 
-    The seed writes the ordinal distance as the number of categories between c and c'
+    Torra (2013) writes the ordinal distance as the number of categories between c and c'
     *inclusive* over |D(V)|, which gives 1/|D(V)| for c = c' and breaks its own requirement
     divergence(X, X) = 0; the rank difference over |D(V)| - 1 is 0 for equal values, 1 for
     the two extremes."""
@@ -70,7 +70,7 @@ def contingency_difference(f: np.ndarray, g: np.ndarray, cards: list[int]) -> in
 
 
 def ctbil(f: np.ndarray, g: np.ndarray, cards: list[int], max_order: int) -> dict:
-    """CTBIL(F, G; W, K) (seed 000, "Comparison of contingency tables"): the sum, over every
+    """CTBIL(F, G; W, K) (Torra 2013, "Comparison of contingency tables"): the sum, over every
     set of at most K of the variables, of the absolute differences between the cells of
     the contingency tables of F and G. ``f``, ``g``: code columns (shared numbering per
     variable, n_f x p and n_g x p). Returns the total, the total by table order and by
@@ -107,7 +107,7 @@ def posterior_from_matrix(transition: np.ndarray, prior: np.ndarray) -> np.ndarr
 
 def entropy_losses(f: np.ndarray, g: np.ndarray, posterior: np.ndarray) -> tuple[
         np.ndarray, np.ndarray]:
-    """Per record, the seed's EBIL term ``H(V | V' = j_r) = -sum_i P(i|j_r) log P(i|j_r)``
+    """Per record, Torra's (2013) EBIL term ``H(V | V' = j_r) = -sum_i P(i|j_r) log P(i|j_r)``
     and PRIL ``-log P(V = i_r | V' = j_r)`` (natural logarithms, nats). A record whose
     change has probability 0 under ``posterior`` gets an infinite PRIL."""
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -1,4 +1,4 @@
-"""Generic information loss measures for continuous data (seed 000_1eece6b9d3791e64.txt,
+"""Generic information loss measures for continuous data (Torra, "Masking methods", 2013,
 V. Torra, "Masking Methods", section 4 "Information loss measures"): the divergences
 between the original values X and the protected X', their covariance matrices V and V',
 correlation matrices R and R', variable-component correlations RF, communalities C and
@@ -7,9 +7,9 @@ variation), the variances S (the diagonal of V), the composite information loss 
 Domingo-Ferrer & Torra (2001), sdcMicro's IL1s and difference of eigenvalues (``dUtility``), and with them
 the probabilistic information loss PIL (:mod:`.probabilistic_information_loss`).
 
-Conventions fixed here, where the seed is silent:
+Conventions fixed here, where Torra (2013) is silent:
 
-* **Mean variation and zeros.** The seed divides ``|a - a'|`` by ``|a|`` (the original).
+* **Mean variation and zeros.** Torra (2013) divides ``|a - a'|`` by ``|a|`` (the original).
   A cell with ``a = 0`` and ``a' = 0`` contributes 0 (no variation); a cell with
   ``a = 0`` and ``a' != 0`` has an undefined (infinite) variation: it is left out of the
   sum *and* of the divisor (so the result is the mean over the defined cells), and the
@@ -21,7 +21,7 @@ Conventions fixed here, where the seed is silent:
   ``C`` the communalities with the first component (``rf_i1**2``, the share of variable
   i's variance it explains, as a fraction), ``F`` the score coefficients (the eigenvectors:
   what multiplies each standardised variable to give its projection on each component).
-  The weights ``w_j`` of the seed's RF and F rows are the original's variance shares
+  The weights ``w_j`` of Torra's (2013) RF and F rows are the original's variance shares
   ``lambda_j / sum(lambda)``.
 * **Covariances** are sample covariances (divisor n - 1).
 """
@@ -38,7 +38,7 @@ from .probabilistic_information_loss import _pil, moments
 def divergence(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None,
                divisor: float | None = None) -> dict:
     """Mean square error, mean absolute error and mean variation between the cells of
-    ``a`` (original) and ``b`` (protected), as the seed's table: ``sum w * d**2 / divisor``,
+    ``a`` (original) and ``b`` (protected), as Torra's (2013) table: ``sum w * d**2 / divisor``,
     ``sum w * |d| / divisor`` and ``sum w * |d| / |a| / divisor`` (``weights``: one per
     cell, default 1; ``divisor`` default the number of cells). Cells with ``a = 0 != b`` are left out of
     the mean variation (see the module docstring); ``mv_left_out`` counts them."""
@@ -62,7 +62,7 @@ def divergence(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None,
 
 
 def value_divergence(x: np.ndarray, y: np.ndarray) -> dict:
-    """The seed's ``X - X'`` row over the cells present in both (n x p arrays, NaN for a
+    """Torra's (2013) ``X - X'`` row over the cells present in both (n x p arrays, NaN for a
     missing value), computed column by column to keep memory at a few columns."""
     sq = ab = mv = 0.0
     cells = mv_cells = left_out = 0
@@ -98,7 +98,7 @@ def pca(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pca_divergences(r_x: np.ndarray, r_y: np.ndarray) -> dict:
-    """The seed's RF, C and F rows from the correlation matrices of X and X' (conventions in
+    """Torra's (2013) RF, C and F rows from the correlation matrices of X and X' (conventions in
     the module docstring)."""
     p = r_x.shape[0]
     lx, vx = pca(r_x)

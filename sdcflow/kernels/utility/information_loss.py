@@ -1,4 +1,4 @@
-"""Generic information loss measures (seed 000_1eece6b9d3791e64.txt, V. Torra, "Masking
+"""Generic information loss measures (Torra, "Masking methods", 2013, V. Torra, "Masking
 Methods", section 4 "Information loss measures"): for continuous data the divergences
 between the original values X and the protected X', their covariance matrices V and V',
 correlation matrices R and R', variable-component correlations RF, communalities C and
@@ -10,7 +10,7 @@ per-record PRIL.
 
 Each has its module, re-exported here so that ``from
 sdcflow.kernels.utility.information_loss import ...`` keeps working:
-:mod:`.continuous_information_loss` (with the conventions fixed where the seed is silent:
+:mod:`.continuous_information_loss` (with the conventions fixed where Torra (2013) is silent:
 mean variation and zeros, PCA, covariances), :mod:`.probabilistic_information_loss` and
 :mod:`.categorical_information_loss`.
 """

@@ -1,8 +1,7 @@
-"""k-means for the clustering agreement of the original and the protected data (seed
-000_1eece6b9d3791e64.txt, "Specific Information Loss Measure"): k-means++ seeding and
-Lloyd's algorithm with Hamerly's bounds, compiled with numba (a per-record skip test that
-NumPy cannot express without gathering the records), restarted on a subsample for large
-files.
+"""k-means for the clustering agreement of the original and the protected data (Torra,
+"Masking methods", 2013, "Specific Information Loss Measure"): k-means++ seeding and Lloyd's
+algorithm with Hamerly's bounds, compiled with numba (a per-record skip test that NumPy
+cannot express without gathering the records), restarted on a subsample for large files.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Agreement between two partitions of the same records, the k-means partitions of the
-original and the protected data (seed 000_1eece6b9d3791e64.txt, "Specific Information
+original and the protected data (Torra, "Masking methods", 2013, "Specific Information
 Loss Measure"): Rand, Jaccard, adjusted Rand, Wallace, Mantaras, from the pair counts of
 the contingency table.
 """

@@ -1,5 +1,5 @@
-"""The propensity score utility of Woo, Reiter, Oganian & Karr (2009) (seed
-002_62bc99a65528e1b7.txt, section 2.6), the pMSE of Snoke et al. (2018): the design of the
+"""The propensity score utility of Woo, Reiter, Oganian & Karr (2009),
+the pMSE of Snoke et al. (2018): the design of the
 model (main effects, interactions, squares) and the score of the stacked original and
 protected records.
 """
@@ -58,15 +58,15 @@ def propensity_utility(x: np.ndarray, y: np.ndarray, x_codes: np.ndarray | None 
                        y_codes: np.ndarray | None = None, cards=(), *,
                        interactions: bool = False, squares: bool = False) -> tuple[
                            dict, np.ndarray]:
-    """The propensity score utility of Woo, Reiter, Oganian & Karr (2009) (seed 002,
-    section 2.6): stack the original records (numeric columns ``x``, categorical codes
+    """The propensity score utility of Woo, Reiter, Oganian & Karr (2009):
+    stack the original records (numeric columns ``x``, categorical codes
     ``x_codes``; T = 0) and the protected ones (``y``, ``y_codes``; T = 1), fit a logistic
     regression of T on the variables (:func:`main_effects`: numeric columns and category
     indicators, ``cards[j]`` categories for code column j; ``interactions`` and ``squares``
     add the products of :func:`product_terms`), and report ``U = (1/N) sum_i (p_i - c)^2``
     over the N stacked records, ``c`` the share of protected records. U is the pMSE of
     Snoke, Raab, Nowok, Dibben & Slavkovic (2018), the same quantity; with equal numbers of
-    records, c = 1/2 and U is the seed's measure. U = 0 when the model cannot tell the data
+    records, c = 1/2 and U is the measure of Woo et al.. U = 0 when the model cannot tell the data
     sets apart; its maximum is ``c (1 - c)`` (1/4 for equal sizes), reached when it
     separates them fully.
 

@@ -1,8 +1,7 @@
 """Specific information loss and utility measures: agreement between the k-means partitions
-of the original and the protected data (seed 000_1eece6b9d3791e64.txt, "Specific
+of the original and the protected data (Torra, "Masking methods", 2013, "Specific
 Information Loss Measure": Rand, Jaccard, adjusted Rand, Wallace, Mantaras), and the
-propensity score utility of Woo, Reiter, Oganian & Karr (2009) (seed
-002_62bc99a65528e1b7.txt, section 2.6).
+propensity score utility of Woo, Reiter, Oganian & Karr (2009).
 
 k-means is Lloyd's algorithm with Hamerly's bounds, compiled with numba (a per-record skip
 test that NumPy cannot express without gathering the records); the logistic regression is

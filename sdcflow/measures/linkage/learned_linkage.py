@@ -1,9 +1,10 @@
 """``learned_linkage``: the worst-case re-identification risk of distance-based record
-linkage, with the distance whose parameters link the most records correctly (seed
-003_fc14c51a27fe5611.txt, "Worst-case scenario": "Maximum information: use original file
-to attack; most effective reidentification method: use ML", and "Formalization of the
-problem"). The parameters are found by the seed's mixed-integer linear program, solved
-with HiGHS; see :mod:`sdcflow.kernels.linkage.learned_linkage`.
+linkage, with the distance whose parameters link the most records correctly (Torra, "Data
+privacy: supervised approaches for disclosure risk assessment", 2016, "Worst-case scenario":
+"Maximum information: use original file to attack; most effective reidentification method:
+use ML", and "Formalization of the problem"). The parameters are found by Torra's (2016)
+mixed-integer linear program, solved with HiGHS; see
+:mod:`sdcflow.kernels.linkage.learned_linkage`.
 
 The links reported are recomputed over all records with the learned distance (ties
 count ``1/t``), so they do not depend on the program's candidate restriction or

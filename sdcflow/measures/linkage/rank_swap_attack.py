@@ -1,14 +1,15 @@
 """``rank_swap_attack``: re-identification of rank-swapped data by an intruder who knows the
-method and its parameter (the transparency attack, RS-RL: seed 003_fc14c51a27fe5611.txt,
-"Transparency: Attacking Rank Swapping"; seed 000_1eece6b9d3791e64.txt, "Rank swapping:
-Specific record linkage for rank swapping", Examples III-VI).
+method and its parameter (the transparency attack, RS-RL: Torra, "Data privacy: supervised
+approaches for disclosure risk assessment", 2016, "Transparency: Attacking Rank Swapping";
+Torra, "Masking methods", 2013, "Rank swapping: Specific record linkage for rank swapping",
+Examples III-VI).
 
 For each original record ``x`` (the intruder knows them all: the worst case) and each known
 variable ``j``, ``B_j(x_j)`` is the set of protected records whose value of ``j`` rank
 swapping could have produced from ``x_j`` (a rank within the swap distance); the record's
 protected version lies in the intersection of the ``B_j``. A record is re-identified
 *with certainty* when the intersection is its own protected record alone; ``linked``
-adds the seed's next step, record linkage within the intersection when it holds several
+adds Torra's (2016) next step, record linkage within the intersection when it holds several
 records (nearest on the standardised known variables; ``1/t`` for ``t`` tied nearest).
 See :mod:`sdcflow.kernels.linkage.rank_swap_attack` for ranks, ties and missing values.
 
@@ -68,8 +69,8 @@ class RankSwapAttack(Measure):
                                  "percent) or in records."},
             "p_unit": {"enum": ["percent", "records"], "default": "percent",
                        "description": "percent: distance floor(p * n / 100), n the non-missing "
-                                      "values (seed 003, the rank_swap method); records: "
-                                      "distance p (seed 000's worked example, p = 2)."},
+                                      "values (Torra 2016, the rank_swap method); records: "
+                                      "distance p (Torra's (2013) worked example, p = 2)."},
             "variables": variables_param("The swapped variables the intruder knows (default: "
                                          "every variable with role numeric)."),
             "scenarios": SCENARIO_PARAM,

@@ -1,7 +1,8 @@
 """``record_linkage``: the share of protected records an intruder re-identifies by linking
-them to the original records (seed 003_fc14c51a27fe5611.txt, "Disclosure risk
-assessment", re-identification by record linkage; seed 000_1eece6b9d3791e64.txt, "Rank
-swapping: Example II", DBRL and PRL per scenario, DLD and PLD).
+them to the original records (Torra, "Data privacy: supervised approaches for disclosure
+risk assessment", 2016, "Disclosure risk assessment", re-identification by record linkage;
+Torra, "Masking methods", 2013, "Rank swapping: Example II", DBRL and PRL per scenario, DLD
+and PLD).
 
 Each protected record is linked to the original record(s) nearest to it (distance-based
 record linkage, DBRL) or of highest Fellegi-Sunter weight (probabilistic record linkage,
@@ -50,7 +51,7 @@ VARIABLES = variables_param("The variables the intruder knows (default: every nu
 SCENARIO_PARAM = {
     "enum": list(SCENARIOS), "default": "all",
     "description": "all: the intruder knows every variable; prefixes: the first 1, 2, ..., "
-                   "c variables (the nested scenarios of seed 000's table), averaged; "
+                   "c variables (the nested scenarios of Torra's (2013) table), averaged; "
                    "subsets: every subset of each size 1..c, averaged per size, then over "
                    "the sizes."}
 
@@ -212,7 +213,7 @@ class RecordLinkage(Measure):
                 "enum": ["original", "each"], "default": "original",
                 "description": "Distance methods: z-scores with the original's means and "
                                "standard deviations for both files, or each file with its "
-                               "own (seed 003's diff_i).",
+                               "own (Torra's (2016) diff_i).",
             },
             "reference": REFERENCE,
         },

@@ -1,8 +1,9 @@
-"""``interval_disclosure``: the share of protected values so close to the original value that
-publishing them discloses it approximately (seed 003_fc14c51a27fe5611.txt, "Disclosure
-risk assessment": interval disclosure, quantitative attribute disclosure; seed
-000_1eece6b9d3791e64.txt, "Rank swapping: Example II", ID; Domingo-Ferrer & Torra 2001,
-"A quantitative comparison of disclosure control methods for microdata").
+"""``interval_disclosure``: the share of protected values so close to the original value
+that publishing them discloses it approximately (Torra, "Data privacy: supervised approaches
+for disclosure risk assessment", 2016, "Disclosure risk assessment": interval disclosure,
+quantitative attribute disclosure; Torra, "Masking methods", 2013, "Rank swapping: Example
+II", ID; Domingo-Ferrer & Torra 2001, "A quantitative comparison of disclosure control
+methods for microdata").
 
 A value is disclosed when (``kind: value``) the protected value is within ``p`` percent
 of the original value, or (``kind: rank``) their ranks among the original values differ

@@ -1,6 +1,7 @@
 """``k_anonymity``: how many records violate k-anonymity on the key variables, with the
-per-record sample frequency ``fk`` (seed 003_fc14c51a27fe5611.txt, k-anonymity; seed
-004_149321b221e875f3.txt, "Infos on 2/3-Anonymity").
+per-record sample frequency ``fk`` (Torra, "Data privacy: supervised approaches for
+disclosure risk assessment", 2016, k-anonymity; Templ, "Advanced Survey Statistics:
+Disclosure Control", 2019, "Infos on 2/3-Anonymity").
 
 A record violates k-anonymity when fewer than k records (itself included) share its key
 combination, a missing value matching any value (see :mod:`sdcflow.kernels.risk.frequencies`

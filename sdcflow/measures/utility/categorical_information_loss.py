@@ -1,5 +1,5 @@
 """``categorical_information_loss``: generic information loss for categorical variables
-(seed 000_1eece6b9d3791e64.txt, section 4, "Information Loss Measures: Categorical Data"):
+(Torra, "Masking methods", 2013, section 4, "Information Loss Measures: Categorical Data"):
 
 * the direct distance per value (nominal 0/1; ordinal ``|rank difference| / (|D(V)| - 1)``
   where D(V) is the declared order, categories absent from the data included; within

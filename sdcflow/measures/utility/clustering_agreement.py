@@ -1,9 +1,9 @@
-"""``clustering_agreement``: a specific information loss measure (seed
-000_1eece6b9d3791e64.txt, section 4, "Specific Information Loss Measure"): the data use is
-k-means clustering with c clusters, and the loss is the disagreement between the
-partitions of the original X and the protected X' (Rand, Jaccard, adjusted Rand, Wallace,
-Mantaras, as the seed's table "Indices/distance"; ``il_rand = 1 - rand`` and
-``il_mantaras = mantaras`` as its IL formulas).
+"""``clustering_agreement``: a specific information loss measure (Torra, "Masking methods",
+2013, section 4, "Specific Information Loss Measure"): the data use is k-means clustering
+with c clusters, and the loss is the disagreement between the partitions of the original X
+and the protected X' (Rand, Jaccard, adjusted Rand, Wallace, Mantaras, as Torra's (2013)
+table "Indices/distance"; ``il_rand = 1 - rand`` and ``il_mantaras = mantaras`` as its IL
+formulas).
 
 Both data sets are standardised with X's means and standard deviations (so distances mean
 the same in both), then clustered by :func:`sdcflow.kernels.utility.kmeans.kmeans`: ``restarts``
@@ -43,7 +43,7 @@ class ClusteringAgreement(Measure):
             "variables": variables_param("Numeric variables to cluster on (default: every "
                                          "variable with role numeric)."),
             "clusters": {"type": "integer", "minimum": 2, "default": 15,
-                         "description": "Number of k-means clusters c (the seed's example "
+                         "description": "Number of k-means clusters c (Torra's (2013) example "
                                         "uses 15)."},
             "restarts": {"type": "integer", "minimum": 1, "default": 3,
                          "description": "k-means++ seedings per data set; the partition with "

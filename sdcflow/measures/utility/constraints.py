@@ -1,6 +1,6 @@
-"""``constraints``: violations of the recipe's edit constraints on a dataset (seed
-001_84b47752373bceeb.txt, edit constraints); ``domain`` constraints are checked against
-the original data."""
+"""``constraints``: violations of the recipe's edit constraints on a dataset (Torra,
+"Towards knowledge intensive data privacy", 2011, edit constraints); ``domain`` constraints
+are checked against the original data."""
 
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
-"""``information_loss``: generic information loss for continuous variables (seed
-000_1eece6b9d3791e64.txt, section 4 "Information loss measures", continuous data):
-the divergences between the original values X and the protected X', covariance matrices
-V and V', correlation matrices R and R', variable-component correlations RF, communalities
-C and component score coefficients F, each as mean square error (``mse``), mean absolute
-error (``mae``) and mean variation (``mv``) exactly as the seed's table, and the variances
-S (the diagonal of V); the composite ``composite`` of Domingo-Ferrer & Torra 2001 ("A
+"""``information_loss``: generic information loss for continuous variables (Torra, "Masking
+methods", 2013, section 4 "Information loss measures", continuous data): the divergences
+between the original values X and the protected X', covariance matrices V and V',
+correlation matrices R and R', variable-component correlations RF, communalities C and
+component score coefficients F, each as mean square error (``mse``), mean absolute error
+(``mae``) and mean variation (``mv``) exactly as Torra's (2013) table, and the variances S
+(the diagonal of V); the composite ``composite`` of Domingo-Ferrer & Torra 2001 ("A
 quantitative comparison of disclosure control methods for microdata": the mean of X.mv,
 V.mv, S.mv, R.mae and RF.mae, times 100), the IL of their SDC score; the probabilistic
-information loss ``pil`` (Mateo-Sanz, Domingo-Ferrer & Sebe 2005, 0 .. 100); sdcMicro's
-IL1s and difference of eigenvalues (``dUtility``). See
+information loss ``pil`` (Mateo-Sanz, Domingo-Ferrer & Sebe 2005, 0 .. 100); sdcMicro's IL1s
+and difference of eigenvalues (``dUtility``). See
 :mod:`sdcflow.kernels.utility.continuous_information_loss` for every formula and convention
 (zeros in the mean variation, PCA, covariance divisor).
 

@@ -1,5 +1,5 @@
 """``propensity``: the propensity score utility measure of Woo, Reiter, Oganian & Karr
-(2009) (seed 002_62bc99a65528e1b7.txt, section 2.6): merge the original and the protected
+(2009): merge the original and the protected
 records with an indicator T (1 for protected), regress T on the variables by logistic
 regression, and measure how far the propensity scores are from the share c of protected
 records: ``U = (1/N) sum_i (p_i - c)^2`` over the N merged records, the pMSE (the same

@@ -1,6 +1,6 @@
 """``suppressions``: how many values are missing now that were present in the reference
 data (the original, or the data after the step named in ``reference``), per variable:
-the count sdcMicro prints after ``kAnon`` (seed 004, "Local suppression"). Records are
+the count sdcMicro prints after ``kAnon`` (Templ 2019, "Local suppression"). Records are
 compared by position, so both must hold the same records (not after sampling)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""``global_recode``: intervals for numeric variables, merged categories, or a level of
-the variable's declared hierarchy (seed 004_149321b221e875f3.txt, ``globalRecode`` and
-``groupAndRename``; seed 000, global recoding)."""
+"""``global_recode``: intervals for numeric variables, merged categories, or a level of the
+variable's declared hierarchy (Templ, "Advanced Survey Statistics: Disclosure Control",
+2019, ``globalRecode`` and ``groupAndRename``; Torra 2013, global recoding)."""
 
 from __future__ import annotations
 

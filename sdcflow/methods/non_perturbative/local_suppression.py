@@ -1,7 +1,7 @@
 """``local_suppression``: k-anonymity on the key variables by suppressing (setting to
-missing) as few values as possible, with per-variable importance or costs, per stratum,
-and the all-M approach of sdcMicro's ``kAnon`` (seed 004_149321b221e875f3.txt, "Local
-suppression", "all-M approach", "Stratification"). The search is
+missing) as few values as possible, with per-variable importance or costs, per stratum, and
+the all-M approach of sdcMicro's ``kAnon`` (Templ, "Advanced Survey Statistics: Disclosure
+Control", 2019, "Local suppression", "all-M approach", "Stratification"). The search is
 :func:`sdcflow.kernels.non_perturbative.local_suppression.suppress_to_k`."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``remove_variables``: drop variables from the data, e.g. direct identifiers or
-variables not to be published (seed 004: identifiers are removed before anything else).
+variables not to be published (Templ 2019: identifiers are removed before anything else).
 Identifier variables are in any case never released."""
 
 from __future__ import annotations

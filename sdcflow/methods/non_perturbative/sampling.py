@@ -1,5 +1,5 @@
 """``sampling``: release a simple or stratified random subsample, with the sampling
-weight multiplied by the inverse sampling fraction of each stratum (seed 000 and 002,
+weight multiplied by the inverse sampling fraction of each stratum (Torra 2013,
 "Sampling")."""
 
 from __future__ import annotations

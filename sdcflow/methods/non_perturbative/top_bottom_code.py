@@ -1,5 +1,6 @@
-"""``top_bottom_code``: replace values above (top) or below (bottom) a threshold given
-as a value or a quantile (seed 004_149321b221e875f3.txt, "Top- and Bottom Coding")."""
+"""``top_bottom_code``: replace values above (top) or below (bottom) a threshold given as a
+value or a quantile (Templ, "Advanced Survey Statistics: Disclosure Control", 2019, "Top-
+and Bottom Coding")."""
 
 from __future__ import annotations
 

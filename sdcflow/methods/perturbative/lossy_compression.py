@@ -1,4 +1,4 @@
-"""``lossy_compression``: JPEG-based masking (seed 000_1eece6b9d3791e64.txt, "Lossy
+"""``lossy_compression``: JPEG-based masking (Torra, "Masking methods", 2013, "Lossy
 Compression", Domingo-Ferrer & Torra): the numeric variables as an image, records as rows
 and variables as columns, each variable scaled linearly onto JPEG's 0..255 sample range,
 compressed with JPEG's lossy steps (8 x 8 blocks, 2-D DCT, quantisation with the standard

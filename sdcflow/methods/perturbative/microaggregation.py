@@ -1,6 +1,6 @@
 """``microaggregation``: replace the values of groups of k .. 2k-1 similar records by a
-representative (seed 000, "Microaggregation", MDAV, optimal univariate, projected; seed
-004, MDAV and individual ranking; seed 001, fuzzy microaggregation and edit constraints).
+representative (Torra 2013, "Microaggregation", MDAV, optimal univariate, projected; Templ
+2019, MDAV and individual ranking; Torra 2011, fuzzy microaggregation and edit constraints).
 
 Edit constraints drive the grouping and the representative of each variable (V. Torra,
 "Constrained microaggregation: adding constraints for data editing", Transactions on Data

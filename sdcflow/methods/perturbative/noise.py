@@ -1,6 +1,7 @@
-"""``noise``: mask numeric variables with noise (seed 000_1eece6b9d3791e64.txt, "Additive
-Noise", uncorrelated and correlated; seed 004_149321b221e875f3.txt, the noise variants
-and ROMM). The kernels and their references are in :mod:`sdcflow.kernels.perturbative.noise`.
+"""``noise``: mask numeric variables with noise (Torra, "Masking methods", 2013, "Additive
+Noise", uncorrelated and correlated; Templ, "Advanced Survey Statistics: Disclosure
+Control", 2019, the noise variants and ROMM). The kernels and their references are in
+:mod:`sdcflow.kernels.perturbative.noise`.
 
 Methods (``k`` is the noise level):
 

@@ -1,7 +1,8 @@
 """``pram``: post-randomisation of categorical variables with a Markov matrix, given or
-built by a scheme, optionally invariant (seed 000_1eece6b9d3791e64.txt, "PRAM"; seed
-004_149321b221e875f3.txt, "PRAM" and "PRAM Example"; Gouweleeuw et al. 1998; sdcMicro's
-``pram``). The kernel is :mod:`sdcflow.kernels.perturbative.pram`.
+built by a scheme, optionally invariant (Torra, "Masking methods", 2013, "PRAM"; Templ,
+"Advanced Survey Statistics: Disclosure Control", 2019, "PRAM" and "PRAM Example";
+Gouweleeuw et al. 1998; sdcMicro's ``pram``). The kernel is
+:mod:`sdcflow.kernels.perturbative.pram`.
 
 Without a given matrix, ``scheme`` builds it:
 

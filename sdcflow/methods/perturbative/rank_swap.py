@@ -1,8 +1,8 @@
 """``rank_swap``: rank swapping of numeric and ordinal variables, each variable separately,
-and the p-buckets and p-distribution variants that resist the transparency attack (seed
-003_fc14c51a27fe5611.txt, "Rank swapping", "Avoiding Transparency Attack in Rank
-Swapping"; seed 000_1eece6b9d3791e64.txt, "Rank swapping"). The algorithm is
-:mod:`sdcflow.kernels.perturbative.rank_swap`.
+and the p-buckets and p-distribution variants that resist the transparency attack (Torra,
+"Data privacy: supervised approaches for disclosure risk assessment", 2016, "Rank swapping",
+"Avoiding Transparency Attack in Rank Swapping"; Torra, "Masking methods", 2013, "Rank
+swapping"). The algorithm is :mod:`sdcflow.kernels.perturbative.rank_swap`.
 
 Ranks: by value (an ordinal variable by the position of its category in the declared
 order), ties broken by record position. Missing values are not ranked, not swapped and
@@ -42,11 +42,11 @@ class RankSwap(Method):
                                          "every variable with role numeric)."),
             "p": {"type": "number", "exclusiveMinimum": 0, "maximum": 100, "default": 5,
                   "description": "Largest rank distance of a swap, in percent of the "
-                                 "records (seed 003); p_buckets: the bucket size; "
+                                 "records (Torra 2016); p_buckets: the bucket size; "
                                  "p_distribution: twice the mean rank distance."},
             "variant": {"enum": list(VARIANTS), "default": "standard",
                         "description": "standard (partner within p% of the ranks above), "
-                                       "p_buckets or p_distribution (seed 003: every rank "
+                                       "p_buckets or p_distribution (Torra 2016: every rank "
                                        "reachable, against the transparency attack)."},
             "strata": strata_param("Swap within strata"),
         },

@@ -1,5 +1,5 @@
 """``resampling``: replace each numeric variable by the position-wise average of t sorted
-bootstrap samples of its values (seed 000_1eece6b9d3791e64.txt, "Resampling"). The kernel
+bootstrap samples of its values (Torra, "Masking methods", 2013, "Resampling"). The kernel
 is :func:`sdcflow.kernels.perturbative.resampling.resample`."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ...registry import (
 
 @register
 class Resampling(Method):
-    """Resampling (seed 000, "Resampling"), variable by variable and per stratum: t
+    """Resampling (Torra 2013, "Resampling"), variable by variable and per stratum: t
     samples of size n are drawn with replacement from the n values, each is sorted, the
     sorted samples are averaged position by position, and the record whose value has
     rank r gets the r-th average (tied records get the mean of the averages at their

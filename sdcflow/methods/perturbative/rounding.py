@@ -1,9 +1,9 @@
-"""``rounding``: replace each value by the nearest point of a rounding set (seed
-000_1eece6b9d3791e64.txt, "Rounding"): the multiples of a base ``b`` (every ``b i``, ``i``
-an integer, zero and negatives included) or an explicit sorted set of points. A value
-exactly half-way between two points goes to the upper one (the seed's attraction sets
-``[p - b/2, p + b/2)``). The seed's own example, points ``b, 2b, ..., rb`` only (so that
-values in ``[0, b/2)`` go to ``b``), is ``points: [b, 2b, ..., rb]``.
+"""``rounding``: replace each value by the nearest point of a rounding set (Torra, "Masking
+methods", 2013, "Rounding"): the multiples of a base ``b`` (every ``b i``, ``i`` an integer,
+zero and negatives included) or an explicit sorted set of points. A value exactly half-way
+between two points goes to the upper one (Torra's (2013) attraction sets
+``[p - b/2, p + b/2)``). Torra's (2013) own example, points ``b, 2b, ..., rb`` only (so
+that values in ``[0, b/2)`` go to ``b``), is ``points: [b, 2b, ..., rb]``.
 
 Multivariate rounding (``vectors``): the rounding points are vectors, one value per
 variable in the order of ``variables``, and each record is replaced by the nearest of

@@ -1,5 +1,5 @@
 """``shuffling``: data shuffling of confidential numeric variables (Muralidhar & Sarathy
-2006; seed 004_149321b221e875f3.txt, "Shuffling"). The kernel is
+2006; Templ, "Advanced Survey Statistics: Disclosure Control", 2019, "Shuffling"). The kernel is
 :func:`sdcflow.kernels.perturbative.shuffling.shuffle`."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ..synthetic.ipso import PREDICTORS_PARAM, STRATA_PARAM, VARIABLES_PARAM, Re
 
 @register
 class Shuffling(RegressionSynthesis):
-    """Data shuffling (seed 004, "Shuffling"): the confidential ``variables`` are
+    """Data shuffling (Templ 2019, "Shuffling"): the confidential ``variables`` are
     regressed on the ``predictors`` (numbers as they are, categories as dummies), values
     are drawn from the fitted model (prediction plus a normal error with the residual
     covariance), and each variable's original values are handed out to the records in

@@ -1,5 +1,5 @@
 """``ipso``: replace confidential numeric variables by synthetic values that keep the
-regression on the non-confidential ones, IPSO-A, -B or -C (seed 000_1eece6b9d3791e64.txt,
+regression on the non-confidential ones, IPSO-A, -B or -C (Torra, "Masking methods", 2013,
 "Synthetic Data Generators: The IPSO family"; Burridge 2003). The kernel is
 :func:`sdcflow.kernels.synthetic.ipso.ipso`.
 
@@ -222,7 +222,7 @@ class RegressionSynthesis(Method):
 
 @register
 class IPSO(RegressionSynthesis):
-    """IPSO (seed 000, "The IPSO family"): the confidential ``variables`` Y are replaced
+    """IPSO (Torra 2013, "The IPSO family"): the confidential ``variables`` Y are replaced
     by synthetic values from the multivariate regression on the ``predictors`` X (with an
     intercept), per stratum: variant A draws Y' = X B_hat + E, E ~ N(0, Sigma_hat) (ML
     estimate S / n); B makes E orthogonal to X, so the OLS coefficients of Y' on X are
@@ -233,7 +233,7 @@ class IPSO(RegressionSynthesis):
     of the fit; so are the records of strata too small for the model (n <= rank of X,
     or for C n - rank < number of variables).
 
-    The seed's IPSO slides take the quasi-identifiers as dependent and synthesise them
+    Torra's (2013) lecture notes on IPSO take the quasi-identifiers as dependent and synthesise them
     from the confidential attributes: name the quasi-identifiers as ``variables`` and the
     confidential attributes as ``predictors`` to do that."""
 

@@ -1,5 +1,5 @@
 """``multiple_imputation``: fully synthetic values of confidential numeric variables by
-sequential randomised regressions (seed 000_1eece6b9d3791e64.txt, "Multiple imputation";
+sequential randomised regressions (Torra, "Masking methods", 2013, "Multiple imputation";
 Rubin 1993; Raghunathan, Reiter & Rubin 2003). The kernel is
 :func:`sdcflow.kernels.synthetic.imputation.sequential_regression`."""
 
@@ -14,7 +14,7 @@ from .ipso import PREDICTORS_PARAM, STRATA_PARAM, RegressionSynthesis
 
 @register
 class MultipleImputation(RegressionSynthesis):
-    """Variable-by-variable synthesis (seed 000, "Multiple imputation": randomised
+    """Variable-by-variable synthesis (Torra 2013, "Multiple imputation": randomised
     regressions with normal errors): in the order given, each variable is regressed (OLS,
     with an intercept) on the ``predictors`` and the variables before it, in the original
     data; the coefficients and residual variance are drawn from their posterior (flat

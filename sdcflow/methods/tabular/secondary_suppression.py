@@ -1,6 +1,6 @@
 """``secondary_suppression``: suppress further cells so that no primary cell can be
 recomputed or narrowed beyond its protection interval from the published cells and the
-table's additive structure (seed 000, "Primary suppression (PS) and Secondary
+table's additive structure (Torra 2013, "Primary suppression (PS) and Secondary
 Suppression (SS) ... Problem solved using optimization techniques"): ``optimal`` is a
 MILP (Fischetti & Salazar-Gonzalez) solved with HiGHS, ``heuristic`` the hypercube
 method; both end with an exact audit (:mod:`sdcflow.tabular`)."""

@@ -1,4 +1,4 @@
-"""``sensitivity_rules``: primary suppression of a table (seed 000, "Protection for
+"""``sensitivity_rules``: primary suppression of a table (Torra 2013, "Protection for
 tabular data": detection of sensitive cells with the minimum frequency, (n,k)-dominance,
 p% and pq rules, and optionally zero cells), via :func:`sdcflow.tabular.apply_rules`."""
 

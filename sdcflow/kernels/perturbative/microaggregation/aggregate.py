@@ -1,5 +1,5 @@
-"""Cluster representatives (seed 001_84b47752373bceeb.txt, "Microaggregation and the edit
-constraints"): which aggregation keeps which edit constraint.
+"""Cluster representatives (Torra, "Towards knowledge intensive data privacy", 2011,
+"Microaggregation and the edit constraints"): which aggregation keeps which edit constraint.
 
 * arithmetic mean (Proposition 3): keeps linear constraints (``net + tax == gross``),
   inequalities between variables aggregated together and ranges (internality);

@@ -1,6 +1,6 @@
-"""Fuzzy microaggregation (seed 001_84b47752373bceeb.txt: "in Fuzzy c-means for records
-x_1..x_N with memberships to the cluster mu_1..mu_N, define kappa_i = mu_i^m / sum mu_k^m
-and then use the function C", which satisfies Proposition 1).
+"""Fuzzy microaggregation (Torra, "Towards knowledge intensive data privacy", 2011: "in
+Fuzzy c-means for records x_1..x_N with memberships to the cluster mu_1..mu_N, define
+kappa_i = mu_i^m / sum mu_k^m and then use the function C", which satisfies Proposition 1).
 
 The records are first partitioned into groups of k .. 2k-1 (MDAV), so k-anonymity holds
 as for crisp microaggregation; one fuzzy c-means prototype per group then gets the

@@ -1,8 +1,8 @@
-"""Projected microaggregation (seed 000_1eece6b9d3791e64.txt, "Projected
+"""Projected microaggregation (Torra, "Masking methods", 2013, "Projected
 Microaggregation"): project the records on a direction (by default the first principal
 component), sort them by the projection, and cut the sorted sequence optimally into
 groups of k .. 2k-1 consecutive records, the cost of a group being its within-group sum
-of squares in the *original* variables (the seed's variant of the univariate shortest
+of squares in the *original* variables (Torra's (2013) variant of the univariate shortest
 path), O(n k d)."""
 
 from __future__ import annotations

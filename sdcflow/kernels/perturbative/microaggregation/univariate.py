@@ -1,5 +1,5 @@
-"""Univariate microaggregation (seed 000_1eece6b9d3791e64.txt, "Optimal Univariate
-Microaggregation"; Hansen & Mukherjee 2003) and individual ranking (seed 004,
+"""Univariate microaggregation (Torra, "Masking methods", 2013, "Optimal Univariate
+Microaggregation"; Hansen & Mukherjee 2003) and individual ranking (Templ 2019,
 "Univariate microaggregation").
 
 The optimal partition of one variable into groups of k to 2k-1 records minimising the

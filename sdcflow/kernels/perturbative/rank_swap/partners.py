@@ -23,7 +23,7 @@ _BUCKET_REACH = 53
 
 
 def rank_window(n: int, p: float) -> int:
-    """The largest rank distance of a standard swap, ``floor(p n / 100)`` (seed 003: the
+    """The largest rank distance of a standard swap, ``floor(p n / 100)`` (Torra 2016: the
     partner of rank ``i`` is in ``[i + 1, min(n, i + p |X| / 100)]``); also the bucket
     size of ``p_buckets`` (there at least 1)."""
     # the epsilon keeps e.g. p = 4.6, n = 1500 at 69 although 4.6 * 1500 / 100 = 68.99...
@@ -185,7 +185,7 @@ def _pool_size(variant: str, remaining: int) -> int:
 
 def swap_partners(n: int, p: float, rng: np.random.Generator,
                   variant: str = "standard") -> np.ndarray:
-    """The rank swaps of seed 003's algorithm (or a variant) for ``n`` sorted values:
+    """The rank swaps of Torra's (2016) algorithm (or a variant) for ``n`` sorted values:
     ``partner[i]`` is the rank whose value rank ``i`` receives (0-based; ``i`` itself
     when the value is not swapped). ``partner`` is an involution."""
     if variant not in VARIANTS:

@@ -1,6 +1,6 @@
 """Rank swapping applied to the values of one variable: the rank order (by value, ties by
 record position, missing values not ranked), the record each protected value comes from,
-and the protected values for given swap choices (seed 003's example).
+and the protected values for given swap choices (Torra's (2016) example).
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ def rank_swap(keys: np.ndarray, p: float, rng: np.random.Generator,
 
 def apply_rank_swaps(values: Iterable[float], swaps: Iterable[tuple[int, int]],
                      max_distance: int | None = None) -> np.ndarray:
-    """The protected values of seed 003's rank swapping for given swap choices: the
+    """The protected values of Torra's (2016) rank swapping for given swap choices: the
     values of each pair of ranks ``(i, l)`` (1-based, ranks by value then position) are
-    exchanged. Each rank may be in at most one pair. With ``max_distance`` (the seed's
+    exchanged. Each rank may be in at most one pair. With ``max_distance`` (Torra's (2016)
     ``p |X| / 100`` in ranks) the pairs must be choices the algorithm can make: ``i < l
     <= i + max_distance``, and a rank left unswapped must have had no unswapped rank in
     its range when it was visited (every rank of its range is paired with a lower rank).
 
-    Reproduces the 10-record example of seed 003 / seed 000 ("Rank swapping: Example I",
+    Reproduces the 10-record example of Torra 2016 / Torra 2013 ("Rank swapping: Example I",
     p = 2 ranks) from the swaps its protected file shows."""
     keys = np.asarray(list(values), dtype=float)
     n = len(keys)
