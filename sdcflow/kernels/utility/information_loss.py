@@ -1,5 +1,5 @@
-"""Generic information loss measures (Torra, "Masking methods", 2013, V. Torra, "Masking
-Methods", section 4 "Information loss measures"): for continuous data the divergences
+"""Generic information loss measures (V. Torra, "Masking methods", lecture notes, 2013,
+section 4 "Information loss measures"): for continuous data the divergences
 between the original values X and the protected X', their covariance matrices V and V',
 correlation matrices R and R', variable-component correlations RF, communalities C and
 component score coefficients F (each as mean square error, mean absolute error and mean

@@ -66,7 +66,7 @@ def propensity_utility(x: np.ndarray, y: np.ndarray, x_codes: np.ndarray | None 
     add the products of :func:`product_terms`), and report ``U = (1/N) sum_i (p_i - c)^2``
     over the N stacked records, ``c`` the share of protected records. U is the pMSE of
     Snoke, Raab, Nowok, Dibben & Slavkovic (2018), the same quantity; with equal numbers of
-    records, c = 1/2 and U is the measure of Woo et al.. U = 0 when the model cannot tell the data
+    records, c = 1/2 and U is Woo et al.'s measure. U = 0 when the model cannot tell the data
     sets apart; its maximum is ``c (1 - c)`` (1/4 for equal sizes), reached when it
     separates them fully.
 
