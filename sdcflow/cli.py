@@ -362,7 +362,38 @@ def main(argv: list[str] | None = None) -> int:
 
     with warnings.catch_warnings():
         warnings.showwarning = _plain_warning
-        return _main(argv)
+        try:
+            status = _main(argv)
+            sys.stdout.flush()
+            return status
+        except BrokenPipeError:
+            return _reader_went_away()
+
+
+def _reader_went_away() -> int:
+    """The program reading our output stopped (``sdcflow methods | head -1``): not an
+    error. Point standard output at the null device so that Python's final flush at exit
+    does not fail again, and exit 0 as the rest of the pipeline expects."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader went away (polling it reports an
+    error), rather than some other pipe breaking (a bug to report)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows): assume stdout
+        return True
+    return False
 
 
 def _main(argv: list[str] | None) -> int:
@@ -387,6 +418,14 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         print("sdcflow: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        if _stdout_closed():
+            raise  # the reader of our output went away: main() ends quietly
+        if args.debug:
+            raise
+        print("sdcflow: internal error: BrokenPipeError (run with --debug for details and "
+              "please report it)", file=sys.stderr)
+        return 4
     except Exception as exc:  # a bug: say so plainly, traceback only on request
         if args.debug:
             raise
