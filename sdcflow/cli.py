@@ -179,47 +179,9 @@ def cmd_report(args) -> int:
 
 
 def cmd_methods(args) -> int:
-    from . import registry
+    from .describe import methods_command
 
-    plugins = registry.plugins()
-    data = []
-    lines = []
-    for plugin in plugins:
-        props = plugin.params.get("properties", {})
-        required = set(plugin.params.get("required", []))
-        data.append({"name": plugin.name, "kind": plugin.kind, "summary": plugin.summary,
-                     "version": plugin.version, "params": plugin.params,
-                     "roles": list(plugin.roles) if plugin.roles else None,
-                     "types": list(plugin.types) if plugin.types else None})
-        lines.append(f"{plugin.name} ({plugin.kind}): {plugin.summary}")
-        for key, spec in props.items():
-            flag = " (required)" if key in required else (
-                f" (default {json.dumps(spec['default'])})" if "default" in spec else "")
-            desc = spec.get("description", "")
-            lines.append(f"    {key}{flag}{': ' + desc if desc else ''}")
-        if plugin.roles:
-            lines.append(f"    accepts roles: {', '.join(plugin.roles)}")
-        if plugin.types:
-            lines.append(f"    accepts types: {', '.join(plugin.types)}")
-        lines.append(f"    on the Dask engine: {_distribution_text(plugin)}")
-        data[-1]["dask"] = _distribution_text(plugin)
-    for problem in registry.load_problems():
-        lines.append(f"warning: {problem}")
-    _emit(args, "\n".join(lines), data)
-    return 0
-
-
-def _distribution_text(plugin) -> str:
-    """How a plugin runs on partitioned data (see sdcflow.distribution)."""
-    from .distribution import Distributable
-
-    if plugin.on_table:
-        return "on the table, built from the partitions by map-reduce (exact)"
-    if plugin.distribution is None:
-        return "not available"
-    custom = type(plugin).distributes is not Distributable.distributes
-    return plugin.distribution.describe() + (
-        " (some parameters differ: see the README, Scaling out)" if custom else "")
+    return methods_command(args, _emit)
 
 
 def cmd_compile(args) -> int:
@@ -331,6 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("methods", help="list methods and measures with their parameters")
+    p.add_argument("name", nargs="?", metavar="NAME",
+                   help="show this method or measure in full: each parameter's type, "
+                        "default and description, and an example step in YAML")
     fmt(p)
     p.set_defaults(func=cmd_methods)
 
