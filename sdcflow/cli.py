@@ -116,6 +116,11 @@ def cmd_run(args) -> int:
     from .engine import run
     from .errors import CheckFailed
 
+    if args.dry_run:
+        from .dry_run import dry_run
+
+        _emit(args, *dry_run(args.recipe, args.out))
+        return 0
     progress, shown = _run_progress(args)
     try:
         with shown:
@@ -268,6 +273,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output directory (default: output/NAME next to the recipe)")
     p.add_argument("--no-cache", action="store_true",
                    help="recompute every step (the cache entries are refreshed)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="validate (with the data checks) and plan, then print the steps "
+                        "that would run and the files that would be written; runs and "
+                        "writes nothing")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress (default: on a terminal, unless --format json); "
                         "on standard error, as bars on a terminal, else one line per step")
