@@ -1,4 +1,4 @@
-"""The ``sdcflow`` command: validate | plan | run | report | methods | schema | compile.
+"""The ``sdcflow`` command: validate | plan | run | report | methods | init | schema | compile.
 
 Exit codes (the contract in DESIGN.md): 0 success; 1 invalid recipe or data, or a step
 failed; 2 wrong command-line usage; 3 a release check failed (nothing released).
@@ -12,6 +12,8 @@ import contextlib
 import json
 import sys
 from pathlib import Path
+
+from .cli_pipes import reader_went_away, stdout_closed
 
 
 def _emit(args, text: str, data) -> None:
@@ -238,6 +240,15 @@ def cmd_compile(args) -> int:
     return 0
 
 
+def cmd_init(args) -> int:
+    from .starter import write_starter
+
+    target = write_starter(args.data, args.output)
+    print(f"wrote {target}: check the lines marked 'check this', then "
+          f"'sdcflow validate {target}'")
+    return 0
+
+
 def cmd_schema(args) -> int:
     from .recipe import recipe_schema
 
@@ -247,27 +258,38 @@ def cmd_schema(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
+    from .cli_help import command_epilog, main_epilog
 
-    parser = argparse.ArgumentParser(prog="sdcflow", description=__doc__.split("\n")[0])
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="sdcflow", formatter_class=raw, epilog=main_epilog(),
+        description="Declarative, reproducible statistical disclosure control: validate, "
+                    "plan and run anonymisation recipes (YAML).")
     parser.add_argument("--version", action="version", version=f"sdcflow {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def fmt(p):
-        p.add_argument("--format", choices=("text", "json"), default="text")
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        """A command, whose --help ends with its examples and the exit codes."""
+        return sub.add_parser(name, help=help, description=help[:1].upper() + help[1:] + ".",
+                              epilog=command_epilog(name), formatter_class=raw)
 
-    p = sub.add_parser("validate", help="check recipes (schema, semantics, data)")
+    def fmt(p):
+        p.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text for people (default) or json for programs and CI")
+
+    p = add("validate", help="check recipes (schema, semantics, data)")
     p.add_argument("recipes", nargs="+", metavar="RECIPE")
     p.add_argument("--no-data", action="store_true", help="do not read the data")
     fmt(p)
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("plan", help="print the steps in execution order")
+    p = add("plan", help="print the steps in execution order")
     p.add_argument("recipe", metavar="RECIPE")
     fmt(p)
     p.set_defaults(func=cmd_plan)
 
-    p = sub.add_parser("run", help="run a recipe and release if every check passes")
+    p = add("run", help="run a recipe and release if every check passes")
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("--out", type=Path, default=None,
                    help="output directory (default: output/NAME next to the recipe)")
@@ -291,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     fmt(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("report", help="run a recipe (cached) and write its HTML report, "
+    p = add("report", help="run a recipe (cached) and write its HTML report, "
                                       "also when a check fails")
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("-o", "--output", type=Path, default=None,
@@ -301,17 +323,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the external report (published measures only, as in public/)")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("methods", help="list methods and measures with their parameters")
+    p = add("methods", help="list methods and measures with their parameters")
     p.add_argument("name", nargs="?", metavar="NAME",
                    help="show this method or measure in full: each parameter's type, "
                         "default and description, and an example step in YAML")
     fmt(p)
     p.set_defaults(func=cmd_methods)
 
-    p = sub.add_parser("schema", help="print the recipe JSON Schema")
+    p = add("init", help="write a starter recipe from a data file (CSV or Parquet): "
+                         "variables with guessed roles and types, a k-anonymity measure "
+                         "and a release; never replaces a file")
+    p.add_argument("data", metavar="DATAFILE", type=Path)
+    p.add_argument("-o", "--output", type=Path, default=Path("recipe.yaml"),
+                   help="the recipe to write (default: recipe.yaml; never replaced)")
+    p.set_defaults(func=cmd_init)
+
+    p = add("schema", help="print the recipe JSON Schema")
     p.set_defaults(func=cmd_schema)
 
-    p = sub.add_parser("compile", help="compile the numeric kernels ahead of time into the "
+    p = add("compile", help="compile the numeric kernels ahead of time into the "
                                        "cache, so that no run pauses to compile")
     p.add_argument("--only", action="append", metavar="FAMILY",
                    help="compile these kernel families only (comma-separated or repeated): "
@@ -341,33 +371,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
             return status
         except BrokenPipeError:
-            return _reader_went_away()
-
-
-def _reader_went_away() -> int:
-    """The program reading our output stopped (``sdcflow methods | head -1``): not an
-    error. Point standard output at the null device so that Python's final flush at exit
-    does not fail again, and exit 0 as the rest of the pipeline expects."""
-    import os
-
-    with contextlib.suppress(OSError, ValueError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    return 0
-
-
-def _stdout_closed() -> bool:
-    """Whether standard output is a pipe whose reader went away (polling it reports an
-    error), rather than some other pipe breaking (a bug to report)."""
-    import select
-
-    try:
-        poller = select.poll()
-        poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(events & select.POLLERR for _, events in poller.poll(0))
-    except (AttributeError, OSError, ValueError):  # no poll (Windows): assume stdout
-        return True
-    return False
+            return reader_went_away()
 
 
 def _main(argv: list[str] | None) -> int:
@@ -393,7 +397,7 @@ def _main(argv: list[str] | None) -> int:
         print("sdcflow: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        if _stdout_closed():
+        if stdout_closed():
             raise  # the reader of our output went away: main() ends quietly
         if args.debug:
             raise
