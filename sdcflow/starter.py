@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from .data import Variable
+from .data.text import text_column
 from .errors import SdcflowError
 
 KEY_MAX_CATEGORIES = 50  # at most this many distinct values: a key variable
@@ -64,7 +65,7 @@ def _looks_like_identifier(name: str) -> bool:
 def _value_type(values: pd.Series) -> str:
     """integer, continuous or categorical, from the text of the non-missing values (codes
     written with a leading zero, such as ``08``, stay categorical)."""
-    text = values.astype(str).str.strip()
+    text = text_column(values, values.index).str.strip()
     if text.empty:
         return "categorical"
     if text.str.match(_INTEGER).all():

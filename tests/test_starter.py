@@ -1,10 +1,13 @@
 """``sdcflow init DATAFILE`` (sdcflow.starter): a starter recipe that validates."""
 
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import yaml
 from helpers import validate_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sdcflow.cli import main
 from sdcflow.data.io import builtin_path
@@ -99,3 +102,35 @@ def test_guess_column():
     assert guess("comment", [f"text {i}" for i in range(60)]) == ("identifier", "categorical")
     # missing values are ignored when typing
     assert guess("sex", ["1", None, "2"]) == ("key", "categorical")
+
+
+_NAMES = st.text(alphabet="abcxyz_ #:-Id0", min_size=1, max_size=8).filter(
+    lambda n: n.strip() == n and not n.startswith("#"))
+_COLUMN = st.one_of(
+    st.lists(st.integers(-5, 5), min_size=8, max_size=8),
+    st.lists(st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: round(x, 2)),
+             min_size=8, max_size=8),
+    st.lists(st.sampled_from(["a", "b", "08", "x y", ""]), min_size=8, max_size=8),
+)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(_NAMES, _COLUMN, min_size=1, max_size=4))
+def test_every_starter_recipe_validates(tmp_path, capsys, columns):
+    # invariant: whatever the columns, `sdcflow init` either writes a recipe that
+    # validates, or says why it cannot (exit 1, no file)
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    data = folder / "d.csv"
+    pd.DataFrame(columns).to_csv(data, index=False)
+    recipe = folder / "r.yaml"
+    code = main(["init", str(data), "-o", str(recipe)])
+    err = capsys.readouterr().err
+    if code == 1:
+        assert "sdcflow: " in err and not recipe.exists()
+        return
+    assert code == 0
+    code, problems = validate_cli(recipe, capsys)
+    assert code == 0, "\n".join(problems) + "\n" + recipe.read_text()
