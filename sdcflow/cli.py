@@ -1,4 +1,4 @@
-"""The ``sdcflow`` command: validate | plan | run | report | methods | schema | compile.
+"""The ``sdcflow`` command: validate | plan | run | report | methods | init | schema | compile.
 
 Exit codes (the contract in DESIGN.md): 0 success; 1 invalid recipe or data, or a step
 failed; 2 wrong command-line usage; 3 a release check failed (nothing released).
@@ -12,6 +12,8 @@ import contextlib
 import json
 import sys
 from pathlib import Path
+
+from .cli_pipes import reader_went_away, stdout_closed
 
 
 def _emit(args, text: str, data) -> None:
@@ -116,6 +118,11 @@ def cmd_run(args) -> int:
     from .engine import run
     from .errors import CheckFailed
 
+    if args.dry_run:
+        from .dry_run import dry_run
+
+        _emit(args, *dry_run(args.recipe, args.out))
+        return 0
     progress, shown = _run_progress(args)
     try:
         with shown:
@@ -179,47 +186,9 @@ def cmd_report(args) -> int:
 
 
 def cmd_methods(args) -> int:
-    from . import registry
+    from .describe import methods_command
 
-    plugins = registry.plugins()
-    data = []
-    lines = []
-    for plugin in plugins:
-        props = plugin.params.get("properties", {})
-        required = set(plugin.params.get("required", []))
-        data.append({"name": plugin.name, "kind": plugin.kind, "summary": plugin.summary,
-                     "version": plugin.version, "params": plugin.params,
-                     "roles": list(plugin.roles) if plugin.roles else None,
-                     "types": list(plugin.types) if plugin.types else None})
-        lines.append(f"{plugin.name} ({plugin.kind}): {plugin.summary}")
-        for key, spec in props.items():
-            flag = " (required)" if key in required else (
-                f" (default {json.dumps(spec['default'])})" if "default" in spec else "")
-            desc = spec.get("description", "")
-            lines.append(f"    {key}{flag}{': ' + desc if desc else ''}")
-        if plugin.roles:
-            lines.append(f"    accepts roles: {', '.join(plugin.roles)}")
-        if plugin.types:
-            lines.append(f"    accepts types: {', '.join(plugin.types)}")
-        lines.append(f"    on the Dask engine: {_distribution_text(plugin)}")
-        data[-1]["dask"] = _distribution_text(plugin)
-    for problem in registry.load_problems():
-        lines.append(f"warning: {problem}")
-    _emit(args, "\n".join(lines), data)
-    return 0
-
-
-def _distribution_text(plugin) -> str:
-    """How a plugin runs on partitioned data (see sdcflow.distribution)."""
-    from .distribution import Distributable
-
-    if plugin.on_table:
-        return "on the table, built from the partitions by map-reduce (exact)"
-    if plugin.distribution is None:
-        return "not available"
-    custom = type(plugin).distributes is not Distributable.distributes
-    return plugin.distribution.describe() + (
-        " (some parameters differ: see the README, Scaling out)" if custom else "")
+    return methods_command(args, _emit)
 
 
 def cmd_compile(args) -> int:
@@ -271,6 +240,15 @@ def cmd_compile(args) -> int:
     return 0
 
 
+def cmd_init(args) -> int:
+    from .starter import write_starter
+
+    target = write_starter(args.data, args.output)
+    print(f"wrote {target}: check the lines marked 'check this', then "
+          f"'sdcflow validate {target}'")
+    return 0
+
+
 def cmd_schema(args) -> int:
     from .recipe import recipe_schema
 
@@ -280,32 +258,47 @@ def cmd_schema(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
+    from .cli_help import command_epilog, main_epilog
 
-    parser = argparse.ArgumentParser(prog="sdcflow", description=__doc__.split("\n")[0])
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="sdcflow", formatter_class=raw, epilog=main_epilog(),
+        description="Declarative, reproducible statistical disclosure control: validate, "
+                    "plan and run anonymisation recipes (YAML).")
     parser.add_argument("--version", action="version", version=f"sdcflow {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def fmt(p):
-        p.add_argument("--format", choices=("text", "json"), default="text")
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        """A command, whose --help ends with its examples and the exit codes."""
+        return sub.add_parser(name, help=help, description=help[:1].upper() + help[1:] + ".",
+                              epilog=command_epilog(name), formatter_class=raw)
 
-    p = sub.add_parser("validate", help="check recipes (schema, semantics, data)")
+    def fmt(p):
+        p.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text for people (default) or json for programs and CI")
+
+    p = add("validate", help="check recipes (schema, semantics, data)")
     p.add_argument("recipes", nargs="+", metavar="RECIPE")
     p.add_argument("--no-data", action="store_true", help="do not read the data")
     fmt(p)
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("plan", help="print the steps in execution order")
+    p = add("plan", help="print the steps in execution order")
     p.add_argument("recipe", metavar="RECIPE")
     fmt(p)
     p.set_defaults(func=cmd_plan)
 
-    p = sub.add_parser("run", help="run a recipe and release if every check passes")
+    p = add("run", help="run a recipe and release if every check passes")
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("--out", type=Path, default=None,
                    help="output directory (default: output/NAME next to the recipe)")
     p.add_argument("--no-cache", action="store_true",
                    help="recompute every step (the cache entries are refreshed)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="validate (with the data checks) and plan, then print the steps "
+                        "that would run and the files that would be written; runs and "
+                        "writes nothing")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress (default: on a terminal, unless --format json); "
                         "on standard error, as bars on a terminal, else one line per step")
@@ -320,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     fmt(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("report", help="run a recipe (cached) and write its HTML report, "
+    p = add("report", help="run a recipe (cached) and write its HTML report, "
                                       "also when a check fails")
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("-o", "--output", type=Path, default=None,
@@ -330,14 +323,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the external report (published measures only, as in public/)")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("methods", help="list methods and measures with their parameters")
+    p = add("methods", help="list methods and measures with their parameters")
+    p.add_argument("name", nargs="?", metavar="NAME",
+                   help="show this method or measure in full: each parameter's type, "
+                        "default and description, and an example step in YAML")
     fmt(p)
     p.set_defaults(func=cmd_methods)
 
-    p = sub.add_parser("schema", help="print the recipe JSON Schema")
+    p = add("init", help="write a starter recipe from a data file (CSV or Parquet): "
+                         "variables with guessed roles and types, a k-anonymity measure "
+                         "and a release; never replaces a file")
+    p.add_argument("data", metavar="DATAFILE", type=Path)
+    p.add_argument("-o", "--output", type=Path, default=Path("recipe.yaml"),
+                   help="the recipe to write (default: recipe.yaml; never replaced)")
+    p.set_defaults(func=cmd_init)
+
+    p = add("schema", help="print the recipe JSON Schema")
     p.set_defaults(func=cmd_schema)
 
-    p = sub.add_parser("compile", help="compile the numeric kernels ahead of time into the "
+    p = add("compile", help="compile the numeric kernels ahead of time into the "
                                        "cache, so that no run pauses to compile")
     p.add_argument("--only", action="append", metavar="FAMILY",
                    help="compile these kernel families only (comma-separated or repeated): "
@@ -362,7 +366,12 @@ def main(argv: list[str] | None = None) -> int:
 
     with warnings.catch_warnings():
         warnings.showwarning = _plain_warning
-        return _main(argv)
+        try:
+            status = _main(argv)
+            sys.stdout.flush()
+            return status
+        except BrokenPipeError:
+            return reader_went_away()
 
 
 def _main(argv: list[str] | None) -> int:
@@ -387,6 +396,14 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         print("sdcflow: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        if stdout_closed():
+            raise  # the reader of our output went away: main() ends quietly
+        if args.debug:
+            raise
+        print("sdcflow: internal error: BrokenPipeError (run with --debug for details and "
+              "please report it)", file=sys.stderr)
+        return 4
     except Exception as exc:  # a bug: say so plainly, traceback only on request
         if args.debug:
             raise

@@ -138,3 +138,51 @@ def test_a_warning_that_escapes_is_one_line_without_source(tmp_path, capsys, mon
     assert lines and all(line == "sdcflow: warning: RuntimeWarning: invalid value "
                          "encountered in divide (please report it)" for line in lines)
     assert "warnings.warn" not in err  # no source line
+
+
+def test_run_dry_run_lists_steps_and_files_and_writes_nothing(tmp_path, capsys):
+    recipe = tmp_path / "quickstart.yaml"
+    shutil.copy(QUICKSTART, recipe)
+    out = tmp_path / "out"
+    assert main(["run", "--dry-run", str(recipe), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert not out.exists()  # nothing written: no output directory ...
+    assert [p.name for p in tmp_path.iterdir()] == ["quickstart.yaml"]  # ... no cache
+    # the steps in the order of `sdcflow plan` (test_plan_text_and_json)
+    assert "  7. risk                     measure k_anonymity <- age10, relat_groups, " \
+           "water_groups" in text
+    assert main(["run", "--dry-run", "--format", "json", str(recipe), "--out", str(out)]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    # the files listed are exactly those a real run writes
+    assert main(["run", str(recipe), "--out", str(out)]) == 0
+    written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert sorted(planned["files"]) == written
+    assert [s["node"] for s in planned["steps"]][:2] == ["risk_original", "age10"]
+
+
+def test_run_dry_run_lists_grid_variants(capsys):
+    # casc_ru_map sweeps rank swapping over p = 2, 5, 10, 15, 20 (its grid)
+    from helpers import ROOT
+
+    assert main(["run", "--dry-run", str(ROOT / "recipes" / "casc_ru_map.yaml")]) == 0
+    text = capsys.readouterr().out
+    assert "method rank_swap [variant swap.p=15] <- original data" in text
+    assert "5 grid variants; the release would hold no variant" in text
+
+
+def test_run_dry_run_reports_invalid_data_with_exit_1(write_recipe, capsys):
+    # a data check (k larger than the number of records) is found without running
+    path = write_recipe("""
+        sdcflow: 1
+        name: t
+        seed: 1
+        data: {builtin: testdata}
+        variables:
+          income: {role: numeric, type: continuous}
+        steps:
+          - {id: micro, method: microaggregation, params: {variables: [income], k: 100000}}
+    """)
+    assert main(["run", "--dry-run", str(path)]) == 1
+    assert capsys.readouterr().err.strip() == f"{path}:8:76: steps[0].params.k: k = 100000 " \
+        "is larger than the number of records (4580)"
+    assert not (path.parent / "output").exists()

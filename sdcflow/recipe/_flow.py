@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ..data import Metadata
 from ..errors import Problem
 from ..registry import with_defaults
-from ..suggest import did_you_mean
+from ..suggest import declare_numeric, did_you_mean
 from ._households import step_household_problems
 from ._model import ORIGINAL, Recipe, StepSpec
 from ._result_checks import expression_problems
@@ -182,6 +182,8 @@ def _one_step(recipe: Recipe, step: StepSpec, params: dict, state, meta: Metadat
         full = (*path, "params", *ppath)
         made = [f"'{n}' is {_phrase(col.variable.type)} at this step (made so by step "
                 f"'{col.changed_by}')" for n, col in changed.items() if f"'{n}'" in message]
+        for n in changed:  # its declaration is not what to fix: an earlier step made it so
+            message = message.replace(f": {declare_numeric(n)}", "")
         text = f"{'; '.join(made)}: {message}" if made else message
         out.append((full, f"{where(full)}: {text}", severity))
     return out
@@ -222,8 +224,12 @@ def _fits(recipe: Recipe, plugin, name: str, full: tuple, state) -> list[tuple]:
                           f"step '{col.changed_by}'); {plugin.name} accepts "
                           f"{', '.join(plugin.types)}"), "error"))
     elif not fitting:
+        hint = ""
+        if var.type in ("categorical", "ordinal") and {"integer", "continuous"} & set(
+                plugin.types):
+            hint = f"; {declare_numeric(name)}"
         out.append((full, (f"{label}: {plugin.name} does not accept '{name}' (type {var.type});"
-                          f" accepted types: {', '.join(plugin.types)}"), "error"))
+                          f" accepted types: {', '.join(plugin.types)}{hint}"), "error"))
     elif len(fitting) < len(col.types):
         others = [t for t in col.types if t not in fitting]
         out.append((full, (f"{label}: '{name}' may be {' or '.join(others)} at this step (made "

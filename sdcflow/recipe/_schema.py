@@ -53,6 +53,19 @@ def _allowed_keys(schema: Mapping) -> list[str]:
     return sorted(schema.get("properties", {}))
 
 
+def _unknown_key(doc: YamlDocument, path: tuple, label: str, key: str,
+                 allowed: list[str]) -> str:
+    """The message for a key unknown at ``path``: where it belongs when it is a known key
+    in the wrong place, else the nearest allowed key and the allowed ones."""
+    from ._misplaced import misplaced_hint
+
+    hint = misplaced_hint(doc.data, path, key, recipe_schema())
+    if hint is not None:
+        return f"{label}: unknown key '{key}': {hint}"
+    return f"{label}: unknown key '{key}'{did_you_mean(key, allowed)} (allowed: " \
+           f"{', '.join(allowed)})"
+
+
 def schema_problems(
     doc: YamlDocument, instance, schema: Mapping, base: tuple = ()
 ) -> list[Problem]:
@@ -73,11 +86,8 @@ def _explain(doc: YamlDocument, error: jsonschema.ValidationError, base: tuple) 
     if kind == "additionalProperties" and isinstance(value, Mapping):
         allowed = _allowed_keys(schema)
         extras = [k for k in value if k not in allowed]
-        return [
-            doc.problem(path + (k,), f"{label}: unknown key '{k}'{did_you_mean(k, allowed)}"
-                        f" (allowed: {', '.join(allowed)})", key=True)
-            for k in extras
-        ]
+        return [doc.problem(path + (k,), _unknown_key(doc, path, label, k, allowed), key=True)
+                for k in extras]
     if kind == "required" and isinstance(value, Mapping):
         missing = [k for k in error.validator_value if k not in value]
         return [doc.problem(path, f"{label}: missing required key '{k}'") for k in missing]

@@ -47,8 +47,9 @@ steps:
     assert code == 1
     # line 17, column 37: the breaks of the second step
     assert f"{name}:17:37: steps[1].params.breaks: 'age' is ordinal text at this step " \
-           "(made so by step 'age_top'): breaks need a numeric variable; 'age' is ordinal " \
-           "(use 'groups' to merge categories)" in err
+           "(made so by step 'age_top'): breaks need a numeric variable; 'age' is ordinal; " \
+           "to merge its categories instead, use 'groups'" in err
+    assert "declare" not in err  # the declaration is right: step age_top made it so
 
 
 def test_a_type_the_plugin_does_not_accept_at_this_step(write_recipe, capsys):

@@ -22,6 +22,7 @@ from ...kernels.non_perturbative.recode import (
 )
 from ...limits import MAX_INTERVALS, over
 from ...registry import Method, MethodResult, Output, register
+from ...suggest import declare_numeric
 
 
 @register
@@ -92,12 +93,14 @@ class GlobalRecode(Method):
         if var is None:
             return
         if "width" in params and not var.is_numeric:
-            yield ("width",), f"width needs a numeric variable; '{var.name}' is {var.type}"
+            yield ("width",), (f"width needs a numeric variable; '{var.name}' is {var.type}: "
+                               f"{declare_numeric(var.name)}")
         if "breaks" in params:
             breaks = params["breaks"]
             if not var.is_numeric:
                 yield ("breaks",), (f"breaks need a numeric variable; '{var.name}' is {var.type}"
-                                    " (use 'groups' to merge categories)")
+                                    f": {declare_numeric(var.name)}; to merge its categories "
+                                    "instead, use 'groups'")
             if any(hi <= lo for lo, hi in pairwise(breaks)):
                 yield ("breaks",), "breaks must be strictly increasing"
             labels = params.get("labels")

@@ -1,0 +1,58 @@
+"""The texts of ``sdcflow --help`` and ``sdcflow COMMAND --help``: examples and the exit
+codes (the contract of the README's "Command line" section)."""
+
+from __future__ import annotations
+
+EXIT_CODES = """\
+exit codes:
+  0  success: the recipe is valid, or the release was written
+  1  a mistake in the recipe, the data or the output directory (every problem is
+     printed as file:line:col: message); nothing is written
+  2  wrong command-line usage
+  3  a release check failed: nothing is released (the report says why)
+  4  an internal error, a bug in sdcflow or a plugin (--debug shows the traceback;
+     please report it)"""
+
+EXAMPLES = """\
+examples:
+  sdcflow init data/survey.csv -o survey.yaml     write a starter recipe from a data file
+  sdcflow validate survey.yaml                    check it (schema, semantics, the data)
+  sdcflow methods                                 every method and measure
+  sdcflow methods global_recode                   one in full, with an example step
+  sdcflow run survey.yaml --dry-run               what would run and be written
+  sdcflow run survey.yaml                         run; release if every check passes
+  sdcflow validate --format json recipes/*.yaml   in CI (see the README)"""
+
+# one example (or a few) per command: shown at the end of ``sdcflow COMMAND --help``
+COMMAND_EXAMPLES = {
+    "validate": ["sdcflow validate recipes/quickstart.yaml",
+                 "sdcflow validate --no-data recipes/*.yaml",
+                 "sdcflow validate --format json recipe.yaml"],
+    "plan": ["sdcflow plan recipes/quickstart.yaml",
+             "sdcflow plan --format json recipes/quickstart.yaml"],
+    "run": ["sdcflow run recipes/quickstart.yaml",
+            "sdcflow run recipes/quickstart.yaml --dry-run",
+            "sdcflow run recipe.yaml --out release --no-cache",
+            "sdcflow run recipe.yaml --engine dask --workers 2"],
+    "report": ["sdcflow report recipes/quickstart.yaml",
+               "sdcflow report recipe.yaml --external -o public-report.html"],
+    "methods": ["sdcflow methods", "sdcflow methods microaggregation",
+                "sdcflow methods k_anonymity --format json"],
+    "schema": ["sdcflow schema > recipe.schema.json"],
+    "compile": ["sdcflow compile", "sdcflow compile --only mdav,linkage"],
+    "init": ["sdcflow init data/survey.csv",
+             "sdcflow init data/survey.csv -o survey.yaml"],
+}
+
+
+def main_epilog() -> str:
+    """The end of ``sdcflow --help``."""
+    return (f"{EXAMPLES}\n\n{EXIT_CODES}\n\n"
+            "'sdcflow COMMAND --help' shows a command's options and examples.")
+
+
+def command_epilog(command: str) -> str:
+    """The end of ``sdcflow COMMAND --help``: its examples and the exit codes."""
+    lines = ["example" + ("s" if len(COMMAND_EXAMPLES[command]) > 1 else "") + ":"]
+    lines += [f"  {line}" for line in COMMAND_EXAMPLES[command]]
+    return "\n".join(lines) + "\n\n" + EXIT_CODES

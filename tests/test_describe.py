@@ -1,0 +1,70 @@
+"""``sdcflow methods NAME`` (sdcflow.describe): one plugin's parameters and an example."""
+
+import json
+
+import jsonschema
+import pytest
+import yaml
+
+from sdcflow import registry
+from sdcflow.cli import main
+from sdcflow.describe import example_step, type_text
+
+
+def test_type_text_reads_the_schema_fragments_plugins_use():
+    # each expected text is the reading of the fragment by hand
+    assert type_text({"type": "integer", "minimum": 1}) == "integer >= 1"
+    assert type_text({"type": "number", "exclusiveMinimum": 0}) == "number > 0"
+    assert type_text({"type": "array", "items": {"type": "string"}}) == "list of string"
+    assert type_text({"type": "array", "minItems": 2, "items": {"type": "number"}}) == \
+        "list of number (at least 2)"
+    assert type_text({"enum": ["mdav", "kmeans"]}) == 'one of "mdav", "kmeans"'
+    assert type_text({"anyOf": [{"type": "integer", "minimum": 1},
+                                {"type": "array", "items": {"type": "integer"}}]}) == \
+        "integer >= 1 or list of integer"
+    assert type_text({"type": ["string", "number"]}) == "string or number"
+
+
+@pytest.mark.parametrize("plugin", registry.plugins(), ids=lambda p: p.name)
+def test_every_example_step_is_yaml_whose_params_the_plugin_accepts(plugin):
+    step = yaml.safe_load(example_step(plugin))["steps"][0]
+    assert step[plugin.kind if plugin.kind == "measure" else "method"] == plugin.name
+    jsonschema.validate(step.get("params", {}), plugin.params)
+
+
+def test_methods_name_shows_types_defaults_and_an_example(capsys):
+    assert main(["methods", "global_recode"]) == 0
+    out = capsys.readouterr().out
+    # from global_recode's parameter schema (sdcflow/methods/non_perturbative/global_recode.py)
+    assert "  variable  (string; required)" in out
+    assert "  include_lowest  (boolean; default true)" in out
+    assert "  width  (number > 0; optional)" in out
+    assert "      variable: VARIABLE\n      breaks: [0, 1]" in out
+
+
+def test_the_example_validates_once_the_placeholders_are_filled(capsys, write_recipe):
+    assert main(["methods", "global_recode"]) == 0
+    example = capsys.readouterr().out.split("example (replace the words in capitals):")[1]
+    example = example.replace("VARIABLE", "age").replace("[0, 1]", "[0, 20, 130]")
+    path = write_recipe("sdcflow: 1\nname: t\nseed: 1\ndata: {builtin: testdata}\n"
+                        "variables:\n  age: {role: key, type: integer}\n" + example.strip()
+                        + "\n")
+    assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+
+
+def test_methods_name_json(capsys):
+    assert main(["methods", "k_anonymity", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [k] = [p for p in data["parameters"] if p["name"] == "k"]
+    assert k == {"name": "k", "type": "integer >= 1 or list of integer >= 1",
+                 "required": False, "default": [2, 3, 5],
+                 "description": "The k (or several) to count violations for."}
+    assert data["example"].startswith("steps:\n  - id: k-anonymity\n    measure: k_anonymity")
+
+
+def test_unknown_name_exits_1_with_the_closest_name(capsys):
+    assert main(["methods", "recode"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "no method or measure named 'recode' (did you mean 'global_recode'?)" in \
+        captured.err
