@@ -112,9 +112,13 @@ def read_data(
     if findings:
         return None, source, findings
 
+    # (a number in a Parquet or statistics file is a number: its text has a '.')
+    keys = ("decimal", "thousands", "na_values") if fmt == "csv" else ("na_values",)
+    dialect = {k: spec[k] for k in keys if k in spec}
     columns = {}
     for i, (name, var) in enumerate(variables.items(), 1):
-        col, problems = convert_column(raw.columns[name], var, is_csv=(fmt == "csv"))
+        col, problems = convert_column(raw.columns[name], var, is_csv=(fmt == "csv"),
+                                       dialect=dialect)
         findings.extend(Finding(("variables", name), p) for p in problems)
         columns[name] = col
         report(_HASH + _READ + (1 - _HASH - _READ) * i / len(variables))
