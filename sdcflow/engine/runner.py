@@ -166,7 +166,7 @@ def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: d
     released = dict(released or {})
     if result.data is not None and "path" in release:
         rel = Path(release["path"])
-        write_table(result.data, public / rel, table_format(release, rel))
+        write_table(result.data, public / rel, table_format(release, rel), validated.source)
         released[rel.as_posix()] = sha256_file(public / rel)
     for tid, table in tables.items():
         rel = Path(release["tables"][tid])

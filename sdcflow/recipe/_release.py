@@ -46,6 +46,7 @@ def release_problems(recipe: Recipe) -> list[Problem]:
                                    f"{'.'.join(map(str, clash))} (or a folder of it)"))
             continue
         seen[key] = where
+    out.extend(_format_problems(recipe))
     measures = {s.id: s for s in recipe.steps}
     for i, sid in enumerate(release.get("measures") or []):
         where = ("release", "measures", i)
@@ -58,6 +59,25 @@ def release_problems(recipe: Recipe) -> list[Problem]:
             out.append(doc.problem(where, f"release.measures: '{sid}' is a method; only the "
                                    "results of measure steps are published"))
     return out
+
+
+def _format_problems(recipe: Recipe) -> list[Problem]:
+    """A released SAS data set (ReadStat writes only transport files), or a statistics
+    file without the extra that writes it."""
+    from ..data.io import table_format
+    from ..data.stat_files import MISSING_EXTRA, STAT_FORMATS, WRITABLE, _pyreadstat
+
+    release, doc = recipe.release, recipe.doc
+    if not isinstance(release.get("path"), str):
+        return []
+    fmt = table_format(release, PurePosixPath(release["path"]))
+    where = ("release", "format") if "format" in release else ("release", "path")
+    if fmt in STAT_FORMATS and fmt not in WRITABLE:
+        return [doc.problem(where, "release: SAS data sets (.sas7bdat) cannot be written;"
+                            " release a SAS transport file (.xpt, format: xpt)")]
+    if fmt in STAT_FORMATS and _pyreadstat(fmt) is None:
+        return [doc.problem(where, "release: " + MISSING_EXTRA.format(what=fmt))]
+    return []
 
 
 def _file_problem(text: str) -> tuple[str | None, list[str]]:

@@ -39,11 +39,11 @@ def partition_files(recipe: Recipe) -> list[Path]:
     return files
 
 
-def read_partition(path: str, base_dir: str, fmt: str | None, variables: dict,
+def read_partition(path: str, base_dir: str, options: dict, variables: dict,
                    constraints: tuple) -> Dataset:
     """One partition as a data set of the declared variables (runs on a worker); bad
     values are reported with the file and record, as for a single file."""
-    spec = {"path": path, **({"format": fmt} if fmt else {})}
+    spec = {**options, "path": path}  # (the data section's format, delimiter, decimal...)
     dataset, _, findings = read_data(spec, Path(base_dir), variables)
     if findings:
         raise RecipeError([_problem(path, f) for f in findings])

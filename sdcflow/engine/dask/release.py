@@ -38,7 +38,7 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
     if "path" in release:
         rel = Path(release["path"])
         fmt = table_format(release, rel)
-        ext = ".parquet" if fmt == "parquet" else ".csv"
+        ext = f".{fmt}"  # (each partition a file of the format, without the input's labels)
         futures = []
         for p, d in enumerate(data):
             path = tmp / PUBLIC / rel / f"part-{p:05d}{ext}"
