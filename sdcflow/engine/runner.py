@@ -28,6 +28,7 @@ from .. import __version__
 from ..data import write_table
 from ..data.households import household_units, new_ids
 from ..data.io import sha256_file, table_format
+from ..data.release_numbers import release_rounding, released_numbers
 from ..errors import CheckFailed
 from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, load_recipe, validate
@@ -166,7 +167,8 @@ def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: d
     released = dict(released or {})
     if result.data is not None and "path" in release:
         rel = Path(release["path"])
-        write_table(result.data, public / rel, table_format(release, rel), validated.source)
+        write_table(released_numbers(result.data, *release_rounding(validated.recipe)),
+                    public / rel, table_format(release, rel), validated.source)
         released[rel.as_posix()] = sha256_file(public / rel)
     for tid, table in tables.items():
         rel = Path(release["tables"][tid])

@@ -47,6 +47,14 @@ def release_problems(recipe: Recipe) -> list[Problem]:
             continue
         seen[key] = where
     out.extend(_format_problems(recipe))
+    written = (doc.data or {}).get("variables") if isinstance(doc.data, dict) else None
+    for name, spec in (written or {}).items() if isinstance(written, dict) else ():
+        var = recipe.variables.get(name)
+        if isinstance(spec, dict) and "digits" in spec and var is not None \
+                and not var.is_numeric:
+            out.append(doc.problem(("variables", name, "digits"), (
+                f"variables.{name}.digits: '{name}' is {var.type}; digits round numbers"
+                " (declare type: integer or continuous)")))
     measures = {s.id: s for s in recipe.steps}
     for i, sid in enumerate(release.get("measures") or []):
         where = ("release", "measures", i)
