@@ -149,3 +149,18 @@ def test_a_sas_data_set_cannot_be_released(tmp_path, capsys):
     assert main(["validate", str(recipe)]) == 1
     err = capsys.readouterr().err
     assert "SAS data sets (.sas7bdat) cannot be written; release a SAS transport file" in err
+
+
+def test_a_csv_input_released_as_sav_carries_the_recipe_labels(tmp_path):
+    (tmp_path / "p.csv").write_text("sex,income\n1,10.5\n2,11\n1,12\n2,13\n")
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(
+        "sdcflow: 1\nname: csvsav\nseed: 1\ndata: {path: p.csv}\n"
+        "variables:\n  sex: {role: key, labels: {1: male, 2: female}}\n"
+        "  income: {role: numeric}\n"
+        "steps:\n- {id: k, measure: k_anonymity, params: {k: 2}}\n"
+        "release: {path: p.dta}\n")
+    run(recipe, tmp_path / "out")
+    back, meta = pyreadstat.read_dta(str(tmp_path / "out" / "public" / "p.dta"))
+    assert back["sex"].tolist() == [1, 2, 1, 2] and back["income"].tolist()[1] == 11.0
+    assert meta.variable_value_labels == {"sex": {1: "male", 2: "female"}}

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from ...data import Dataset
 from ...data.io import read_data, sha256_file
+from ...data.stat_files import STAT_SUFFIXES
 from ...errors import Problem, RecipeError
 from ...recipe import Recipe
 
-SUFFIXES = (".parquet", ".pq", ".csv")
+SUFFIXES = (".parquet", ".pq", ".csv", *STAT_SUFFIXES)
 
 
 def partition_files(recipe: Recipe) -> list[Path]:
