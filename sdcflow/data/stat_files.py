@@ -34,7 +34,7 @@ MISSING_EXTRA = ("reading or writing {what} files needs the optional extra sdcfl
                  " not installed")
 
 
-def _pyreadstat(what: str):
+def load_pyreadstat():
     """pyreadstat, or ``None`` (then :data:`MISSING_EXTRA` says what to install)."""
     try:
         import pyreadstat
@@ -52,7 +52,7 @@ def read_stat_text(path: Path, fmt: str, variables: Mapping[str, Variable]) -> t
 
     from .parquet_input import _text
 
-    reader = _pyreadstat(fmt)
+    reader = load_pyreadstat()
     if reader is None:
         return None, {}, [Finding(("data", "path"), MISSING_EXTRA.format(what=fmt))]
     read = {"sav": reader.read_sav, "zsav": reader.read_sav, "dta": reader.read_dta,
@@ -70,8 +70,8 @@ def read_stat_text(path: Path, fmt: str, variables: Mapping[str, Variable]) -> t
     columns, value_labels, numeric = {}, {}, []
     for w in wanted:
         values = frame[w]
-        is_number = pd.api.types.is_numeric_dtype(values)
-        if is_number:
+        stored_as_numbers = pd.api.types.is_numeric_dtype(values)
+        if stored_as_numbers:
             numeric.append(w)
             array = pa.array(values.to_numpy(dtype=np.float64), from_pandas=True)
         else:
@@ -79,7 +79,7 @@ def read_stat_text(path: Path, fmt: str, variables: Mapping[str, Variable]) -> t
                              .map(lambda v: v if v is None else str(v)), pa.large_string())
             # (SPSS and Stata have no missing text: an empty string is one)
         text = _text(pa.chunked_array([array]), codes=True).rename(w)
-        columns[w] = text.mask(text.eq("").fillna(False)) if not is_number else text
+        columns[w] = text.mask(text.eq("").fillna(False)) if not stored_as_numbers else text
         labels = (meta.variable_value_labels or {}).get(w)
         if labels:
             value_labels[w] = {_code(k): str(v) for k, v in labels.items()}
@@ -104,7 +104,7 @@ def write_stat_file(frame: pd.DataFrame, path: Path, fmt: str, metadata: Mapping
     columns still there. A column read as numeric codes is written as numbers when every
     released value is a number (then its labels go with it); a column recoded into text
     (``1-3``) is written as text, without the labels of the old codes."""
-    writer = _pyreadstat(fmt)
+    writer = load_pyreadstat()
     if writer is None:
         raise RuntimeError(MISSING_EXTRA.format(what=fmt))
     metadata = metadata or {}
@@ -123,7 +123,7 @@ def write_stat_file(frame: pd.DataFrame, path: Path, fmt: str, metadata: Mapping
             labelled = False
         labels = (metadata.get("value_labels") or {}).get(name)
         if labels and labelled:
-            value_labels[name] = {float(k): v for k, v in labels.items() if _is_number(k)}
+            value_labels[name] = {float(k): v for k, v in labels.items() if is_number(k)}
     data = pd.DataFrame(out, index=frame.index)
     column_labels = {k: v for k, v in (metadata.get("variable_labels") or {}).items()
                      if k in data.columns}
@@ -139,7 +139,8 @@ def write_stat_file(frame: pd.DataFrame, path: Path, fmt: str, metadata: Mapping
         writer.write_xport(data, str(path), column_labels=column_labels or None)
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether ``text`` is a number (as a code: ``1``, ``2.5``, ``-3``)."""
     try:
         float(text)
     except ValueError:
@@ -149,4 +150,4 @@ def _is_number(text: str) -> bool:
 
 def _all_numbers(col: pd.Series) -> bool:
     present = col.dropna()
-    return all(_is_number(str(v)) for v in present.unique())
+    return all(is_number(str(v)) for v in present.unique())

@@ -29,6 +29,7 @@ from ..data import write_table
 from ..data.households import household_units, new_ids
 from ..data.io import sha256_file, table_format
 from ..data.release_numbers import release_rounding, released_numbers
+from ..data.stat_files import is_number
 from ..errors import CheckFailed
 from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, load_recipe, validate
@@ -201,18 +202,10 @@ def release_labels(validated: Validated) -> dict:
     source = validated.source
     value_labels = {name: {str(k): str(v) for k, v in var.labels.items()}
                     for name, var in validated.recipe.variables.items() if var.labels}
-    numeric = [n for n, labels in value_labels.items() if all(map(_is_number, labels))]
+    numeric = [n for n, labels in value_labels.items() if all(map(is_number, labels))]
     value_labels.update(source.get("value_labels") or {})
     return {"value_labels": value_labels, "variable_labels": source.get("variable_labels"),
             "numeric_codes": sorted(set(numeric) | set(source.get("numeric_codes") or ()))}
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def run_log(result: RunResult) -> dict:

@@ -73,7 +73,7 @@ def _format_problems(recipe: Recipe) -> list[Problem]:
     """A released SAS data set (ReadStat writes only transport files), or a statistics
     file without the extra that writes it."""
     from ..data.io import table_format
-    from ..data.stat_files import MISSING_EXTRA, STAT_FORMATS, WRITABLE, _pyreadstat
+    from ..data.stat_files import MISSING_EXTRA, STAT_FORMATS, WRITABLE, load_pyreadstat
 
     release, doc = recipe.release, recipe.doc
     if not isinstance(release.get("path"), str):
@@ -83,7 +83,7 @@ def _format_problems(recipe: Recipe) -> list[Problem]:
     if fmt in STAT_FORMATS and fmt not in WRITABLE:
         return [doc.problem(where, "release: SAS data sets (.sas7bdat) cannot be written;"
                             " release a SAS transport file (.xpt, format: xpt)")]
-    if fmt in STAT_FORMATS and _pyreadstat(fmt) is None:
+    if fmt in STAT_FORMATS and load_pyreadstat() is None:
         return [doc.problem(where, "release: " + MISSING_EXTRA.format(what=fmt))]
     return []
 

@@ -99,7 +99,7 @@ def test_a_missing_column_and_an_unreadable_file(tmp_path):
 
 def test_without_pyreadstat_the_message_names_the_extra(tmp_path, monkeypatch):
     write_sav(tmp_path / "p.sav")
-    monkeypatch.setattr(stat_files, "_pyreadstat", lambda what: None)
+    monkeypatch.setattr(stat_files, "load_pyreadstat", lambda: None)
     _, _, [finding] = read_data({"path": "p.sav"}, tmp_path, VARIABLES)
     assert finding.path == ("data", "path")
     assert finding.message == (
