@@ -125,7 +125,11 @@ def read_data(
     dialect = {k: spec[k] for k in keys if k in spec}
     columns = {}
     for i, (name, var) in enumerate(variables.items(), 1):
-        col, problems = convert_column(raw.columns[name], var, is_csv=(fmt == "csv"),
+        text = raw.columns[name]
+        if spec.get("value_labels") == "labels" and not var.is_numeric:
+            text = _labelled(text, {**{str(k): str(v) for k, v in (var.labels or {}).items()},
+                                    **source.get("value_labels", {}).get(name, {})})
+        col, problems = convert_column(text, var, is_csv=(fmt == "csv"),
                                        dialect=dialect)
         findings.extend(Finding(("variables", name), p) for p in problems)
         columns[name] = col
@@ -134,8 +138,18 @@ def read_data(
         return None, source, findings
     frame = pd.DataFrame(columns, index=pd.RangeIndex(raw.records))
     source["records"] = len(frame)
+    if spec.get("value_labels") == "labels":
+        source["categories"] = "labels"
     source["undeclared_columns"] = [str(c) for c in raw.names if c not in variables]
     return Dataset(frame, dict(variables)), source, []
+
+
+def _labelled(text: pd.Series, labels: Mapping[str, str]) -> pd.Series:
+    """A text column with each labelled code replaced by its label (others as they are)."""
+    if not labels:
+        return text
+    stripped = text.str.strip()
+    return stripped.map(labels).fillna(stripped).where(text.notna()).astype(text.dtype)
 
 
 def _columns_problems(raw: TextTable, variables: Mapping[str, Variable]) -> list[Finding]:

@@ -101,7 +101,8 @@ def _code(value) -> str:
 def write_stat_file(frame: pd.DataFrame, path: Path, fmt: str, metadata: Mapping | None) -> None:
     """Write ``frame`` as an SPSS, Stata or SAS transport file, with the value labels and
     variable labels of ``metadata`` (as :func:`read_stat_text` gives them) for the
-    columns still there. A column read as numeric codes is written as numbers when every
+    columns still there. Categories read as their labels (``data.value_labels: labels``)
+    go back to their codes. A column read as numeric codes is written as numbers when every
     released value is a number (then its labels go with it); a column recoded into text
     (``1-3``) is written as text, without the labels of the old codes."""
     writer = load_pyreadstat()
@@ -110,8 +111,13 @@ def write_stat_file(frame: pd.DataFrame, path: Path, fmt: str, metadata: Mapping
     metadata = metadata or {}
     numeric = set(metadata.get("numeric_codes", ()))
     out, value_labels = {}, {}
+    as_labels = metadata.get("categories") == "labels"
     for name in frame.columns:
         col = frame[name]
+        labels = (metadata.get("value_labels") or {}).get(name)
+        if as_labels and labels and not pd.api.types.is_numeric_dtype(col):
+            codes = {label: code for code, label in reversed(list(labels.items()))}
+            col = col.map(lambda v, codes=codes: codes.get(v, v) if isinstance(v, str) else v)
         if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
             out[name] = col.astype("float64")
             labelled = True
@@ -121,7 +127,6 @@ def write_stat_file(frame: pd.DataFrame, path: Path, fmt: str, metadata: Mapping
         else:
             out[name] = col.astype(object).where(col.notna(), None)
             labelled = False
-        labels = (metadata.get("value_labels") or {}).get(name)
         if labels and labelled:
             value_labels[name] = {float(k): v for k, v in labels.items() if is_number(k)}
     data = pd.DataFrame(out, index=frame.index)

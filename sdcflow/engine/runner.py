@@ -205,6 +205,7 @@ def release_labels(validated: Validated) -> dict:
     numeric = [n for n, labels in value_labels.items() if all(map(is_number, labels))]
     value_labels.update(source.get("value_labels") or {})
     return {"value_labels": value_labels, "variable_labels": source.get("variable_labels"),
+            "categories": source.get("categories", "codes"),
             "numeric_codes": sorted(set(numeric) | set(source.get("numeric_codes") or ()))}
 
 

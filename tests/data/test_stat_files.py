@@ -164,3 +164,29 @@ def test_a_csv_input_released_as_sav_carries_the_recipe_labels(tmp_path):
     back, meta = pyreadstat.read_dta(str(tmp_path / "out" / "public" / "p.dta"))
     assert back["sex"].tolist() == [1, 2, 1, 2] and back["income"].tolist()[1] == 11.0
     assert meta.variable_value_labels == {"sex": {1: "male", 2: "female"}}
+
+
+def test_labels_as_categories_and_back_to_codes_in_the_release(tmp_path):
+    write_sav(tmp_path / "p.sav")
+    data, source, findings = read_data({"path": "p.sav", "value_labels": "labels"}, tmp_path,
+                                       VARIABLES)
+    assert findings == [] and source["categories"] == "labels"
+    # the labels written above; 'refused' (9) is user-missing, so missing
+    assert data.frame["sex"].tolist()[:3] == ["male", "female", "male"]
+    assert data.frame["region"].tolist()[:3] == ["North", "North", "South"]
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(RECIPE.replace("RELEASE", "people.sav").replace(
+        "data: {path: p.sav}", "data: {path: p.sav, value_labels: labels}"))
+    run(recipe, tmp_path / "out")
+    back, meta = pyreadstat.read_sav(str(tmp_path / "out" / "public" / "people.sav"))
+    assert back["sex"].tolist()[:3] == [1.0, 2.0, 1.0]  # codes again, with their labels
+    assert back["region"].tolist()[:3] == [1.0, 1.0, 2.0]
+    assert meta.variable_value_labels["region"] == {1.0: "North", 2.0: "South"}
+
+
+def test_recipe_labels_as_categories_of_a_csv(tmp_path):
+    (tmp_path / "p.csv").write_text("sex\n1\n2\n3\n")
+    data, _, _ = read_data({"path": "p.csv", "value_labels": "labels"}, tmp_path,
+                           {"sex": Variable("sex", "key", "categorical",
+                                            labels={1: "male", 2: "female"})})
+    assert data.frame["sex"].tolist() == ["male", "female", "3"]  # 3 has no label
