@@ -4,9 +4,13 @@ as the decimal mark, '.' grouping thousands, their own missing-value codes."""
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sdcflow import run
 from sdcflow.data import Variable, read_data
+from sdcflow.data.convert import convert_column
+from sdcflow.data.text import text_column
 from sdcflow.errors import RecipeError
 
 EUROPEAN = "region;income;persons\nN;1.234,5;3\nS;-0,25;.\nN;12.000.000;1\nS;7;-9\n"
@@ -91,3 +95,15 @@ def test_the_schema_refuses_an_unknown_decimal_mark(tmp_path):
                       "steps:\n- {id: k, measure: k_anonymity, params: {k: 2}}\n")
     with pytest.raises(RecipeError, match="decimal"):
         run(recipe, tmp_path / "out")
+
+
+@given(st.lists(st.floats(-1e12, 1e12, allow_nan=False), min_size=1, max_size=20),
+       st.integers(0, 4))
+def test_european_text_reads_as_the_same_number(values, places):
+    # 1234567.891 written '1.234.567,891' (Python's ',' grouping with the marks swapped)
+    # reads as the number Python reads from '1234567.891'
+    written = [f"{v:,.{places}f}".translate(str.maketrans(",.", ".,")) for v in values]
+    plain = [float(f"{v:.{places}f}") for v in values]
+    out, problems = convert_column(text_column(written), VARS[1], is_csv=True,
+                                   dialect={"decimal": ",", "thousands": "."})
+    assert problems == [] and out.tolist() == plain
