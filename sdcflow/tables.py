@@ -95,15 +95,23 @@ def table_hash(table) -> str:
 
 
 def release_frame(table) -> pd.DataFrame:
-    """The published table: every cell with its dimensions, frequency and value, and its
-    status ``published`` or ``suppressed``. Suppressed cells have no frequency or value,
-    and whether a cell was suppressed as sensitive (primary) or to protect another one
+    """The published table: every cell with its dimensions, the hierarchy level of its
+    code in each dimension (``level_<dim>``: 0 the total, 1 the first subtotals below it,
+    and so on down to the categories), its frequency, its weighted frequency (``wfreq``,
+    when the table has a weight) and value, and its status ``published`` or
+    ``suppressed``. Suppressed cells have no frequency, weighted frequency or value, and
+    whether a cell was suppressed as sensitive (primary) or to protect another one
     (secondary), and by which rule, is not said: that would tell an intruder which cells
     are small or dominated (see :func:`internal_frame`)."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
+    codes = table.codes
+    for d, dim in enumerate(table.dimensions):
+        out[f"level_{dim.name}"] = dim.depth[codes[:, d]].astype(np.int64)
     hidden = table.suppressed
     out["freq"] = cells["freq"].astype("Int64").mask(hidden)
+    if table.weight is not None:
+        out["wfreq"] = cells["wfreq"].astype("float64").mask(hidden)
     out["value"] = cells["value"].astype("float64").mask(hidden)
     out["status"] = pd.Series(np.where(np.asarray(hidden), "suppressed", "published"),
                               index=cells.index)

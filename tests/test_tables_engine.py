@@ -40,7 +40,8 @@ def test_seed_example_primary_secondary_and_audit(tmp_path):
     assert float(total) == 8620
     # the published table says only published or suppressed, and hides the same cells
     public = pd.read_csv(tmp_path / "out" / "public" / "salaries-protected.csv", dtype=str)
-    assert list(public.columns) == ["profession", "town", "freq", "value", "status"]
+    assert list(public.columns) == ["profession", "town", "level_profession", "level_town",
+                                    "freq", "value", "status"]  # (no weight: no wfreq)
     assert set(public["status"]) == {"published", "suppressed"}
     assert (public["status"] == "suppressed").tolist() == (table["status"] != "safe").tolist()
     assert public[public["status"] == "suppressed"][["freq", "value"]].isna().all().all()
@@ -146,3 +147,30 @@ def test_subtotals_keep_the_declared_order_in_every_process():
                               env={**os.environ, "PYTHONHASHSEED": seed}, check=True)
         seen.add(done.stdout)
     assert seen == {"['t1', 't2', 't3', 't4', 'north', 'south', 'east']\n"}
+
+
+def test_the_released_table_marks_levels_and_weighted_frequencies():
+    # region R -> {N, S}, N -> {n1, n2}, S -> {s1}; sex without hierarchy. Expected by
+    # hand: levels are the depth below the total (R 0, N and S 1, n1 n2 s1 2); wfreq sums
+    # the weights of a cell's records; a suppressed cell hides freq, wfreq and value.
+    from sdcflow.tables import release_frame
+    from sdcflow.tabular import build_table
+
+    frame = pd.DataFrame({"region": ["n1", "n1", "n2", "s1", "s1"],
+                          "sex": ["f", "m", "f", "f", "m"],
+                          "w": [10.0, 20.0, 5.5, 2.0, 3.0]})
+    hier = {"region": {"n1": "N", "n2": "N", "s1": "S", "N": "R", "S": "R"}}
+    table = build_table(frame, ["region", "sex"], hier, None, "w", total="R")
+    cells = table.cells.copy()
+    hide = (cells["region"] == "n2") & (cells["sex"] == "f")
+    cells["status"] = cells["status"].where(~hide, "primary")
+    out = release_frame(table.with_cells(cells)).set_index(["region", "sex"])
+    assert list(out.columns) == ["level_region", "level_sex", "freq", "wfreq", "value",
+                                 "status"]
+    assert out.loc[("R", "R"), ["level_region", "level_sex"]].tolist() == [0, 0]
+    assert out.loc[("N", "f"), ["level_region", "level_sex"]].tolist() == [1, 1]
+    assert out.loc[("n1", "R"), ["level_region", "level_sex"]].tolist() == [2, 0]
+    assert out.loc[("N", "R"), "wfreq"] == 35.5 and out.loc[("R", "m"), "wfreq"] == 23.0
+    assert out.loc[("R", "R"), "freq"] == 5 and out.loc[("R", "R"), "wfreq"] == 40.5
+    hidden = out.loc[("n2", "f")]
+    assert hidden["status"] == "suppressed" and hidden[["freq", "wfreq", "value"]].isna().all()

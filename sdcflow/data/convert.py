@@ -9,11 +9,16 @@
   decimal fraction is read); infinite values and numbers beyond the double range are
   refused.
 
-A blank field, and a value the variable's ``missing`` list names, is a missing value.
+A blank field, a value the variable's ``missing`` list names and a value the data's
+``na_values`` names, is a missing value. A CSV file may write numbers the way many
+European offices do (``data.decimal: ","``, ``data.thousands: "."``: ``1.234,5``); numbers
+are read in that form, and a value that does not fit it is reported as written.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 
 import numpy as np
@@ -29,23 +34,29 @@ _NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|[+-]?inf(?:inity)
 _SHORT_INTEGER = r"[+-]?[0-9]{1,18}"  # below 10**18 in magnitude: always an int64
 
 
-def convert_column(text: pd.Series, var: Variable, is_csv: bool) -> tuple[pd.Series, list[str]]:
+def convert_column(text: pd.Series, var: Variable, is_csv: bool,
+                   dialect: Mapping | None = None) -> tuple[pd.Series, list[str]]:
     """``text`` (a text column, missing values NaN) as the type ``var`` declares, and the
-    problems found (each naming the column and its records)."""
+    problems found (each naming the column and its records). ``dialect``: the data's
+    ``decimal``, ``thousands`` and ``na_values`` (a CSV file's conventions)."""
+    dialect = dialect or {}
     text = text.str.strip()
     text = text.mask(text.eq("").fillna(False))
-    if var.missing:
-        text = text.mask(text.isin([str(m) for m in var.missing]))
+    codes = [str(m) for m in [*(var.missing or ()), *dialect.get("na_values", ())]]
+    if codes:
+        text = text.mask(text.isin(codes))
     if var.type in ("categorical", "ordinal"):
         return text, _ordinal_problems(text, var, is_csv)
+    written = text
+    text = _plain_numbers(text, dialect.get("decimal", "."), dialect.get("thousands"))
     present = text.notna().to_numpy()
     numeric = _matches(text, _NUMBER)
     bad = present & ~numeric
     if bad.any():
-        example = text[bad].iloc[0]
+        example = written[bad].iloc[0]
         return text, [
             (f"column '{var.name}' is declared {var.type} but has non-numeric values such as"
-            f" {example!r} ({records_text(bad, is_csv)})")]
+            f" {example!r}{_form(dialect)} ({records_text(bad, is_csv)})")]
     floats = pd.Series(_cast(text, numeric, "float64", np.nan), index=text.index,
                        name=text.name)
     problems = _weight_problems(floats, var, is_csv) if var.role == "weight" else []
@@ -58,6 +69,38 @@ def convert_column(text: pd.Series, var: Variable, is_csv: bool) -> tuple[pd.Ser
             f"column '{var.name}' has infinite values, or numbers beyond the range of a"
             f" 64-bit float, such as {text[inf].iloc[0]!r} ({records_text(inf, is_csv)})")
     return floats, problems
+
+
+def _form(dialect: Mapping) -> str:
+    """How numbers are written, when the data say so (for messages)."""
+    if dialect.get("decimal", ".") == "." and not dialect.get("thousands"):
+        return ""
+    group = f", thousands {dialect['thousands']!r}" if dialect.get("thousands") else ""
+    return f" (numbers are read with decimal mark {dialect.get('decimal', '.')!r}{group})"
+
+
+def _plain_numbers(text: pd.Series, decimal: str, thousands: str | None) -> pd.Series:
+    """Numbers written with a ``decimal`` mark other than '.' and digits grouped by
+    ``thousands`` as plain numbers (``1.234,5`` -> ``1234.5``). A value whose groups are
+    not of three digits (``1.23,4``) or that holds a '.' where ',' is the decimal mark is
+    left as written, to be reported as not a number."""
+    if decimal == "." and not thousands:
+        return text
+    d, t = re.escape(decimal), re.escape(thousands) if thousands else None
+    digits = rf"[0-9]{{1,3}}(?:{t}[0-9]{{3}})+|[0-9]+" if t else r"[0-9]+"
+    form = rf"[+-]?(?:(?:{digits})(?:{d}[0-9]*)?|{d}[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    fits = text.str.fullmatch(form).fillna(False).to_numpy(dtype=bool)
+    plain = text.copy()
+    if fits.any():
+        part = text[fits]
+        if t:
+            part = part.str.replace(thousands, "", regex=False)
+        plain[fits] = part.str.replace(decimal, ".", regex=False)
+    mixed = ~fits & text.notna().to_numpy()
+    if mixed.any():  # not in the declared form ('1.5' with ',' the decimal mark): refused
+        plain[mixed] = text[mixed].where(~_matches(text[mixed], _NUMBER),
+                                         "not " + text[mixed])
+    return plain
 
 
 def _matches(text: pd.Series, pattern: str) -> np.ndarray:

@@ -53,15 +53,37 @@ def check_encoding(spec: Mapping) -> tuple[str, list[Finding]]:
     return info.name, []
 
 
+def csv_delimiter(spec: Mapping) -> str:
+    """The field delimiter: ``data.delimiter`` (or ``sep``, pandas' name), else ','."""
+    return spec.get("delimiter", spec.get("sep", ","))
+
+
+def dialect_problems(spec: Mapping) -> list[Finding]:
+    """The CSV conventions that contradict each other: the delimiter given twice, the
+    decimal mark the same as the thousands separator. (A decimal mark that is also the
+    delimiter is fine in quoted fields, "2,5"; unquoted, the records come out ragged.)"""
+    out = []
+    if "sep" in spec and "delimiter" in spec and spec["sep"] != spec["delimiter"]:
+        out.append(Finding(("data", "sep"), (
+            f"data.sep {spec['sep']!r} and data.delimiter {spec['delimiter']!r} are two"
+            " names of the same setting; give one")))
+    decimal, thousands = spec.get("decimal", "."), spec.get("thousands")
+    if thousands is not None and thousands == decimal:
+        out.append(Finding(("data", "thousands"), (
+            f"the thousands separator {thousands!r} is also the decimal mark")))
+    return out
+
+
 def read_csv_text(path: Path, spec: Mapping, wanted: Iterable[str]) -> tuple[TextTable | None,
                                                                              list[Finding]]:
     """The header of the CSV file ``path`` and its ``wanted`` columns as text, or the
     findings that say why the file cannot be read as a table."""
     encoding, findings = check_encoding(spec)
-    delimiter = spec.get("delimiter", ",")
+    delimiter = csv_delimiter(spec)
     if delimiter in ('"', "\n", "\r"):
         findings.append(Finding(("data", "delimiter"),
                                 f"{delimiter!r} cannot be the delimiter of a CSV file"))
+    findings.extend(dialect_problems(spec))
     if findings:
         return None, findings
     names, findings = _header(path, encoding, delimiter)

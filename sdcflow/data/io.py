@@ -1,4 +1,5 @@
-"""Reading the input data (CSV, Parquet, shipped data sets) and writing releases.
+"""Reading the input data (CSV, Parquet, SPSS, Stata and SAS files, shipped data sets)
+and writing releases.
 
 Reading checks every declared variable against the data and reports, all at once, the
 columns that do not exist and the records whose values do not fit the declared type,
@@ -24,6 +25,7 @@ from .csv_input import TextTable, read_csv_text
 from .dataset import Dataset, Variable
 from .findings import Finding, records_text
 from .parquet_input import read_parquet_text
+from .stat_files import STAT_FORMATS, STAT_SUFFIXES, read_stat_text, write_stat_file
 
 __all__ = ["BUILTIN_DATASETS", "Finding", "read_data", "records_text", "resolve_source",
            "sha256_file", "table_format", "write_table"]
@@ -71,7 +73,10 @@ def table_format(spec: Mapping, path: Path) -> str:
     """The file format of a data or release spec: its ``format``, else by the suffix."""
     if "format" in spec:
         return spec["format"]
-    return "parquet" if path.suffix.lower() in (".parquet", ".pq") else "csv"
+    suffix = path.suffix.lower()
+    if suffix in STAT_SUFFIXES:
+        return STAT_SUFFIXES[suffix]
+    return "parquet" if suffix in (".parquet", ".pq") else "csv"
 
 
 # Shares of reading the data in the fraction reported: hashing the file, reading it (one
@@ -99,6 +104,9 @@ def read_data(
         source = {"file": str(spec.get("builtin") or spec["path"]), "sha256": digest}
         if fmt == "csv":
             raw, findings = read_csv_text(path, spec, variables)
+        elif fmt in STAT_FORMATS:
+            raw, metadata, findings = read_stat_text(path, fmt, variables)
+            source.update((k, v) for k, v in metadata.items() if v)
         else:
             raw, findings = read_parquet_text(path, variables)
         report(_HASH + _READ)
@@ -112,9 +120,17 @@ def read_data(
     if findings:
         return None, source, findings
 
+    # (a number in a Parquet or statistics file is a number: its text has a '.')
+    keys = ("decimal", "thousands", "na_values") if fmt == "csv" else ("na_values",)
+    dialect = {k: spec[k] for k in keys if k in spec}
     columns = {}
     for i, (name, var) in enumerate(variables.items(), 1):
-        col, problems = convert_column(raw.columns[name], var, is_csv=(fmt == "csv"))
+        text = raw.columns[name]
+        if spec.get("value_labels") == "labels" and not var.is_numeric:
+            text = _labelled(text, {**{str(k): str(v) for k, v in (var.labels or {}).items()},
+                                    **source.get("value_labels", {}).get(name, {})})
+        col, problems = convert_column(text, var, is_csv=(fmt == "csv"),
+                                       dialect=dialect)
         findings.extend(Finding(("variables", name), p) for p in problems)
         columns[name] = col
         report(_HASH + _READ + (1 - _HASH - _READ) * i / len(variables))
@@ -122,8 +138,18 @@ def read_data(
         return None, source, findings
     frame = pd.DataFrame(columns, index=pd.RangeIndex(raw.records))
     source["records"] = len(frame)
+    if spec.get("value_labels") == "labels":
+        source["categories"] = "labels"
     source["undeclared_columns"] = [str(c) for c in raw.names if c not in variables]
     return Dataset(frame, dict(variables)), source, []
+
+
+def _labelled(text: pd.Series, labels: Mapping[str, str]) -> pd.Series:
+    """A text column with each labelled code replaced by its label (others as they are)."""
+    if not labels:
+        return text
+    stripped = text.str.strip()
+    return stripped.map(labels).fillna(stripped).where(text.notna()).astype(text.dtype)
 
 
 def _columns_problems(raw: TextTable, variables: Mapping[str, Variable]) -> list[Finding]:
@@ -159,11 +185,17 @@ def sha256_file(path: Path, progress: Callable[[float], None] | None = None) -> 
     return h.hexdigest()
 
 
-def write_table(frame: pd.DataFrame, path: Path, fmt: str) -> None:
+def write_table(frame: pd.DataFrame, path: Path, fmt: str,
+                metadata: Mapping | None = None) -> None:
     """Write ``frame`` byte-stably: CSV with '\\n' line ends and shortest round-trip
-    floats, or Parquet without pandas/pyarrow creator metadata that varies by version."""
+    floats, or Parquet without pandas/pyarrow creator metadata that varies by version;
+    or as an SPSS, Stata or SAS transport file with the value and variable labels of
+    ``metadata`` (the input's, see :mod:`.stat_files`; these files record the time they
+    were written, so their bytes differ from run to run)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "csv":
+    if fmt in STAT_FORMATS:
+        write_stat_file(frame, path, fmt, metadata)
+    elif fmt == "csv":
         frame.to_csv(path, index=False, lineterminator="\n")
     else:
         import pyarrow as pa

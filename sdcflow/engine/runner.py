@@ -28,6 +28,8 @@ from .. import __version__
 from ..data import write_table
 from ..data.households import household_units, new_ids
 from ..data.io import sha256_file, table_format
+from ..data.release_numbers import release_rounding, released_numbers
+from ..data.stat_files import is_number
 from ..errors import CheckFailed
 from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, load_recipe, validate
@@ -166,7 +168,8 @@ def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: d
     released = dict(released or {})
     if result.data is not None and "path" in release:
         rel = Path(release["path"])
-        write_table(result.data, public / rel, table_format(release, rel))
+        write_table(released_numbers(result.data, *release_rounding(validated.recipe)),
+                    public / rel, table_format(release, rel), release_labels(validated))
         released[rel.as_posix()] = sha256_file(public / rel)
     for tid, table in tables.items():
         rel = Path(release["tables"][tid])
@@ -190,6 +193,20 @@ def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: d
     result.manifest["files"] = files
     _write_text(tmp / MANIFEST, pretty_json(result.manifest))
     _write_text(tmp / RUN_LOG, pretty_json(run_log(result)))
+
+
+def release_labels(validated: Validated) -> dict:
+    """The labels a release in a statistics format carries: the input file's value and
+    variable labels, and for the other variables the value labels the recipe declares
+    (``variables.X.labels``; their column goes out as numbers when its codes are)."""
+    source = validated.source
+    value_labels = {name: {str(k): str(v) for k, v in var.labels.items()}
+                    for name, var in validated.recipe.variables.items() if var.labels}
+    numeric = [n for n, labels in value_labels.items() if all(map(is_number, labels))]
+    value_labels.update(source.get("value_labels") or {})
+    return {"value_labels": value_labels, "variable_labels": source.get("variable_labels"),
+            "categories": source.get("categories", "codes"),
+            "numeric_codes": sorted(set(numeric) | set(source.get("numeric_codes") or ()))}
 
 
 def run_log(result: RunResult) -> dict:

@@ -4,8 +4,11 @@ steps that act on them (one level per step)."""
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from ..data import Dataset, Metadata
 from ..data.households import consistency_problems
+from ..data.io import table_format
 from ..errors import Problem
 from ._model import Recipe, StepSpec
 
@@ -39,8 +42,8 @@ def household_consistency(recipe: Recipe, dataset: Dataset, data_file: str) -> l
              if v.level == "household" and v.role != "household" and n in dataset.frame]
     if len(ids) != 1 or not names or ids[0] not in dataset.frame:
         return []
-    is_csv = "path" in recipe.data and not str(recipe.data["path"]).lower().endswith(
-        (".parquet", ".pq"))
+    is_csv = "path" in recipe.data and table_format(
+        recipe.data, PurePosixPath(str(recipe.data["path"]))) == "csv"
     found = consistency_problems(dataset.frame, ids[0], names, is_csv)
     return [recipe.doc.problem(("variables", name, "level"), f"{message} in {data_file}")
             for name, message in found.items()]

@@ -46,6 +46,15 @@ def release_problems(recipe: Recipe) -> list[Problem]:
                                    f"{'.'.join(map(str, clash))} (or a folder of it)"))
             continue
         seen[key] = where
+    out.extend(_format_problems(recipe))
+    written = (doc.data or {}).get("variables") if isinstance(doc.data, dict) else None
+    for name, spec in (written or {}).items() if isinstance(written, dict) else ():
+        var = recipe.variables.get(name)
+        if isinstance(spec, dict) and "digits" in spec and var is not None \
+                and not var.is_numeric:
+            out.append(doc.problem(("variables", name, "digits"), (
+                f"variables.{name}.digits: '{name}' is {var.type}; digits round numbers"
+                " (declare type: integer or continuous)")))
     measures = {s.id: s for s in recipe.steps}
     for i, sid in enumerate(release.get("measures") or []):
         where = ("release", "measures", i)
@@ -58,6 +67,25 @@ def release_problems(recipe: Recipe) -> list[Problem]:
             out.append(doc.problem(where, f"release.measures: '{sid}' is a method; only the "
                                    "results of measure steps are published"))
     return out
+
+
+def _format_problems(recipe: Recipe) -> list[Problem]:
+    """A released SAS data set (ReadStat writes only transport files), or a statistics
+    file without the extra that writes it."""
+    from ..data.io import table_format
+    from ..data.stat_files import MISSING_EXTRA, STAT_FORMATS, WRITABLE, load_pyreadstat
+
+    release, doc = recipe.release, recipe.doc
+    if not isinstance(release.get("path"), str):
+        return []
+    fmt = table_format(release, PurePosixPath(release["path"]))
+    where = ("release", "format") if "format" in release else ("release", "path")
+    if fmt in STAT_FORMATS and fmt not in WRITABLE:
+        return [doc.problem(where, "release: SAS data sets (.sas7bdat) cannot be written;"
+                            " release a SAS transport file (.xpt, format: xpt)")]
+    if fmt in STAT_FORMATS and load_pyreadstat() is None:
+        return [doc.problem(where, "release: " + MISSING_EXTRA.format(what=fmt))]
+    return []
 
 
 def _file_problem(text: str) -> tuple[str | None, list[str]]:

@@ -13,6 +13,7 @@ from .. import registry
 from ..constraints import Constraint, ExprError, parse
 from ..data import Variable
 from ..data.node_attributes import resolve_nodes
+from ..data.stat_files import STAT_SUFFIXES
 from ..data.taxonomy import resolve_taxonomy
 from ..errors import Problem
 from ..suggest import did_you_mean
@@ -255,10 +256,12 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     grid_steps = [s for s in recipe.steps if s.grid]
     if "path" in release:
         suffix = Path(release["path"]).suffix.lower()
-        by_suffix = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}.get(suffix)
+        by_suffix = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
+                     **STAT_SUFFIXES}.get(suffix)
         if by_suffix is None and "format" not in release:
             out.append(doc.problem(("release", "path"), f"release.path: '{release['path']}' "
-                                   "needs a .csv or .parquet extension, or release.format"))
+                                   "needs a .csv, .parquet, .sav, .zsav, .dta or .xpt"
+                                   " extension, or release.format"))
         elif by_suffix and release.get("format", by_suffix) != by_suffix:
             out.append(doc.problem(("release", "format"), f"release.format: "
                                    f"{release['format']} does not fit the file name "

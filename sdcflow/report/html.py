@@ -54,7 +54,9 @@ def _natural(value: str):
 
 
 def _frequencies(original: pd.DataFrame | None, released: pd.DataFrame | None, name: str,
-                 limit: int = 25) -> str:
+                 limit: int = 25, labels: dict | None = None) -> str:
+    """The counts of each value of ``name`` before and after; a value with a label (from
+    the input file's value labels) is shown as ``code (label)``."""
     def counts(frame: pd.DataFrame) -> pd.Series:
         return text_column(frame[name]).fillna("(missing)").value_counts(dropna=False)
 
@@ -63,7 +65,10 @@ def _frequencies(original: pd.DataFrame | None, released: pd.DataFrame | None, n
                if frame is not None and name in frame]
     values = sorted(set().union(*(c.index for _, c in columns)), key=_natural)
     header = [name] + [label for label, _ in columns]
-    rows = [[v] + [str(int(c.get(v, 0))) for _, c in columns] for v in values[:limit]]
+    labels = labels or {}
+    rows = [[f"{v} ({labels[v]})" if v in labels else v] + [str(int(c.get(v, 0)))
+                                                           for _, c in columns]
+            for v in values[:limit]]
     if len(values) > limit:
         rows.append([f"... {len(values) - limit} more"] + [""] * (len(header) - 1))
     return _table(header, rows, {1, 2})
@@ -133,8 +138,9 @@ def render_report(*, recipe_name: str, recipe_text: str | None, manifest: dict,
     if shown:
         parts.append("<h2>Key variables" + (" before and after</h2>" if original is not None
                                             else " in the release</h2>"))
+        value_labels = (manifest.get("input") or {}).get("value_labels") or {}
         for name in shown:
-            parts.append(_frequencies(original, released, name))
+            parts.append(_frequencies(original, released, name, labels=value_labels.get(name)))
     if recipe_text is not None:
         parts.append("<h2>Recipe</h2>")
         parts.append(f"<pre>{escape(recipe_text)}</pre>")

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from ...data import Dataset
 from ...data.io import read_data, sha256_file
+from ...data.stat_files import STAT_SUFFIXES
 from ...errors import Problem, RecipeError
 from ...recipe import Recipe
 
-SUFFIXES = (".parquet", ".pq", ".csv")
+SUFFIXES = (".parquet", ".pq", ".csv", *STAT_SUFFIXES)
 
 
 def partition_files(recipe: Recipe) -> list[Path]:
@@ -39,11 +40,11 @@ def partition_files(recipe: Recipe) -> list[Path]:
     return files
 
 
-def read_partition(path: str, base_dir: str, fmt: str | None, variables: dict,
+def read_partition(path: str, base_dir: str, options: dict, variables: dict,
                    constraints: tuple) -> Dataset:
     """One partition as a data set of the declared variables (runs on a worker); bad
     values are reported with the file and record, as for a single file."""
-    spec = {"path": path, **({"format": fmt} if fmt else {})}
+    spec = {**options, "path": path}  # (the data section's format, delimiter, decimal...)
     dataset, _, findings = read_data(spec, Path(base_dir), variables)
     if findings:
         raise RecipeError([_problem(path, f) for f in findings])

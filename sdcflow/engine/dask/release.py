@@ -15,6 +15,7 @@ import pandas as pd
 from ...data import write_table
 from ...data.households import household_units
 from ...data.io import sha256_file, table_format
+from ...data.release_numbers import release_rounding, released_numbers
 from ..execution import step_rng
 
 
@@ -38,7 +39,7 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
     if "path" in release:
         rel = Path(release["path"])
         fmt = table_format(release, rel)
-        ext = ".parquet" if fmt == "parquet" else ".csv"
+        ext = f".{fmt}"  # (each partition a file of the format, without the input's labels)
         futures = []
         for p, d in enumerate(data):
             path = tmp / PUBLIC / rel / f"part-{p:05d}{ext}"
@@ -46,7 +47,8 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
             mine = numbers[offsets[p]:offsets[p + 1]] if replace else None
             futures.append(client.submit(_write_part, d, str(path), fmt,
                                          household[0] if replace else None, mine,
-                                         str(ids_path) if ids_path else None, pure=False))
+                                         str(ids_path) if ids_path else None,
+                                         release_rounding(recipe), pure=False))
         run._wait(futures)
         for p, digest in enumerate(client.gather(futures)):
             released[f"{rel.as_posix()}/part-{p:05d}{ext}"] = digest
@@ -70,7 +72,7 @@ def _households(data, name: str) -> int:
 
 
 def _write_part(data, path: str, fmt: str, household: str | None, numbers,
-                ids_path: str | None) -> str:
+                ids_path: str | None, rounding: tuple) -> str:
     """One partition of the release (identifiers left out; the household id replaced);
     returns the file's sha256."""
     frame = data.for_release().reset_index(drop=True)
@@ -86,6 +88,6 @@ def _write_part(data, path: str, fmt: str, household: str | None, numbers,
         mapping = pd.DataFrame({"original": original, "released": frame[household]})
         write_table(mapping.dropna().drop_duplicates().reset_index(drop=True),
                     Path(ids_path), "csv")
-    write_table(frame, Path(path), fmt)
+    write_table(released_numbers(frame, *rounding), Path(path), fmt)
     return sha256_file(Path(path))
 

@@ -184,11 +184,11 @@ class _DaskRun(TableSteps):
     # ------------------------------------------------------------------ data
     def load(self) -> None:
         spec = self.recipe.data
-        fmt = spec.get("format")
+        options = {k: v for k, v in spec.items() if k not in ("path", "builtin")}
         # the files already hold the recipe's folder (and may be relative to the working
         # directory): absolute, so that the reader does not join that folder again
         read = [self.client.submit(read_partition, str(f.resolve()), str(self.recipe.base_dir),
-                                   fmt,
+                                   options,
                                    dict(self.recipe.variables), self.constraints,
                                    key=f"read-{i}-{f.name}", pure=False)
                 for i, f in enumerate(self.files)]
