@@ -13,6 +13,7 @@ one of these formats carries them back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -142,6 +143,35 @@ def write_stat_file(frame: pd.DataFrame, path: Path, fmt: str, metadata: Mapping
                          variable_value_labels=value_labels or None)
     else:  # xpt: SAS transport files have no value labels
         writer.write_xport(data, str(path), column_labels=column_labels or None)
+    fix_timestamp(path, fmt)
+
+
+# ReadStat stamps the time of writing into each file's header; a release must be the same
+# bytes for the same recipe and input, so the stamp is set to 1 January 1970, 00:00:00
+_SAV_STAMP = slice(92, 109)  # creation date "dd Mon yy" and time "hh:mm:ss"
+_DTA_STAMP = re.compile(rb"<timestamp>\x11\d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d</timestamp>")
+_XPT_STAMP = re.compile(rb"\d\d[A-Z]{3}\d\d:\d\d:\d\d:\d\d")
+
+
+def fix_timestamp(path: Path, fmt: str) -> None:
+    """Set the time of writing that ReadStat puts in the header of an SPSS, Stata or SAS
+    transport file to 1 January 1970, 00:00 (the header only: the SAV header's date and
+    time fields, Stata's ``<timestamp>``, the SAS transport header records)."""
+    raw = bytearray(path.read_bytes())
+    if fmt in ("sav", "zsav"):
+        if raw[:4] in (b"$FL2", b"$FL3") and len(raw) >= _SAV_STAMP.stop:
+            raw[_SAV_STAMP] = b"01 Jan 7000:00:00"
+    elif fmt == "dta":
+        head = bytes(raw[:512])
+        match = _DTA_STAMP.search(head)
+        if match:
+            raw[match.start():match.end()] = b"<timestamp>\x1101 Jan 1970 00:00</timestamp>"
+    else:
+        end = raw.find(b"HEADER RECORD*******NAMSTV")
+        head = bytes(raw[:end if end > 0 else 640])
+        for match in _XPT_STAMP.finditer(head):
+            raw[match.start():match.end()] = b"01JAN70:00:00:00"
+    path.write_bytes(bytes(raw))
 
 
 def is_number(text: str) -> bool:

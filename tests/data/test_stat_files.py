@@ -2,6 +2,7 @@
 user-missing codes in, the release written back in the input's format with its labels.
 The files are written here with pyreadstat; the expected values are those written."""
 
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -62,6 +63,24 @@ def test_each_written_format_reads_back_the_same(tmp_path, fmt):
     assert source2["variable_labels"] == {"sex": "Sex of respondent"}
     # SAS transport files have no value labels; the others carry them
     assert source2.get("value_labels") == (None if fmt == "xpt" else source["value_labels"])
+
+
+@pytest.mark.parametrize("fmt, stamp", [("sav", b"01 Jan 7000:00:00"),
+                                         ("zsav", b"01 Jan 7000:00:00"),
+                                         ("dta", b"01 Jan 1970 00:00"),
+                                         ("xpt", b"01JAN70:00:00:00")])
+def test_written_files_do_not_depend_on_the_time_of_writing(tmp_path, fmt, stamp):
+    # ReadStat stamps the time of writing into the header; the release must be the same
+    # bytes for the same recipe and input, so the stamp is 1 January 1970 (and no part of
+    # the year of writing is left)
+    write_sav(tmp_path / "p.sav")
+    data, source, _ = read_data({"path": "p.sav"}, tmp_path, VARIABLES)
+    write_table(data.frame, tmp_path / f"a.{fmt}", fmt, source)
+    time.sleep(1.1)  # (the stamp counts seconds in SPSS and SAS files)
+    write_table(data.frame, tmp_path / f"b.{fmt}", fmt, source)
+    a, b = (tmp_path / f"a.{fmt}").read_bytes(), (tmp_path / f"b.{fmt}").read_bytes()
+    assert a == b and stamp in a
+    assert time.strftime("%Y").encode() not in a[:1000]
 
 
 def test_a_recoded_column_is_written_as_text_without_the_old_labels(tmp_path):
