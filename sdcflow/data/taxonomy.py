@@ -28,6 +28,7 @@ SYNSET_NAME = re.compile(r".+\.[nvasr]\.\d\d")  # WordNet's names: dog.n.01
 SKOS_SUFFIXES = (".rdf", ".xml", ".skos", ".owl")
 WORDNET_MISSING = ("a WordNet taxonomy needs the optional extra sdcflow[wordnet] "
                    "(pip install 'sdcflow[wordnet]', which brings nltk): nltk is not installed")
+WORDNET_DIR = Path("/usr/share/wordnet")  # Debian's wordnet-base
 WORDNET_DATA_MISSING = ("a WordNet taxonomy needs the WordNet 3.0 database: install "
                         "Debian's wordnet-base (apt install wordnet-base, read from "
                         "/usr/share/wordnet) or NLTK's corpus (python -m nltk.downloader "
@@ -119,7 +120,7 @@ def wordnet_parents(words: Iterable[str], pos: str = "noun") -> dict[str, str | 
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
     except ImportError as exc:
         raise TaxonomyError(WORDNET_MISSING) from exc
-    system = Path("/usr/share/wordnet")
+    system = WORDNET_DIR
     reader = wordnet
     if (system / "data.noun").exists():
         class DebianWordNet(WordNetCorpusReader):
