@@ -26,7 +26,7 @@ from ._plugin_results import (  # noqa: F401 (re-exported: plugins import them f
     numeric_output,
     unchanged,
 )
-from .distribution import Distributable
+from .distribution import Distributable, MapReduce, Rows
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -307,7 +307,20 @@ def declaration_problems(plugin: Plugin) -> list[str]:
         declared = getattr(plugin, attr)
         if declared is not None and not set(declared) <= set(allowed):
             out.append(f"unknown {attr}: {sorted(set(declared) - set(allowed))}")
+    out += [f"declares {plugin.distribution.describe()} but does not implement {hook}"
+            for hook in _distribution_hooks(plugin.distribution)
+            if getattr(type(plugin), hook) is getattr(Distributable, hook)]
     return out
+
+
+def _distribution_hooks(how) -> tuple[str, ...]:
+    """The Distributable methods a plugin declaring ``how`` must implement: the fit of
+    Rows with rounds (partial, combine), a MapReduce measure's rounds and result."""
+    if isinstance(how, MapReduce):
+        return ("partial", "combine", "finish")
+    if isinstance(how, Rows) and how.rounds:
+        return ("partial", "combine")
+    return ()
 
 
 def _ensure_loaded() -> None:

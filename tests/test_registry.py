@@ -11,6 +11,7 @@ import pytest
 from helpers import small_dataset
 
 from sdcflow import registry
+from sdcflow.distribution import MapReduce, Rows
 from sdcflow.registry import Method, MethodResult, declaration_problems
 
 PLUGIN_SOURCE = '''
@@ -88,6 +89,35 @@ def test_declaration_problems_are_found():
     assert "needs a one-line summary" in problems
     assert "params schema must describe an object" in problems
     assert "unknown roles: ['keyy']" in problems
+
+
+def test_a_distribution_without_its_hooks_is_a_declaration_problem():
+    # a plugin that declares a map-reduce fit must implement it; otherwise the Dask
+    # engine would only find out on the cluster
+    class Fitted(Method):
+        name = "fitted"
+        summary = "a fit declared, not written"
+        params: ClassVar[dict] = {"type": "object"}
+        distribution = Rows(rounds=1)
+
+        def apply(self, data, params, rng):
+            return MethodResult(data, {})
+
+    how = Rows(rounds=1).describe()
+    assert declaration_problems(Fitted()) == [
+        f"declares {how} but does not implement partial",
+        f"declares {how} but does not implement combine"]
+
+    class Counted(Fitted):
+        distribution = MapReduce()
+
+        def partial(self, rnd, data, params, state, *, original=None):
+            return 0
+
+    how = MapReduce().describe()
+    assert declaration_problems(Counted()) == [
+        f"declares {how} but does not implement combine",
+        f"declares {how} but does not implement finish"]
 
 
 def test_plugin_outside_the_package_is_found(external_plugin):
