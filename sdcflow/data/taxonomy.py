@@ -7,6 +7,7 @@ a variable with a ``hierarchy`` of levels and no taxonomy uses its hierarchy."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -117,21 +118,9 @@ def wordnet_parents(words: Iterable[str], pos: str = "noun") -> dict[str, str | 
     wordnet-base in /usr/share/wordnet)."""
     try:
         from nltk.corpus import wordnet
-        from nltk.corpus.reader.wordnet import WordNetCorpusReader
     except ImportError as exc:
         raise TaxonomyError(WORDNET_MISSING) from exc
-    system = WORDNET_DIR
-    reader = wordnet
-    if (system / "data.noun").exists():
-        class DebianWordNet(WordNetCorpusReader):
-            def map_wn(self, version="wordnet"):
-                # (the mapping to NLTK's own corpus serves multilingual data only, and
-                # would need that corpus: Debian's database is WordNet 3.0 itself)
-                return None
-
-        with warnings.catch_warnings():  # (no multilingual data: not used here)
-            warnings.simplefilter("ignore", UserWarning)
-            reader = DebianWordNet(str(_debian_wordnet(system)), None)
+    reader = _debian_reader(WORDNET_DIR) if (WORDNET_DIR / "data.noun").exists() else wordnet
     try:
         return _wordnet_tree(reader, words, pos)
     except LookupError as exc:  # (nltk's message: the corpus is not downloaded)
@@ -141,10 +130,34 @@ def wordnet_parents(words: Iterable[str], pos: str = "noun") -> dict[str, str | 
 # WordNet 3.0's lexicographer files (lexnames(5WN)): number, name, part of speech (1 noun,
 # 2 verb, 3 adjective, 4 adverb). NLTK's reader needs them as the file ``lexnames``,
 # which Debian's wordnet-base does not install.
+_NOUN_FILES = ["Tops", "act", "animal", "artifact", "attribute", "body", "cognition",
+               "communication", "event", "feeling", "food", "group", "location", "motive",
+               "object", "person", "phenomenon", "plant", "possession", "process",
+               "quantity", "relation", "shape", "state", "substance", "time"]
+_VERB_FILES = ["body", "change", "cognition", "communication", "competition", "consumption",
+               "contact", "creation", "emotion", "motion", "perception", "possession",
+               "social", "stative", "weather"]
 LEXNAMES = (["adj.all 3", "adj.pert 3", "adv.all 4"]
-            + [f"noun.{n} 1" for n in ["Tops", "act", "animal", "artifact", "attribute", "body", "cognition", "communication", "event", "feeling", "food", "group", "location", "motive", "object", "person", "phenomenon", "plant", "possession", "process", "quantity", "relation", "shape", "state", "substance", "time"]]
-            + [f"verb.{n} 2" for n in ["body", "change", "cognition", "communication", "competition", "consumption", "contact", "creation", "emotion", "motion", "perception", "possession", "social", "stative", "weather"]]
+            + [f"noun.{n} 1" for n in _NOUN_FILES]
+            + [f"verb.{n} 2" for n in _VERB_FILES]
             + ["adj.ppl 3"])
+
+
+@functools.lru_cache(maxsize=1)
+def _debian_reader(system: Path):
+    """NLTK's WordNet reader on Debian's database, made once per process (it loads the
+    whole lemma index: validation and every semantic step ask for it)."""
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class DebianWordNet(WordNetCorpusReader):
+        def map_wn(self, version="wordnet"):
+            # (the mapping to NLTK's own corpus serves multilingual data only, and would
+            # need that corpus: Debian's database is WordNet 3.0 itself)
+            return None
+
+    with warnings.catch_warnings():  # (no multilingual data: not used here)
+        warnings.simplefilter("ignore", UserWarning)
+        return DebianWordNet(str(_debian_wordnet(system)), None)
 
 
 def _debian_wordnet(system: Path) -> Path:
