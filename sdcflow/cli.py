@@ -164,7 +164,7 @@ def cmd_report(args) -> int:
     from .engine import default_out_dir, run
     from .errors import CheckFailed, OutputError
     from .recipe import load_recipe
-    from .report import write_report
+    from .report import pdf_bytes, write_report
 
     recipe = load_recipe(args.recipe)
     try:
@@ -174,12 +174,17 @@ def cmd_report(args) -> int:
         if args.external:
             raise OutputError("a check failed, so nothing may be published: there is no "
                               "external report (the internal one shows why)") from None
-    suffix = ".external-report.html" if args.external else ".report.html"
-    target = args.output or (default_out_dir(recipe).parent / f"{recipe.name}{suffix}")
+    suffix = ".external-report" if args.external else ".report"
+    suffix += ".pdf" if args.pdf else ".html"
+    target = Path(args.output) if args.output else \
+        default_out_dir(recipe).parent / f"{recipe.name}{suffix}"
     html = result.external_report() if args.external else result.report()
     if args.external and html is None:
         raise OutputError("the recipe releases no variant, so there is no external report")
-    write_report(target, html, recipe.name)
+    if args.pdf or target.suffix.lower() == ".pdf":
+        write_report(target, pdf_bytes(html, recipe.name), recipe.name)
+    else:
+        write_report(target, html, recipe.name)
     failed = sum(1 for c in result.checks if not c["passed"])
     print(f"report written to {target}" + (f" ({failed} check(s) failed)" if failed else ""))
     return 0
@@ -313,14 +318,17 @@ def build_parser() -> argparse.ArgumentParser:
     fmt(p)
     p.set_defaults(func=cmd_run)
 
-    p = add("report", help="run a recipe (cached) and write its HTML report, "
+    p = add("report", help="run a recipe (cached) and write its HTML (or PDF) report, "
                                       "also when a check fails")
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("-o", "--output", type=Path, default=None,
-                   help="the HTML file (default: output/NAME.report.html next to the recipe)")
+                   help="the HTML file, or a PDF when it ends in .pdf (default: "
+                        "output/NAME.report.html next to the recipe)")
     p.add_argument("--no-cache", action="store_true", help="recompute every step")
     p.add_argument("--external", action="store_true",
                    help="the external report (published measures only, as in public/)")
+    p.add_argument("--pdf", action="store_true",
+                   help="write the report as PDF (A4; needs the extra sdcflow[pdf])")
     p.set_defaults(func=cmd_report)
 
     p = add("methods", help="list methods and measures with their parameters")

@@ -168,6 +168,14 @@ class Plugin(Distributable, ABC):
         """Semantic checks that need the data (e.g. ``k`` larger than the records)."""
         return ()
 
+    def explain(self, params: Mapping, result: Mapping | None) -> str:
+        """What the step did, in plain words for the report, from its parameters and its
+        result (a method's info, a measure's summary; ``None`` in the external report,
+        where a method's result is not published). By default the plugin's one-line
+        ``summary``; plugins say more, e.g. "Records at risk were found: 115 records
+        violate 5-anonymity"."""
+        return self.summary
+
 
 class Method(Plugin):
     """A masking method: returns a protected copy of the dataset."""

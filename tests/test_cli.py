@@ -54,8 +54,8 @@ def test_missing_recipe_file(tmp_path, capsys):
 def test_plan_text_and_json(capsys):
     assert main(["plan", str(QUICKSTART)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[6].split()[:4] == ["7.", "risk", "measure", "k_anonymity"]
-    assert lines[6].endswith("<- age10, relat_groups, water_groups")
+    assert lines[7].split()[:4] == ["8.", "risk", "measure", "k_anonymity"]
+    assert lines[7].endswith("<- age10, relat_groups, water_groups")
     assert main(["plan", "--format", "json", str(QUICKSTART)]) == 0
     steps = json.loads(capsys.readouterr().out)["steps"]
     assert steps[1]["node"] == "age10" and steps[1]["writes"] == ["age"]
@@ -82,7 +82,7 @@ def test_run_without_a_data_file_says_that_nothing_was_released(tmp_path, capsys
     recipe.write_text(text[:start] + text[end:])
     assert main(["run", str(recipe), "--out", str(tmp_path / "out")]) == 0
     assert "measures written into" in capsys.readouterr().out
-    assert "Status: <b>measures only (no data released)</b>" in (
+    assert "Measures only: every check passed; this recipe releases no data." in (
         tmp_path / "out" / "report.html").read_text()
     assert not (tmp_path / "out" / "public" / "testdata-protected.csv").exists()
 
@@ -93,7 +93,7 @@ def test_run_default_output_directory(tmp_path, capsys):
     assert main(["run", str(recipe), "--progress"]) == 0
     captured = capsys.readouterr()
     # steps are counted as they finish (independent steps run at the same time)
-    assert "/8] edits (constraints)" in captured.err and "[8/8] " in captured.err
+    assert "/9] edits (constraints)" in captured.err and "[9/9] " in captured.err
     assert (tmp_path / "output" / "quickstart" / "manifest.json").exists()
 
 
@@ -149,7 +149,7 @@ def test_run_dry_run_lists_steps_and_files_and_writes_nothing(tmp_path, capsys):
     assert not out.exists()  # nothing written: no output directory ...
     assert [p.name for p in tmp_path.iterdir()] == ["quickstart.yaml"]  # ... no cache
     # the steps in the order of `sdcflow plan` (test_plan_text_and_json)
-    assert "  7. risk                     measure k_anonymity <- age10, relat_groups, " \
+    assert "  8. risk                     measure k_anonymity <- age10, relat_groups, " \
            "water_groups" in text
     assert main(["run", "--dry-run", "--format", "json", str(recipe), "--out", str(out)]) == 0
     planned = json.loads(capsys.readouterr().out)
@@ -167,7 +167,7 @@ def test_run_dry_run_lists_grid_variants(capsys):
     assert main(["run", "--dry-run", str(ROOT / "recipes" / "casc_ru_map.yaml")]) == 0
     text = capsys.readouterr().out
     assert "method rank_swap [variant swap.p=15] <- original data" in text
-    assert "5 grid variants; the release would hold no variant" in text
+    assert "5 grid variants; the release would hold" in text and "p=15" in text
 
 
 def test_run_dry_run_reports_invalid_data_with_exit_1(write_recipe, capsys):

@@ -26,7 +26,7 @@ import numpy as np
 from .exact import Unrepresentable, apply_binary, apply_function, as_number, to_float
 from .expr import Expr, ExprError, parse, shorten
 
-__all__ = ["Unverifiable", "check_value", "expression_value"]
+__all__ = ["Unverifiable", "check_figures", "check_value", "expression_value"]
 
 
 class Unverifiable(ExprError):
@@ -54,6 +54,43 @@ def check_value(expr: Expr, results: Mapping[str, object]):
         except Unrepresentable as exc:
             raise Unverifiable(f"{shorten(expr.text)}: {exc}") from None
     return value
+
+
+def check_figures(expr: Expr, results: Mapping[str, object]) -> dict[str, object]:
+    """The figures a check compares: the value of each side of its comparisons that is
+    not a constant (``{"risk.violations[3]": 0}`` for ``risk.violations[3] == 0``), as
+    the report shows them beside the threshold. A side that cannot be evaluated on
+    ``results`` is left out."""
+    out: dict[str, object] = {}
+    values = _Results(expr, results)
+
+    def figure(node: ast.AST) -> None:
+        if node in expr.constants or isinstance(node, (ast.Constant, ast.List, ast.Tuple,
+                                                       ast.Set)):
+            return
+        try:
+            value = values.visit(node)
+            if isinstance(value, Fraction):
+                value = to_float(value)
+        except (ExprError, Unrepresentable, KeyError, TypeError, ValueError, IndexError):
+            return
+        if value is None or isinstance(value, (bool, int, float, str)):
+            out[ast.unparse(node)] = value
+
+    def walk(node: ast.AST) -> None:
+        if isinstance(node, ast.BoolOp):
+            for sub in node.values:
+                walk(sub)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            walk(node.operand)
+        elif isinstance(node, ast.Compare):
+            for side in (node.left, *node.comparators):
+                figure(side)
+        else:
+            figure(node)
+
+    walk(expr.tree.body)
+    return out
 
 
 def expression_value(text: str, results: Mapping[str, object]):

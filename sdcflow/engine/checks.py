@@ -12,7 +12,7 @@ what cannot be verified is not released. The expressions are evaluated exactly b
 from __future__ import annotations
 
 from ..constraints import ExprError
-from ..constraints.checks import Unverifiable, check_value, expression_value
+from ..constraints.checks import Unverifiable, check_figures, check_value, expression_value
 from ..errors import Problem, RecipeError
 from ..plan import Plan, variant_label
 from ..recipe import Recipe
@@ -49,6 +49,9 @@ def evaluate_checks(recipe: Recipe, plan: Plan, measures: dict, variants: list[i
                     where, f"checks[{check.index}]: cannot evaluate '{check.text}'{variant}: "
                     f"{str(exc).strip(chr(34) + chr(39))}"))
                 continue
+            figures = check_figures(check.expr, env)
+            if figures:
+                entry["figures"] = figures
             if check.message and not entry["passed"]:
                 entry["message"] = check.message
             out.append(entry)
@@ -57,4 +60,4 @@ def evaluate_checks(recipe: Recipe, plan: Plan, measures: dict, variants: list[i
     return out
 
 
-__all__ = ["check_value", "evaluate_checks", "expression_value"]
+__all__ = ["check_figures", "check_value", "evaluate_checks", "expression_value"]

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from ..constraints.checks import check_figures
 from ..plan import Plan, variant_label
 from ..recipe import Validated
 from .execution import StepRecord
@@ -91,8 +92,16 @@ def public_manifest(validated: Validated, records: list[StepRecord], chosen: int
     for sid, node in sorted(published.items()):
         ps = by_node[node]
         public_measures[sid] = ps.step.plugin.public_summary(measures[node], ps.params)
-    public_checks = [{"check": c["check"], "passed": c["passed"]} for c in checks
-                     if _check_heads(validated, c["check"]) <= set(published)]
+    public_checks = []
+    for c in checks:
+        check = _check(validated, c["check"])
+        if {name.split(".")[0] for name in check.expr.names} <= set(published):
+            entry = {"check": c["check"], "passed": c["passed"]}
+            # the figures again, from what is published of the measures only
+            figures = check_figures(check.expr, public_measures)
+            if figures:
+                entry["figures"] = figures
+            public_checks.append(entry)
     out = {
         "sdcflow": __version__,
         "layout": LAYOUT,
@@ -115,6 +124,5 @@ def public_params(plugin, params: dict) -> dict:
     return {k: v for k, v in params.items() if k in allowed}
 
 
-def _check_heads(validated: Validated, text: str) -> set[str]:
-    check = next(c for c in validated.recipe.checks if c.text == text)
-    return {name.split(".")[0] for name in check.expr.names}
+def _check(validated: Validated, text: str):
+    return next(c for c in validated.recipe.checks if c.text == text)

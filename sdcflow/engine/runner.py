@@ -37,7 +37,7 @@ from .cache import Cache
 from .canonical import pretty_json
 from .checks import evaluate_checks
 from .execution import StepRecord, execute, step_rng
-from .manifest import full_manifest, public_manifest, published_nodes
+from .manifest import full_manifest, public_manifest
 from .outputs import MANIFEST, RUN_LOG, check_target, replace_output
 from .progress import RunObserver, as_observer
 
@@ -65,6 +65,7 @@ class RunResult:
     external_report: Callable[[], str] | None = None
     notes: list[str] = field(default_factory=list)  # e.g. cache entries recomputed
     household_ids: pd.DataFrame | None = None  # original -> released id (internal)
+    tables: dict = field(default_factory=dict)  # table id -> the protected table released
 
     @property
     def public_dir(self) -> Path | None:
@@ -129,7 +130,7 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     failures = [c for c in checks if not c["passed"]]
     result = RunResult(measures, released, per_record, checks, manifest, None, records,
                        publishes=chosen is not None and ("path" in release or bool(tables)),
-                       notes=list(cache.notes))
+                       notes=list(cache.notes), tables=tables)
     result.report = lambda: report_html(validated, result, released_ok=not failures)
     if failures:
         raise CheckFailed([_failure_text(c) for c in failures], result)
@@ -161,11 +162,13 @@ def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: d
                    chosen: int | None, released: dict[str, str] | None = None) -> None:
     """Write every output file into ``tmp`` (the directory being built); ``released``:
     files already written into ``public/`` (by the Dask engine's workers) and their sha256."""
+    from ..report import pdf_bytes
     from ..tables import internal_frame, release_frame
 
     release = validated.recipe.release
     public = tmp / PUBLIC
     released = dict(released or {})
+    result.tables = tables
     if result.data is not None and "path" in release:
         rel = Path(release["path"])
         write_table(released_numbers(result.data, *release_rounding(validated.recipe)),
@@ -179,10 +182,16 @@ def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: d
     if chosen is not None:
         result.public_manifest["released"] = dict(sorted(released.items()))
         _write_text(public / MANIFEST, pretty_json(result.public_manifest))
-        _write_text(public / "report.html", result.external_report())
+        external = result.external_report()
+        _write_text(public / "report.html", external)
+        if release.get("pdf"):
+            _write_bytes(public / "report.pdf", pdf_bytes(external, validated.recipe.name))
     _write_text(tmp / "measures.json", pretty_json({"measures": result.measures,
                                                      "checks": result.checks}))
-    _write_text(tmp / "report.html", result.report())
+    internal = result.report()
+    _write_text(tmp / "report.html", internal)
+    if release.get("pdf"):
+        _write_bytes(tmp / "report.pdf", pdf_bytes(internal, validated.recipe.name))
     if result.household_ids is not None:
         write_table(result.household_ids, tmp / HOUSEHOLD_IDS, "csv")
     files = {}
@@ -219,8 +228,12 @@ def run_log(result: RunResult) -> dict:
 
 
 def _write_text(path: Path, text: str) -> None:
+    _write_bytes(path, text.encode("utf-8"))
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, "utf-8")
+    path.write_bytes(data)
     path.chmod(0o644)
 
 
@@ -229,24 +242,10 @@ def report_html(validated: Validated, result: RunResult, *, released_ok: bool,
     """The HTML report of a run (see :mod:`sdcflow.report`): the internal one, or with
     ``external`` the one for public/ (published measures and public parameters only, no
     original data, no recipe text)."""
-    from ..report import render_report
+    from ..report import render_report, report_data
 
-    recipe = validated.recipe
-    keys = recipe.meta().names("key")
-    if not external:
-        return render_report(recipe_name=recipe.name, recipe_text=recipe.text,
-                             manifest=result.manifest, measures=result.measures,
-                             checks=result.checks,
-                             original=validated.data.frame if validated.data else None,
-                             released=result.data, keys=keys, released_ok=released_ok,
-                             publishes=result.publishes)
-    pub = result.public_manifest
-    nodes = published_nodes(validated, chosen)
-    return render_report(recipe_name=recipe.name, recipe_text=None, manifest=pub,
-                         measures={sid: pub["measures"][sid] for sid in nodes},
-                         checks=pub["checks"], original=None, released=result.data,
-                         keys=keys, released_ok=True, publishes=result.publishes,
-                         external=True)
+    return render_report(report_data(validated, result, released_ok=released_ok,
+                                     external=external, chosen=chosen))
 
 
 def _failure_text(check: dict) -> str:

@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from ..constraints import ExprError, parse
 from ..constraints.checks import expression_value
+from ..plain_words import figure
 from ..registry import Measure, MeasureResult, register
 from ..results import NUMBER, TEXT, record
 
@@ -44,6 +45,14 @@ class Score(Measure):
                           "description": "Weight of IL; DR gets 1 - il_weight."},
         },
     }
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "score" not in result:
+            return self.summary
+        return (f"Score {figure(result['score'])}: information loss {result.get('il_expr')} = "
+                f"{figure(result.get('il'))} and disclosure risk {result.get('dr_expr')} = "
+                f"{figure(result.get('dr'))}, weighted {figure(result.get('il_weight'))} : "
+                f"{figure(1 - result.get('il_weight', 0.5))} (Domingo-Ferrer & Torra 2001).")
 
     def reads(self, params, meta):
         return set()

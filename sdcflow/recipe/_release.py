@@ -66,6 +66,12 @@ def release_problems(recipe: Recipe) -> list[Problem]:
         elif step.kind != "measure":
             out.append(doc.problem(where, f"release.measures: '{sid}' is a method; only the "
                                    "results of measure steps are published"))
+    if release.get("pdf") is True:
+        from ..report.pdf import pdf_problem
+
+        problem = pdf_problem()
+        if problem is not None:
+            out.append(doc.problem(("release", "pdf"), f"release.pdf: {problem}"))
     return out
 
 

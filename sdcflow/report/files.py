@@ -1,6 +1,6 @@
-"""Writing a report file on its own (``sdcflow report -o FILE``): like the output
-directory, a report file may only replace a report sdcflow wrote for the same recipe,
-and it is written atomically."""
+"""Writing a report file on its own (``sdcflow report -o FILE``, HTML or PDF): like the
+output directory, a report file may only replace a report sdcflow wrote for the same
+recipe, and it is written atomically."""
 
 from __future__ import annotations
 
@@ -11,31 +11,43 @@ from pathlib import Path
 
 from ..errors import OutputError
 from .html import GENERATOR
+from .pdf import pdf_marker
 
 
-def write_report(target: Path, html: str, recipe_name: str) -> None:
-    """Write ``html`` to ``target``; an existing file is replaced only when it is an
-    sdcflow report of recipe ``recipe_name`` (raises :class:`OutputError` otherwise)."""
+def _ours(head: bytes, tail: bytes, recipe_name: str) -> bool:
+    if head.startswith(b"%PDF"):
+        return pdf_marker(recipe_name) in tail
+    text = head.decode("utf-8", "replace")
+    mark = f'<meta name="sdcflow-recipe" content="{escape(recipe_name)}">'
+    return GENERATOR in text and mark in text
+
+
+def write_report(target: Path, content: str | bytes, recipe_name: str) -> None:
+    """Write ``content`` (the HTML page, or the PDF's bytes) to ``target``; an existing
+    file is replaced only when it is an sdcflow report of recipe ``recipe_name`` (raises
+    :class:`OutputError` otherwise)."""
     target = Path(os.path.abspath(target))
     if os.path.lexists(target):
         if target.is_symlink() or not target.is_file():
             raise OutputError(f"{target} exists and is not a report file; nothing was touched")
         try:
             with open(target, "rb") as fh:
-                head = fh.read(4096).decode("utf-8", "replace")
+                head = fh.read(4096)
+                fh.seek(max(0, os.fstat(fh.fileno()).st_size - 4096))
+                tail = fh.read()
         except OSError as exc:
             raise OutputError(f"cannot read {target}: {exc.strerror or exc}") from None
-        mark = f'<meta name="sdcflow-recipe" content="{escape(recipe_name)}">'
-        if GENERATOR not in head or mark not in head:
+        if not _ours(head, tail, recipe_name):
             raise OutputError(f"{target} exists and is not an sdcflow report of recipe "
                               f"'{recipe_name}'; nothing was touched: give another file")
+    data = content.encode("utf-8") if isinstance(content, str) else content
     tmp = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix=f".{target.name}.tmp-", dir=target.parent)
         tmp = Path(name)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(html)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
         tmp = None

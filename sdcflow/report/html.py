@@ -1,25 +1,43 @@
-"""The HTML report: one self-contained page (no scripts, no external files), written
-with the standard library's escaping so that recipe text cannot inject markup."""
+"""The HTML report: one self-contained page (no scripts, no external files; pictures are
+inline SVG), written with the standard library's escaping so that recipe text cannot
+inject markup. The summary comes first (released or not, each check with its figures,
+the risk before and after, the utility cost), then one section per step in plain words
+with its key figures and pictures, the R-U map, the protected tables, the key variables
+before and after, every measure's result, and (internal report) the recipe."""
 
 from __future__ import annotations
 
 import json
 from html import escape
 
-import pandas as pd
+from . import figures
+from .build import ReportData
+from .grid import table_grid
+from .headline import number_text, risk_figures, utility_figures
+from .pictures import step_pictures
+from .rumap import ru_ranking
+from .style import STYLE
 
-from ..data.text import text_column
-from .rumap import ru_map_svg, ru_points, ru_ranking
+GENERATOR = '<meta name="generator" content="sdcflow">'
 
-_STYLE = """
-body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em;color:#222;max-width:70em}
-h1{font-size:1.6em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:.5em 0;font-size:.9em}
-td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left;vertical-align:top}
-th{background:#f0f0f0}.pass{color:#176b2c;font-weight:bold}.fail{color:#a11;font-weight:bold}
-pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}
-.num{text-align:right}
-"""
+_STATUS = {
+    "released": ("released", ("Released: every check passed and the data below were "
+                              "written for publication.")),
+    "failed": ("failed", "Not released: a check failed, so nothing was published."),
+    "measures": ("measures", ("Measures only: every check passed; this recipe releases no "
+                              "data.")),
+}
+
+
+def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset(),
+           css: str = "") -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="num">{escape(c)}</td>' if i in numeric
+                         else f"<td>{escape(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in rows)
+    cls = f' class="{css}"' if css else ""
+    return f"<table{cls}><tr>{head}</tr>{body}</table>"
 
 
 def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:
@@ -30,119 +48,189 @@ def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:
         return out
     if isinstance(value, list) and len(value) > 12:
         value = value[:12] + ["..."]
-    if isinstance(value, float):
-        return [(prefix, f"{value:.6g}")]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [(prefix, number_text(value))]
     return [(prefix, json.dumps(value) if isinstance(value, (list, bool)) or value is None
              else str(value))]
 
 
-def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f'<td class="num">{escape(c)}</td>' if i in numeric
-                         else f"<td>{escape(c)}</td>" for i, c in enumerate(row)) + "</tr>"
-        for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+_ECHOES = frozenset({"variables", "weight", "reference", "method", "qual", "alpha"})
 
 
-def _natural(value: str):
-    """Sort numbers as numbers and text as text, missing last."""
-    try:
-        return (value == "(missing)", 0, float(value), "")
-    except ValueError:
-        return (value == "(missing)", 1, 0.0, value)
+def step_figures(step, result) -> list[tuple[str, str]]:
+    """The figures of one result of ``step``: the headline figures of its plugin (what the
+    summary compares) first, then the other numbers of the result; a mapping of numbers
+    (one per variable, say) only for plugins without headline figures."""
+    headline = risk_figures(step.plugin, result) + utility_figures(step.plugin, result) \
+        if isinstance(result, dict) else []
+    rows = [(label, number_text(v)) for label, v in headline]
+    rows += key_figures(result, step.params, mappings=not headline)
+    return rows
 
 
-def _frequencies(original: pd.DataFrame | None, released: pd.DataFrame | None, name: str,
-                 limit: int = 25, labels: dict | None = None) -> str:
-    """The counts of each value of ``name`` before and after; a value with a label (from
-    the input file's value labels) is shown as ``code (label)``."""
-    def counts(frame: pd.DataFrame) -> pd.Series:
-        return text_column(frame[name]).fillna("(missing)").value_counts(dropna=False)
-
-    columns = [(label, counts(frame)) for label, frame in
-               (("original", original), ("released", released))
-               if frame is not None and name in frame]
-    values = sorted(set().union(*(c.index for _, c in columns)), key=_natural)
-    header = [name] + [label for label, _ in columns]
-    labels = labels or {}
-    rows = [[f"{v} ({labels[v]})" if v in labels else v] + [str(int(c.get(v, 0)))
-                                                           for _, c in columns]
-            for v in values[:limit]]
-    if len(values) > limit:
-        rows.append([f"... {len(values) - limit} more"] + [""] * (len(header) - 1))
-    return _table(header, rows, {1, 2})
-
-
-GENERATOR = '<meta name="generator" content="sdcflow">'
-
-
-def render_report(*, recipe_name: str, recipe_text: str | None, manifest: dict,
-                  measures: dict, checks: list[dict], original: pd.DataFrame | None,
-                  released: pd.DataFrame | None, keys: list[str], released_ok: bool,
-                  publishes: bool, external: bool = False) -> str:
-    """The report page as a string (deterministic: same inputs, same bytes).
-
-    The internal report shows everything; the ``external`` one (for public/, as
-    sdcMicro's ``report(internal = FALSE)``) gets the public manifest and only the
-    published measures, and shows no original data, seed or recipe text."""
-    kind = "external report" if external else "internal report"
-    parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR}"
-             f"<meta name=\"sdcflow-recipe\" content=\"{escape(recipe_name)}\">"
-             f"<title>sdcflow report: {escape(recipe_name)}</title><style>{_STYLE}</style>"
-             f"</head><body><h1>sdcflow report: {escape(recipe_name)}</h1>"
-             f"<p>{kind}{' (do not publish)' if not external else ''}</p>")]
-    if not released_ok:
-        status = "not released: a check failed"
-    elif not publishes:
-        status = "measures only (no data released)"
-    else:
-        status = "released"
-    about = (f"<p>Status: <b>{escape(status)}</b>. sdcflow {escape(manifest['sdcflow'])}, "
-             f"recipe sha256 <code>{escape(manifest['recipe']['sha256'][:16])}</code>")
-    if not external:
-        about += (f", seed {manifest['seed']}, input "
-                  f"<code>{escape(str(manifest['input'].get('file', '')))}</code>")
-    parts.append(about + ".</p>")
-    parts.append("<h2>Checks</h2>")
-    if checks:
-        rows = [[c["check"] + (f" [{c['variant']}]" if "variant" in c else ""),
-                 "pass" if c["passed"] else "FAIL", c.get("message", c.get("error", ""))]
-                for c in checks]
-        table = _table(["check", "result", "note"], rows)
-        table = table.replace("<td>pass</td>", '<td class="pass">pass</td>').replace(
-            "<td>FAIL</td>", '<td class="fail">FAIL</td>')
-        parts.append(table)
-    else:
-        parts.append("<p>No checks.</p>")
-    parts.append("<h2>Steps</h2>")
+def key_figures(result, params=None, mappings: bool = True) -> list[tuple[str, str]]:
+    """The figures of a step's result worth a line: its numbers and short texts, and a
+    mapping of numbers (one per variable, say) on one line; deeper structures (matrices,
+    lists of groups) are left to the pictures and the appendix. Entries that only repeat
+    the step's parameters (or the variables it read) are left out."""
     rows = []
-    for step in manifest["steps"]:
-        kind = "method" if "method" in step else "measure"
-        params = json.dumps(step["params"], sort_keys=True)
-        info = json.dumps(step.get("info", {}), sort_keys=True) if step.get("info") else ""
-        rows.append([step["id"], f"{kind} {step[kind]}", params, info])
-    parts.append(_table(["step", "plugin", "parameters", "result"], rows))
-    points = ru_points(measures)
-    if points:
-        parts.append("<h2>R-U map</h2>")
-        parts.append(ru_map_svg(points))
-        parts.append(_table(["variant", "DR", "IL", "score", "rank", "Pareto"],
-                            ru_ranking(measures), {1, 2, 3, 4}))
-    parts.append("<h2>Measures</h2>")
-    for node, summary in measures.items():
+    if not isinstance(result, dict):
+        return rows
+    params = params or {}
+    for key, value in result.items():
+        if key in _ECHOES or (key in params and params[key] == value):
+            continue
+        label = str(key).replace("_", " ")
+        if isinstance(value, (int, float, bool)) or value is None:
+            rows.append((label, number_text(value)))
+        elif isinstance(value, str) and len(value) <= 120:
+            rows.append((label, value))
+        elif mappings and isinstance(value, dict) and 0 < len(value) <= 12 and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool)
+                for v in value.values()):
+            rows.append((label, ", ".join(f"{k}: {number_text(v)}" for k, v in value.items())))
+        elif isinstance(value, list) and len(value) <= 8 and all(
+                isinstance(v, (str, int, float)) for v in value):
+            rows.append((label, ", ".join(map(str, value))))
+    return rows
+
+
+def _checks(data: ReportData) -> str:
+    if not data.checks:
+        return "<p>The recipe has no checks.</p>"
+    rows = []
+    for c in data.checks:
+        name = c["check"] + (f" [{c['variant']}]" if "variant" in c else "")
+        figures_text = "; ".join(f"{k} = {number_text(v)}" for k, v in
+                                 (c.get("figures") or {}).items())
+        note = c.get("message", c.get("error", ""))
+        css = "pass" if c["passed"] else "fail"
+        rows.append(f"<tr><td><code>{escape(name)}</code></td><td>{escape(figures_text)}</td>"
+                    f'<td class="{css}">{"pass" if c["passed"] else "FAIL"}</td>'
+                    f"<td>{escape(note)}</td></tr>")
+    return ("<table><tr><th>check (threshold)</th><th>figure</th><th>result</th>"
+            "<th>note</th></tr>" + "".join(rows) + "</table>")
+
+
+def _summary(data: ReportData) -> str:
+    css, text = _STATUS[data.status]
+    parts = ['<section id="summary"><h2>Summary</h2>',
+             f'<p class="status {css}">{escape(text)}</p>', "<h3>Checks</h3>", _checks(data)]
+    if data.risk:
+        parts.append("<h3>Disclosure risk before and after</h3>")
+        parts.append(_table(["figure", "original data", "released data"],
+                            [[label, number_text(b), number_text(a)]
+                             for label, b, a in data.risk], {1, 2}))
+    if data.utility:
+        parts.append("<h3>Utility cost</h3>")
+        parts.append(_table(["figure", "value"], [[label, number_text(v)]
+                                                 for label, v in data.utility], {1}))
+    if any(s.kind == "method" for s in data.steps):
+        parts.append("<h3>What the methods did</h3><ol>")
+        for step in (s for s in data.steps if s.kind == "method"):
+            parts.append(f'<li><a href="#step-{escape(step.id)}">{escape(step.id)}</a> '
+                         f"({escape(step.plugin)}): {escape(step.explanation)}</li>")
+        parts.append("</ol>")
+    parts.append("<h3>About this run</h3>")
+    parts.append("<table>" + "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>"
+                                     for k, v in data.about) + "</table>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _step(number: int, data: ReportData, step, last_writer: dict) -> str:
+    anchor = escape(step.id)
+    parts = [(f'<section class="step" id="step-{anchor}"><h3>{number}. {anchor} '
+              f'<span class="plugin">{escape(step.kind)} {escape(step.plugin)}</span></h3>'),
+             f"<p>{escape(step.explanation)}</p>"]
+    shown = [(label, result) for label, result in step.results if result is not None]
+    if len(shown) > 1:
+        names = []
+        for _, result in shown:
+            names += [k for k, _ in step_figures(step, result) if k not in names]
+        names = names[:6]
+        rows = []
+        for label, result in shown:
+            figs = dict(step_figures(step, result))
+            rows.append([label] + [figs.get(n, "") for n in names])
+        parts.append(_table(["variant"] + names, rows, set(range(1, len(names) + 1))))
+    elif shown:
+        figs = step_figures(step, shown[0][1])
+        if figs:
+            parts.append(_table(["figure", "value"], [list(f) for f in figs], {1}, "figures"))
+    elif data.external and step.kind == "measure":
+        parts.append("<p>(Its result is not published.)</p>")
+    params = {k: v for k, v in step.params.items()}
+    if params:
+        parts.append('<p class="params">Parameters: ' + escape(", ".join(
+            f"{k} = {json.dumps(v, sort_keys=True)}" for k, v in params.items())) + "</p>")
+    parts += step_pictures(data, step, last_writer)
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _ru(data: ReportData) -> str:
+    if not data.ru:
+        return ""
+    svg = figures.ru_map(data.ru, released=data.released_variant, dr_name=data.ru_axes[0],
+                         il_name=data.ru_axes[1])
+    ranking = ru_ranking(data.measures)
+    return ('<section id="ru-map"><h2>R-U map</h2><p>Each variant of the recipe\'s grid '
+            "as a point: its disclosure risk across, its information loss up (Duncan, "
+            "Keller-McNulty and Stokes 2001); lower and further left is better; the "
+            "variants on the Pareto front are not beaten on both.</p>"
+            f'<figure>{svg}</figure>'
+            + _table(["variant", "DR", "IL", "score", "rank", "Pareto"], ranking,
+                     {1, 2, 3, 4}) + "</section>")
+
+
+def _tables(data: ReportData) -> str:
+    if not data.tables:
+        return ""
+    parts = ['<section id="tables"><h2>Protected tables</h2>']
+    for tid, (frame, dims) in data.tables.items():
+        parts.append(f"<h3>{escape(tid)}</h3>")
+        parts.append(table_grid(tid, frame, dims, data.external))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def render_report(data: ReportData) -> str:
+    """The report page as a string (deterministic: same inputs, same bytes)."""
+    kind = "External report (safe to publish)" if data.external else \
+        "Internal report: holds original data, do not publish"
+    parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR}"
+              f"<meta name=\"sdcflow-recipe\" content=\"{escape(data.recipe_name)}\">"
+              f"<title>sdcflow report: {escape(data.recipe_name)}</title>"
+              f"<style>{STYLE}</style></head><body>"
+              f"<h1>sdcflow report: {escape(data.recipe_name)}</h1>"
+              f'<p class="kind">{escape(kind)}</p>')]
+    parts.append(_summary(data))
+    parts.append('<section id="steps"><h2>Steps</h2>')
+    last_writer = {}
+    for step in data.steps:
+        # a suppression's section shows the suppressions, so the distribution of a
+        # variable goes with the last method that changed its values otherwise
+        result = step.released_result
+        if isinstance(result, dict) and isinstance(result.get("suppressions"), dict):
+            continue
+        for name in step.writes:
+            last_writer[name] = step.id
+    for number, step in enumerate(data.steps, 1):
+        parts.append(_step(number, data, step, last_writer))
+    parts.append("</section>")
+    parts.append(_ru(data))
+    parts.append(_tables(data))
+    from .pictures import key_variables
+
+    parts.append(key_variables(data))
+    parts.append('<section id="measures"><h2>Appendix: every measure\'s result</h2>')
+    for node, summary in data.measures.items():
         parts.append(f"<h3>{escape(node)}</h3>")
-        parts.append(_table(["measure", "value"], [list(r) for r in _flatten(summary)], {1}))
-    shown = [n for n in keys if (original is not None and n in original) or
-             (released is not None and n in released)]
-    if shown:
-        parts.append("<h2>Key variables" + (" before and after</h2>" if original is not None
-                                            else " in the release</h2>"))
-        value_labels = (manifest.get("input") or {}).get("value_labels") or {}
-        for name in shown:
-            parts.append(_frequencies(original, released, name, labels=value_labels.get(name)))
-    if recipe_text is not None:
-        parts.append("<h2>Recipe</h2>")
-        parts.append(f"<pre>{escape(recipe_text)}</pre>")
+        parts.append(_table(["result", "value"], [list(r) for r in _flatten(summary)], {1}))
+    parts.append("</section>")
+    if data.recipe_text is not None:
+        parts.append('<section id="recipe"><h2>Recipe</h2>')
+        parts.append(f"<pre>{escape(data.recipe_text)}</pre></section>")
     parts.append("</body></html>\n")
     return "".join(parts)

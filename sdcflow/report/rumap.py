@@ -5,8 +5,6 @@ same bytes on every run (fixed hash salt, no date, text kept as text)."""
 
 from __future__ import annotations
 
-import io
-
 
 def ru_points(measures: dict) -> list[tuple[str, float, float]]:
     """(label, DR, IL) of every ``score`` result in ``measures`` (keyed by node id, in
@@ -44,30 +42,9 @@ def ru_ranking(measures: dict) -> list[list[str]]:
             for (label, d, i, s), r, f in zip(rows, ranks, front)]
 
 
-def ru_map_svg(points: list[tuple[str, float, float]]) -> str:
-    """The R-U map of ``points`` as SVG text (empty string without points)."""
-    if not points:
-        return ""
-    import matplotlib
+def ru_map_svg(points: list[tuple[str, float, float]], released: str | None = None) -> str:
+    """The R-U map of ``points`` as SVG text (empty string without points), the
+    ``released`` variant circled (see :func:`sdcflow.report.figures.ru_map`)."""
+    from .figures import ru_map
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with matplotlib.rc_context({"svg.hashsalt": "sdcflow", "svg.fonttype": "none",
-                                "font.family": "DejaVu Sans", "font.size": 9}):
-        fig, ax = plt.subplots(figsize=(5.5, 4.0))
-        xs = [p[1] for p in points]
-        ys = [p[2] for p in points]
-        ax.plot(xs, ys, "o-", color="#1f5f99", markersize=5, linewidth=1)
-        for label, x, y in points:
-            ax.annotate(label, (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
-        ax.set_xlabel("disclosure risk (DR)")
-        ax.set_ylabel("information loss (IL)")
-        ax.set_title("R-U map")
-        ax.grid(True, linewidth=0.3)
-        fig.tight_layout()
-        buf = io.StringIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-        plt.close(fig)
-    text = buf.getvalue()
-    return text[text.index("<svg"):]  # drop the XML prolog: the SVG goes inline
+    return ru_map(points, released=released)

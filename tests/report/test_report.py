@@ -26,7 +26,7 @@ def test_run_writes_a_byte_stable_report(tmp_path):
     assert first.manifest["files"]["report.html"] == second.manifest["files"]["report.html"]
     html = a.decode()
     assert "<h1>sdcflow report: quickstart</h1>" in html
-    assert "Status: <b>released</b>" in html
+    assert "Released: every check passed" in html
     # before/after frequencies of a key variable: water 6, 7, 9 merged into 6-9
     assert "<tr><td>6-9</td><td class=\"num\">0</td><td class=\"num\">97</td></tr>" in html
 
@@ -42,7 +42,7 @@ def test_sweep_report_has_an_ru_map(write_recipe, tmp_path):
     path = write_recipe(SWEEP)
     assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 0
     html = (tmp_path / "r.html").read_text()
-    assert "<h2>R-U map</h2><svg" in html
+    assert '<section id="ru-map"><h2>R-U map</h2>' in html and "<figure><svg" in html
     assert "<td>k=2</td>" in html and "<td>k=5</td>" in html
 
 
@@ -52,7 +52,7 @@ def test_report_is_written_when_a_check_fails(tmp_path, capsys):
     assert main(["report", str(recipe), "-o", str(tmp_path / "r.html")]) == 0
     assert "1 check(s) failed" in capsys.readouterr().out
     html = (tmp_path / "r.html").read_text()
-    assert "not released: a check failed" in html and 'class="fail">FAIL' in html
+    assert "Not released: a check failed" in html and 'class="fail">FAIL' in html
 
 
 def test_ru_map_svg_is_deterministic():

@@ -28,6 +28,7 @@ from ...kernels.linkage.distance_linkage import nearest_links
 from ...kernels.linkage.links import Links
 from ...kernels.linkage.pairwise_links import kernel_distance, pairwise_links
 from ...kernels.linkage.probabilistic_linkage import probabilistic_links
+from ...plain_words import figure
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import (
     COUNT,
@@ -218,6 +219,14 @@ class RecordLinkage(Measure):
             "reference": REFERENCE,
         },
     }
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "percent" not in result:
+            return self.summary
+        return ("An intruder who holds the original values links each released record to the "
+                f"closest original record ({result.get('method', params.get('method'))} "
+                f"record linkage): {figure(result['percent'])}% of the records are linked to "
+                "their own original.")
 
     def check(self, params, meta):
         names = self.variables(params, meta)

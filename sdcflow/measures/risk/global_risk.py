@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from ...data.codes import key_codes
 from ...kernels.risk.risk import household_risk
+from ...plain_words import figure
 from ...registry import MeasureResult, register
 from ...results import COUNT, NUMBER, TEXT, Record, record
 from .frequencies import single_role
@@ -28,6 +29,19 @@ class GlobalRisk(RiskMeasure):
     }
 
     version = "2"  # 2: household (hierarchical) risk in household surveys
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "expected_reidentifications" not in result:
+            return self.summary
+        text = (f"The expected number of records an intruder re-identifies is "
+                f"{figure(result['expected_reidentifications'])} "
+                f"({figure(result.get('percent'))}% of the records).")
+        household = result.get("household")
+        if isinstance(household, dict) and "percent" in household:
+            text += (f" Counting a household as re-identified when one of its members is: "
+                     f"{figure(household.get('expected_reidentifications'))} "
+                     f"({figure(household['percent'])}%).")
+        return text
 
     def reads(self, params, meta):
         household = single_role(meta, "household")

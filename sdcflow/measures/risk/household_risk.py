@@ -14,6 +14,7 @@ import pandas as pd
 from ...data.codes import key_codes
 from ...data.dataset import Metadata
 from ...kernels.risk.risk import household_risk
+from ...plain_words import figure
 from ...registry import Finding, MeasureResult, register
 from ...results import COUNT, NUMBER, TEXT, Record
 from .frequencies import single_role
@@ -29,6 +30,13 @@ class HouseholdRisk(RiskMeasure):
         "additionalProperties": False,
         "properties": RISK_PARAMS,
     }
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "percent" not in result:
+            return self.summary
+        return ("A household is re-identified when any of its members is: expected "
+                f"{figure(result.get('expected_reidentifications'))} re-identifications "
+                f"({figure(result['percent'])}% of the records).")
 
     def household(self, meta: Metadata) -> str | None:
         return single_role(meta, "household")

@@ -17,8 +17,9 @@ from ...data.dataset import Dataset
 from ...data.key_table import combine_tables, partial_table, table_frequencies
 from ...distribution import MapReduce
 from ...kernels.risk.risk import METHODS, individual_risk
+from ...plain_words import figure
 from ...registry import MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, TEXT, Record, Text
+from ...results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
 from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, KeyFrequencyMeasure, weight_shape
 
 RISK_PARAMS: dict = {
@@ -125,6 +126,18 @@ class _PartitionedRisk:
         return _risk_finish(state, params)
 
 
+RISK_BANDS = (0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+
+
+def risk_bands(risk: np.ndarray, count: np.ndarray) -> dict:
+    """The records in each band [a, b) of risk (the last band [0.5, 1] closed): the
+    distribution the report draws, as sdcMicro's plot of individual risk does."""
+    edges = np.array(RISK_BANDS)
+    band = np.clip(np.searchsorted(edges, risk, side="right") - 1, 0, len(edges) - 2)
+    records = np.bincount(band, weights=count, minlength=len(edges) - 1)
+    return {"edges": list(RISK_BANDS), "records": [int(c) for c in np.rint(records)]}
+
+
 def _risk_finish(state, params) -> MeasureResult:
     """The summary of :meth:`IndividualRisk.evaluate` from the global table of key
     combinations: the risk of a record is that of its combination, and the figures are
@@ -153,6 +166,7 @@ def _risk_finish(state, params) -> MeasureResult:
                         "high_risk": int(count[(r > median + 3 * mad) & (r > 0.1)].sum())})
     else:
         summary.update({"max": None, "mean": None, "median": None, "high_risk": 0})
+    summary["distribution"] = risk_bands(r, count)
     if params.get("threshold") is not None:
         above = int(count[r > params["threshold"]].sum())
         summary.update({"threshold": params["threshold"], "above_threshold": above,
@@ -165,17 +179,30 @@ def _risk_finish(state, params) -> MeasureResult:
 class IndividualRisk(_PartitionedRisk, RiskMeasure):
     name = "individual_risk"
     summary = "Individual re-identification risk of each record (sdcMicro's indivRisk)."
+    version = "2"  # 2: the distribution of the risk in bands (for the report)
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
         "properties": RISK_PARAMS,
     }
 
+    def explain(self, params, result):
+        if not isinstance(result, dict) or result.get("max") is None:
+            return self.summary
+        text = ("The risk that an intruder who knows a record's key values re-identifies it "
+                "(Benedetti & Franconi 1998, as sdcMicro's indivRisk): highest "
+                f"{figure(result['max'])}, mean {figure(result.get('mean'))}.")
+        if "above_threshold" in result:
+            text += (f" {figure(result['above_threshold'])} records lie above the threshold "
+                     f"{figure(result.get('threshold'))}.")
+        return text
+
     def result_shape(self, params, meta):
         # (max, mean and median are null without records)
         return Record({**risk_fields(self, params, meta), "max": NUMBER.with_null(),
                        "mean": NUMBER.with_null(), "median": NUMBER.with_null(),
-                       "high_risk": COUNT})
+                       "high_risk": COUNT, "distribution": Record(
+                           {"edges": ListOf(NUMBER), "records": ListOf(COUNT)})})
 
     def evaluate(self, data, params, rng, *, original):
         """The risk per record and its distribution: ``max``, ``mean``, ``median``,
@@ -194,6 +221,7 @@ class IndividualRisk(_PartitionedRisk, RiskMeasure):
             })
         else:
             summary.update({"max": None, "mean": None, "median": None, "high_risk": 0})
+        summary["distribution"] = risk_bands(r, np.ones(n))
         summary.update(above_threshold(r, params))
         return MeasureResult(summary, pd.DataFrame({"risk": r}, index=data.frame.index))
 

@@ -24,6 +24,7 @@ from ...data.key_table import (
 from ...data.strata import stratum_codes
 from ...distribution import MapReduce
 from ...kernels.risk.frequencies import frequencies
+from ...plain_words import figure, get
 from ...registry import Measure, MeasureResult, register, strata_param
 from ...results import COUNT, NAMES, NUMBER, Keyed, Record, by_values
 from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, single_role
@@ -56,6 +57,16 @@ class KAnonymity(Measure):
     default_roles = ("key",)
     stratified = True
     distribution = MapReduce(rounds=1)  # from the global table of key combinations
+
+    def explain(self, params, result):
+        violations = get(result, "violations")
+        if not isinstance(violations, dict):
+            return self.summary
+        percent = get(result, "percent", {}) or {}
+        parts = [f"{figure(v)} records ({figure(percent.get(k))}%) violate {k}-anonymity"
+                 for k, v in violations.items()]
+        return ("Records whose combination of key values is shared by fewer than k records "
+                "can be singled out: " + "; ".join(parts) + ".")
 
     def reads(self, params, meta):
         return super().reads(params, meta) | set(meta.names("weight"))

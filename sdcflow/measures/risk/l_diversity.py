@@ -21,6 +21,7 @@ from ...data.codes import key_codes
 from ...data.dataset import Metadata
 from ...kernels.risk.frequencies import row_ids
 from ...kernels.risk.risk import l_diversity
+from ...plain_words import figure
 from ...registry import Finding, Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, Record, by_variable
 from ...suggest import did_you_mean
@@ -46,6 +47,14 @@ class LDiversity(Measure):
             },
         },
     }
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "below_l" not in result:
+            return self.summary
+        return (f"{figure(result['below_l'])} records ({figure(result.get('below_l_percent'))}%) "
+                f"are in groups of equal key values with fewer than {result.get('l')} "
+                "distinct values of the sensitive variable: for them the sensitive value can "
+                "be guessed (l-diversity; Machanavajjhala et al. 2007).")
 
     def named_variables(self, params: Mapping) -> list[tuple[tuple, str]]:
         out = super().named_variables(params)

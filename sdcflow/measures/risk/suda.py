@@ -22,6 +22,7 @@ import pandas as pd
 
 from ...data.codes import key_codes
 from ...kernels.risk.suda import dis_probability, dis_suda_scores, suda_scores
+from ...plain_words import figure
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, Keyed, Record, by_values, by_variable
 
@@ -61,6 +62,13 @@ class Suda(Measure):
 
     default_roles = ("key",)
     version = "2"  # 2: DIS-SUDA scores added to the results
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "records_with_msu" not in result:
+            return self.summary
+        return (f"{figure(result['records_with_msu'])} records have a minimal sample unique: a "
+                "small combination of key values no other record shares (SUDA; Elliot, "
+                "Manning & Ford 2002).")
 
     def check(self, params, meta):
         keys = self.variables(params, meta)

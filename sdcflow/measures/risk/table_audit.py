@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...plain_words import figure
 from ...registry import MeasureResult, TableMeasure, register
 from ...results import COUNT, FLAG, NUMBER, TEXT, ListOf, record
 
@@ -23,6 +24,13 @@ class TableAudit(TableMeasure):
                                      "interval."},
         },
     }
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "unprotected" not in result:
+            return self.summary
+        return ("The audit computes, by linear programming, the range an intruder can "
+                "deduce for each suppressed cell from the published cells: "
+                f"{figure(result['unprotected'])} sensitive cells are not protected.")
 
     def public_summary(self, summary, params):
         """Only the verdict and the counts: the listed cells hold the original values of

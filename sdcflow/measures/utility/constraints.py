@@ -9,6 +9,7 @@ from typing import ClassVar
 import pandas as pd
 
 from ...data.text import text_column
+from ...plain_words import figure
 from ...registry import Measure, MeasureResult, register
 from ...results import COUNT, FLAG, TEXT, Keyed, ListOf, Record, record
 from ...suggest import did_you_mean
@@ -30,6 +31,12 @@ class ConstraintViolations(Measure):
             },
         },
     }
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "total" not in result:
+            return self.summary
+        return (f"The edit constraints were checked on the data: {figure(result['total'])} "
+                "violations.")
 
     def selected(self, params, constraints):
         wanted = params.get("constraints")

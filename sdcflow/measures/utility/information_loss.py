@@ -26,6 +26,7 @@ import pandas as pd
 from ...data.dataset import Dataset
 from ...distribution import Whole
 from ...kernels.utility.continuous_information_loss import continuous_information_loss
+from ...plain_words import figure
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, TEXT, Record, record
 from ..reference import REFERENCE, same_records
@@ -68,6 +69,14 @@ class InformationLoss(Measure):
     }
 
     default_roles = ("numeric",)
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "pil" not in result:
+            return self.summary
+        return ("The release's statistics (means, variances, covariances, correlations, "
+                "quantiles) compared with the original's: probabilistic information loss "
+                f"PIL {figure(result['pil'])}% (Mateo-Sanz, Domingo-Ferrer & Sebé 2005), "
+                f"IL1s {figure(result.get('il1s'))}.")
 
     def check(self, params, meta):
         if not self.variables(params, meta):

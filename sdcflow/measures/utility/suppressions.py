@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...plain_words import figure
 from ...registry import Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NUMBER, TEXT, by_variable, record
 from ..reference import REFERENCE, same_records
@@ -29,6 +30,12 @@ class Suppressions(Measure):
     default_roles = ("key",)
 
     pairs_records = True
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "total" not in result:
+            return self.summary
+        return (f"{figure(result['total'])} values are missing in the release that were "
+                "present before the masking; per variable in the picture.")
 
     def result_shape(self, params, meta):
         names = self.variables(params, meta)

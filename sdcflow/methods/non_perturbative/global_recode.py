@@ -21,6 +21,7 @@ from ...kernels.non_perturbative.recode import (
     width_count,
 )
 from ...limits import MAX_INTERVALS, over
+from ...plain_words import figure, get, names, total
 from ...registry import Method, MethodResult, Output, register
 from ...suggest import declare_numeric
 
@@ -87,6 +88,29 @@ class GlobalRecode(Method):
         "x-error": "give exactly one of 'breaks' (with optional 'labels'), 'width', 'groups' "
                    "or 'level'",
     }
+
+    def explain(self, params, result):
+        var = params.get("variable", "?")
+        if params.get("groups"):
+            merged = "; ".join(f"{new} from {names(old)}" for new, old in
+                               params["groups"].items())
+            text = f"Categories of {var} were merged: {merged}."
+        elif params.get("breaks"):
+            text = (f"The variable {var} was recoded into {len(params['breaks']) - 1} classes "
+                    "between the "
+                    f"breaks {names(figure(b) for b in params['breaks'])}.")
+        elif params.get("width"):
+            text = (f"The variable {var} was recoded into classes of width "
+                    f"{figure(params['width'])}.")
+        else:
+            text = f"{var} was recoded to a level of its hierarchy ({params.get('level')})."
+        changed = total(get(result, "changed", get(result, "recoded")))
+        if changed is not None:
+            text += f" {figure(changed)} values changed."
+        if get(result, "outside_breaks"):
+            text += (f" {figure(result['outside_breaks'])} values outside the breaks became "
+                     "missing.")
+        return text
 
     def check(self, params, meta):
         var = meta.variables.get(params["variable"])

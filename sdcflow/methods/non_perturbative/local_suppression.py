@@ -21,6 +21,7 @@ from ...distribution import Rows, Whole, sum_info
 from ...kernels.non_perturbative.local_suppression import suppress_to_k
 from ...kernels.risk.frequencies import frequencies
 from ...limits import MAX_COMBINATIONS, over
+from ...plain_words import figure
 from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 
 
@@ -75,6 +76,18 @@ class LocalSuppression(Method):
 
     default_roles = ("key",)
     stratified = True
+
+    def explain(self, params, result):
+        text = (f"Key values were suppressed (made missing), as few and as unimportant as "
+                f"possible, until every combination of key values is shared by at least "
+                f"{params.get('k')} records ({params.get('k')}-anonymity).")
+        if isinstance(result, dict) and "total" in result:
+            text += f" {figure(result['total'])} values were suppressed"
+            if result.get("unresolved_records"):
+                text += (f"; {figure(result['unresolved_records'])} records could not be made "
+                         "safe")
+            text += "."
+        return text
 
     def check(self, params, meta):
         keys = self.variables(params, meta)

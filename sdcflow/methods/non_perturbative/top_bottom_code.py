@@ -13,6 +13,7 @@ from ...data.text import text_column
 from ...distribution import Rows
 from ...kernels.non_perturbative.recode import number_text
 from ...kernels.non_perturbative.top_bottom import code_tail, tail_mask
+from ...plain_words import figure, get
 from ...registry import Method, MethodResult, Output, numeric_output, register
 
 _TAIL = {
@@ -73,6 +74,25 @@ class TopBottomCode(Method):
             "bottom": _TAIL,
         },
     }
+
+    def explain(self, params, result):
+        var = params.get("variable", "?")
+        parts = []
+        for side, word in (("top", "above"), ("bottom", "below")):
+            spec, done = params.get(side), get(result, side)
+            if not isinstance(spec, dict):
+                continue
+            where = (f"the {figure(100 * spec['quantile'])}th percentile" if "quantile" in spec
+                     else figure(spec.get("value")))
+            text = f"values of {var} {word} {where}"
+            if isinstance(done, dict):
+                text += (f" ({figure(done.get('threshold'))}) were replaced by "
+                         f"{figure(done.get('replaced_by'))}: {figure(done.get('coded'))} "
+                         "records")
+            else:
+                text += f" were replaced by the {spec.get('replace', 'threshold')}"
+            parts.append(text)
+        return ("Top and bottom coding: " + "; ".join(parts) + ".") if parts else self.summary
 
     def check(self, params, meta):
         top, bottom = params.get("top", {}), params.get("bottom", {})

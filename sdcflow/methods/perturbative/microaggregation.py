@@ -43,6 +43,7 @@ from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
 )
 from ...kernels.risk.frequencies import frequencies
 from ...limits import MAX_CELLS, over
+from ...plain_words import names
 from ...registry import (
     Method,
     MethodResult,
@@ -132,6 +133,15 @@ class Microaggregation(Method):
         "not": {"required": ["variables", "groups"]},
         "x-error": "give 'variables' or 'groups', not both",
     }
+
+    def explain(self, params, result):
+        groups = params.get("groups") or ([params["variables"]] if params.get("variables")
+                                          else [])
+        which = "; ".join(names(g) for g in groups) or "the numeric variables"
+        return (f"Records were put into groups of at least {params.get('k')} similar records "
+                f"({str(params.get('algorithm', 'mdav')).upper()}), and the values of "
+                f"{which} were replaced by their group's {params.get('aggregation', 'mean')}, "
+                "so that no record stands out (Domingo-Ferrer & Mateo-Sanz 2002).")
 
     # --- which variables, in which groups, aggregated how ---------------------------
     def variables(self, params, meta):

@@ -68,6 +68,7 @@ from ...kernels.perturbative.noise import (
 )
 from ...kernels.perturbative.uniform_noise import uniform_noise
 from ...limits import FLOAT_MAX, NOISE_SIGMAS
+from ...plain_words import figure, get, names
 from ...registry import (
     Method,
     MethodResult,
@@ -126,6 +127,15 @@ class Noise(Method):
     default_numeric = True
     stratified = True
     strata_conflict = "'{name}' is both masked and a stratum variable"
+
+    def explain(self, params, result):
+        variables = params.get("variables") or []
+        text = (f"Random noise ({str(params.get('method', 'additive')).replace('_', ' ')}, "
+                f"k = {figure(params.get('k'))}) was added to {names(variables) or 'the numeric variables'}"
+                ", so that released values differ from the true ones.")
+        if get(result, "perturbed") is not None:
+            text += f" {figure(result['perturbed'])} values were perturbed."
+        return text
 
     def check(self, params, meta):
         names = self.variables(params, meta)

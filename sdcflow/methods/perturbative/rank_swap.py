@@ -19,6 +19,7 @@ import pandas as pd
 from ...data.codes import ordered_values
 from ...data.strata import stratum_codes, stratum_members
 from ...kernels.perturbative.rank_swap import VARIANTS, rank_swap, rank_window
+from ...plain_words import figure, get, names, total
 from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 
 _MAX_LISTED_STRATA = 50
@@ -55,6 +56,16 @@ class RankSwap(Method):
     default_roles = ("numeric",)
     stratified = True
     strata_conflict = "'{name}' is swapped, so it cannot also define strata"
+
+    def explain(self, params, result):
+        variables = params.get("variables") or list(get(result, "changed", {}) or {})
+        text = (f"Values of {names(variables) or 'the numeric variables'} were swapped between "
+                f"records whose ranks differ by at most {figure(params.get('p'))}% of the "
+                "records (rank swapping; Moore 1996).")
+        changed = total(get(result, "changed"))
+        if changed is not None:
+            text += f" {figure(changed)} values changed."
+        return text
 
     def check(self, params, meta):
         names = self.variables(params, meta)

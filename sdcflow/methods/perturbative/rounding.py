@@ -32,6 +32,7 @@ from ...kernels.perturbative.rounding import (
     round_to_vectors,
 )
 from ...limits import FLOAT_MAX
+from ...plain_words import figure, get, names, total
 from ...registry import Method, MethodResult, numeric_output, register, variables_param
 
 _POINTS = {"type": "array", "minItems": 1, "items": {"type": "number"}}
@@ -78,6 +79,14 @@ class Rounding(Method):
                                                               {"required": ["points"]}]}}],
         "x-error": "give the rounding set as exactly one of 'base', 'points' or 'vectors'",
     }
+
+    def explain(self, params, result):
+        variables = params.get("variables") or []
+        text = (f"{names(variables) or 'The numeric variables'} were rounded to multiples of "
+                f"{figure(params.get('base'))}.")
+        if get(result, "changed") is not None:
+            text += f" {figure(total(result['changed']))} values changed."
+        return text
 
     @staticmethod
     def _mapping(params) -> tuple[str, Mapping | None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...plain_words import figure
 from ...registry import MethodResult, TableMethod, register
 
 
@@ -29,6 +30,19 @@ class SecondarySuppression(TableMethod):
                            "description": "optimal: seconds for the whole search."},
         },
     }
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "secondary" not in result:
+            return ("Further (secondary) cells were suppressed so that no sensitive cell can "
+                    "be worked out from the published cells and the totals.")
+        text = (f"{figure(result['secondary'])} further (secondary) cells were suppressed "
+                f"({result.get('method', params.get('algorithm'))}) so that none of the "
+                f"{figure(result.get('primary'))} sensitive cells can be worked out from the "
+                f"published cells and the totals: {figure(result.get('suppressed'))} cells "
+                "suppressed in all")
+        if result.get("optimal"):
+            text += ", proven the least cost"
+        return text + "."
 
     def apply(self, data, params, rng):
         from ...tabular import secondary_suppression

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...data.text import text_column
+from ...plain_words import figure
 from ...registry import MethodResult, TableMethod, register
 
 _RULE = {
@@ -52,6 +53,13 @@ class SensitivityRules(TableMethod):
                                "rules)."},
         },
     }
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "primary" not in result:
+            return self.summary
+        return (f"{figure(result['primary'])} of the table's {figure(result.get('cells'))} "
+                "cells are sensitive (primary) by the sensitivity rules and will not be "
+                "published.")
 
     def check(self, params, meta):
         from ...tabular import parse_rule

@@ -1,0 +1,50 @@
+"""Figures and lists in plain words, for what plugins say of their steps in the report
+(:meth:`sdcflow.registry.Plugin.explain`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+
+def figure(value) -> str:
+    """A number for people: integers as they are (thin spaces between thousands from
+    10 000), other numbers to 4 significant digits, missing as an em dash."""
+    if value is None:
+        return "\u2014"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}".replace(",", "\u202f") if abs(value) >= 10000 else str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "\u2014"
+        if value == int(value) and abs(value) < 1e15:
+            return figure(int(value))
+        return f"{value:.4g}"
+    return str(value)
+
+
+def names(items: Iterable) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = [str(i) for i in items]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def total(value) -> int | None:
+    """A count, or the sum of a mapping of counts (one per variable), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Mapping) and value and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value.values()):
+        return sum(value.values())
+    return None
+
+
+def get(result, key, default=None):
+    """``result[key]`` when ``result`` is a mapping that has it."""
+    return result.get(key, default) if isinstance(result, Mapping) else default

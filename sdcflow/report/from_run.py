@@ -1,0 +1,145 @@
+"""Gathering :class:`~sdcflow.report.build.ReportData` from a validated recipe and the
+result of its run (in memory or on Dask)."""
+
+from __future__ import annotations
+
+from ..plan import variant_label
+from .build import ReportData, StepView, risk_before_after, utility_cost
+from .rumap import ru_points
+
+
+def _key(k) -> tuple:
+    try:
+        return (0, float(k), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(k))
+
+
+def canonical(value):
+    """``value`` with every mapping's keys in one order (numbers by value, then text), so
+    that a result read back from the cache (JSON, keys sorted as text) is shown exactly as
+    one just computed."""
+    if isinstance(value, dict):
+        return {k: canonical(value[k]) for k in sorted(value, key=_key)}
+    if isinstance(value, list):
+        return [canonical(v) for v in value]
+    return value
+
+
+def _label(node: str) -> str:
+    return node[node.index("[") + 1:-1] if "[" in node else ""
+
+
+def _when(ps, final: dict) -> str:
+    """"before" when a measure read only the original data, "after" when it read the
+    data as released, else "". A measure of a table reads the table as the step before
+    it left it: the protected one, or the one built from the original data."""
+    if ps.step.table:
+        return "after" if ps.table_input else "before"
+    reads = ps.reads if ps.reads is not None else set(ps.view)
+    reads = [c for c in reads if c in ps.view]
+    if all(ps.view[c] == "original" for c in reads):
+        return "before"
+    if all(ps.view[c] == final.get(c) for c in reads):
+        return "after"
+    return ""
+
+
+def report_data(validated, result, *, released_ok: bool, external: bool = False,
+                chosen: int | None = None) -> ReportData:
+    """The report of a run; ``external``: only what the public manifest holds."""
+    from ..engine.runner import release_labels
+    from ..tables import internal_frame, release_frame
+
+    recipe, plan = validated.recipe, validated.plan
+    release = recipe.release
+    if chosen is None and not external:
+        from ..plan import chosen_variant
+
+        chosen = chosen_variant(plan.variants, release.get("variant"))
+    variant = chosen if chosen is not None else 0
+    manifest = result.public_manifest if external else result.manifest
+    if not released_ok:
+        status = "failed"
+    elif chosen is None or not result.publishes:
+        status = "measures"
+    else:
+        status = "released"
+
+    records = {r.node: r for r in result.steps}
+    in_variant = plan.nodes_by_variant[variant]
+    final = plan.release_view(variant, release.get("from")) if plan.variants else {}
+    public_steps = {s["id"]: s for s in manifest["steps"]} if external else {}
+    published = manifest["measures"] if external else {}
+    steps: list[StepView] = []
+    timeline = []
+    for spec in recipe.steps:
+        nodes = [ps for ps in plan.steps if ps.step.id == spec.id]
+        if external:
+            if spec.id not in public_steps:
+                continue
+            entry = public_steps[spec.id]
+            result_of = published.get(spec.id) if spec.kind == "measure" else None
+            result_of = canonical(result_of)
+            results = [("", result_of)]
+            params = entry["params"]
+            released_result = result_of
+        else:
+            results = []
+            for ps in nodes:
+                record = records.get(ps.node)
+                value = (result.measures.get(ps.node) if spec.kind == "measure"
+                         else (record.info if record is not None else None))
+                results.append((_label(ps.node), canonical(value)))
+            mine = in_variant.get(spec.id)
+            record = records.get(mine) if mine else None
+            params = record.params if record is not None else dict(spec.params or {})
+            released_result = next((v for (lab, v), ps in zip(results, nodes)
+                                    if ps.node == mine), results[0][1] if results else None)
+        ps_mine = next((ps for ps in nodes if ps.node == in_variant.get(spec.id)), None)
+        writes = sorted(ps_mine.writes or ()) if ps_mine is not None and \
+            spec.kind == "method" else []
+        steps.append(StepView(spec.id, spec.kind, spec.plugin_name, params, results, writes,
+                              spec.table, released_result))
+        if spec.kind == "measure" and ps_mine is not None and (chosen is not None or
+                                                                len(plan.variants) <= 1):
+            timeline.append((spec.plugin_name, spec.id, released_result,
+                             _when(ps_mine, final)))
+
+    about = [("sdcflow", manifest["sdcflow"]),
+             ("recipe", f"{recipe.name} (sha256 {manifest['recipe']['sha256'][:16]})")]
+    if not external:
+        about += [("seed", str(manifest["seed"])),
+                  ("input", (f"{manifest['input'].get('file', '')} "
+                             f"({manifest['input'].get('records', '?')} records)"))]
+    if chosen is not None and len(plan.variants) > 1:
+        about.append(("released variant", variant_label(plan.variants[chosen])))
+
+    tables = {}
+    for tid, table in (getattr(result, "tables", None) or {}).items():
+        frame = release_frame(table) if external else internal_frame(table)
+        tables[tid] = (frame, list(table.dims))
+
+    measures = {sid: canonical(published[sid]) for sid in published} if external else \
+        {node: canonical(summary) for node, summary in result.measures.items()}
+    points = ru_points(measures)
+    axes = ("disclosure risk (DR)", "information loss (IL)")
+    score = next((v for v in measures.values() if isinstance(v, dict)
+                  and {"dr_expr", "il_expr"} <= set(v)), None)
+    if score is not None:
+        axes = (f"disclosure risk: {score['dr_expr']}", f"information loss: {score['il_expr']}")
+    released_variant = (variant_label(plan.variants[chosen]) if chosen is not None
+                        and len(plan.variants) > 1 else None)
+    labels = release_labels(validated)["value_labels"]
+    return ReportData(
+        recipe_name=recipe.name, external=external, status=status, about=about,
+        checks=list(manifest["checks"] if external else result.checks), steps=steps,
+        measures=measures,
+        original=None if external or validated.data is None else validated.data.frame,
+        # the external report shows records only where the records are published: a
+        # recipe that releases tables alone must not show counts of its microdata
+        released=result.data if not external or "path" in release else None,
+        variables=dict(recipe.variables), value_labels=labels, tables=tables,
+        risk=risk_before_after(timeline), utility=utility_cost(timeline), ru=points,
+        ru_axes=axes, released_variant=released_variant,
+        recipe_text=None if external else recipe.text)

@@ -1,0 +1,97 @@
+"""A protected table drawn as a grid, as tau-Argus shows it: the first dimension down,
+the second across (one grid per combination of the others), each cell's value with its
+status marked by colour. The internal grid shows every value and marks primary and
+secondary suppressions; the external grid shows the published values and an ``x`` for
+each suppressed cell, saying nothing of why it was suppressed."""
+
+from __future__ import annotations
+
+from html import escape
+
+import pandas as pd
+
+from ..data.text import text_column
+from .headline import number_text
+
+MAX_CELLS = 2500  # cells drawn per table; a larger table is only listed in the CSV files
+MAX_GRIDS = 12
+
+STATUS_CLASS = {"primary": "primary", "secondary": "secondary", "suppressed": "suppressed"}
+
+
+def _order(values: pd.Series) -> list[str]:
+    """The codes in the order the table holds them (totals where the table puts them)."""
+    return list(dict.fromkeys(values.tolist()))
+
+
+def _cell_text(row, external: bool) -> str:
+    status = str(row["status"])
+    if external and status == "suppressed":
+        return "x"
+    value = row.get("value")
+    if value is not None and not pd.isna(value):
+        return number_text(float(value))
+    freq = row.get("freq")
+    return number_text(int(freq)) if freq is not None and not pd.isna(freq) else ""
+
+
+def table_grid(name: str, frame: pd.DataFrame, dims: list[str], external: bool) -> str:
+    """HTML grids of the table ``frame`` (the internal frame with ``status`` primary /
+    secondary / safe..., or the release frame with published / suppressed)."""
+    if len(frame) > MAX_CELLS:
+        return (f"<p>Table <b>{escape(name)}</b> has {len(frame)} cells: too many to draw "
+                "here; see its CSV file.</p>")
+    frame = frame.copy()
+    for d in dims:
+        frame[d] = text_column(frame[d]).fillna("")
+    rows_dim = dims[0]
+    cols_dim = dims[1] if len(dims) > 1 else None
+    rest = dims[2:]
+    groups = [((), frame)] if not rest else list(frame.groupby(rest, sort=False))
+    out = [_legend(external)]
+    for key, part in groups[:MAX_GRIDS]:
+        key = key if isinstance(key, tuple) else (key,)
+        caption = escape(name) + "".join(f", {escape(d)} = {escape(str(k))}"
+                                         for d, k in zip(rest, key))
+        out.append(_one_grid(caption, part, rows_dim, cols_dim, external))
+    if len(groups) > MAX_GRIDS:
+        out.append(f"<p>... and {len(groups) - MAX_GRIDS} more layers (see the CSV file).</p>")
+    return "".join(out)
+
+
+def _one_grid(caption: str, frame: pd.DataFrame, rows_dim: str, cols_dim: str | None,
+              external: bool) -> str:
+    row_codes = _order(frame[rows_dim])
+    col_codes = _order(frame[cols_dim]) if cols_dim else [""]
+    cells = {}
+    for _, row in frame.iterrows():
+        cells[(row[rows_dim], row[cols_dim] if cols_dim else "")] = row
+    corner = escape(rows_dim) + (" / " + escape(cols_dim) if cols_dim else "")
+    head = f"<th>{corner}</th>"
+    head += "".join(f"<th>{escape(c) if cols_dim else 'value'}</th>" for c in col_codes)
+    body = []
+    for r in row_codes:
+        tds = [f"<th>{escape(r)}</th>"]
+        for c in col_codes:
+            row = cells.get((r, c))
+            if row is None:
+                tds.append('<td class="num empty"></td>')
+                continue
+            status = str(row["status"])
+            css = STATUS_CLASS.get(status, "")
+            title = status + (f": {row['rule']}" if not external and "rule" in row
+                              and isinstance(row["rule"], str) and row["rule"] else "")
+            tds.append(f'<td class="num {css}" title="{escape(title)}">'
+                       f"{escape(_cell_text(row, external))}</td>")
+        body.append("<tr>" + "".join(tds) + "</tr>")
+    return (f'<table class="grid"><caption>{caption}</caption><tr>{head}</tr>'
+            + "".join(body) + "</table>")
+
+
+def _legend(external: bool) -> str:
+    if external:
+        return ('<p class="legend"><span class="suppressed">x</span> suppressed cell '
+                "(not published)</p>")
+    return ('<p class="legend"><span class="primary">primary</span> sensitive cell, '
+            'suppressed &nbsp; <span class="secondary">secondary</span> suppressed to '
+            "protect a sensitive cell &nbsp; other cells are published</p>")

@@ -1,0 +1,112 @@
+"""The figures the report's summary puts side by side: for each risk measure the
+numbers that say how exposed the records are, for each utility measure (and method) what
+the protection cost. Each function takes a plugin name and that step's result summary
+and returns ``(label, value)`` pairs; an unknown plugin gives none."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..plain_words import figure
+
+
+def _get(summary: Mapping, *path):
+    value = summary
+    for key in path:
+        if not isinstance(value, Mapping) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def risk_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
+    """How exposed the records are, by the measure of ``plugin``: records violating
+    k-anonymity, expected re-identifications, the share re-identified by linkage..."""
+    out: list[tuple[str, object]] = []
+    if not isinstance(summary, Mapping):
+        return out
+    if plugin == "k_anonymity":
+        for k, count in (summary.get("violations") or {}).items():
+            out.append((f"records violating {k}-anonymity", count))
+    elif plugin == "global_risk":
+        out.append(("global risk: expected re-identifications",
+                    summary.get("expected_reidentifications")))
+        out.append(("global risk (% of records)", summary.get("percent")))
+        if _get(summary, "household", "percent") is not None:
+            out.append(("household risk (% of records)", _get(summary, "household", "percent")))
+    elif plugin == "household_risk":
+        out.append(("household risk (% of records)", summary.get("percent")))
+    elif plugin == "individual_risk":
+        if "threshold" in summary:
+            out.append((f"records with individual risk above {summary['threshold']}",
+                        summary.get("above_threshold")))
+        out.append(("highest individual risk", summary.get("max")))
+    elif plugin in ("record_linkage", "learned_linkage", "partial_linkage"):
+        out.append(("records re-identified by linkage (%)", summary.get("percent")))
+    elif plugin == "l_diversity":
+        out.append((f"records in classes below {summary.get('l')}-diversity",
+                    summary.get("below_l")))
+    elif plugin == "t_closeness":
+        out.append(("records in classes farther than t", summary.get("above_t")))
+    elif plugin == "suda":
+        out.append(("records with a sample unique combination",
+                    summary.get("records_with_msu")))
+    elif plugin in ("d_risk", "d_risk_rmd", "interval_disclosure"):
+        out.append(("records at risk (%)", summary.get("percent")))
+    elif plugin == "graph_reidentification":
+        for attack, result in summary.items():
+            if isinstance(result, Mapping) and "re_identified" in result:
+                out.append((f"nodes re-identified by {attack.replace('_', ' ')}",
+                            result["re_identified"]))
+    elif plugin == "table_audit":
+        out.append(("sensitive cells not protected", summary.get("unprotected")))
+    return [(label, value) for label, value in out if value is not None]
+
+
+def utility_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
+    """What the protection cost, by the measure of ``plugin``: the information loss,
+    the values suppressed, the edit constraints broken..."""
+    out: list[tuple[str, object]] = []
+    if not isinstance(summary, Mapping):
+        return out
+    if plugin == "information_loss":
+        out += [("probabilistic information loss PIL (%)", summary.get("pil")),
+                ("IL1s (mean standardised distance)", summary.get("il1s"))]
+    elif plugin == "suppressions":
+        out.append(("values suppressed", summary.get("total")))
+    elif plugin == "categorical_information_loss":
+        out += [("mean distance of categorical values", summary.get("distance")),
+                ("contingency table loss CTBIL (relative)", summary.get("ctbil_relative"))]
+    elif plugin == "constraints":
+        out.append(("edit constraint violations", summary.get("total")))
+    elif plugin == "score":
+        out.append((f"information loss ({summary.get('il_expr')})", summary.get("il")))
+    elif plugin == "graph_utility":
+        out.append(("degree distribution distance", summary.get("degree_distance")))
+    elif plugin == "propensity":
+        out.append(("propensity score pMSE", summary.get("pmse")))
+    elif plugin == "classification_loss":
+        out.append(("classifier accuracy lost", summary.get("loss")))
+    return [(label, value) for label, value in out if value is not None]
+
+
+def changed_values(info: Mapping | None) -> int | None:
+    """The values a method changed, from its result (``changed``: a count or a count per
+    variable; ``suppressions``; ``coded``), or None when it does not say."""
+    if not isinstance(info, Mapping):
+        return None
+    for key in ("changed", "suppressions", "perturbed"):
+        value = info.get(key)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            return value
+        if isinstance(value, Mapping) and value and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value.values()):
+            return sum(value.values())
+    return None
+
+
+def number_text(value) -> str:
+    """A figure for people (see :func:`sdcflow.plain_words.figure`)."""
+    return figure(value)
