@@ -1,0 +1,124 @@
+"""The documentation site (mkdocs.yml, docs/): it builds with ``mkdocs build --strict``
+(every link and anchor resolves), its generated pages cover the whole recipe schema and
+every registered plugin, and the README's table of plugins is complete."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sdcflow import registry
+
+pytest.importorskip("mkdocs", reason="the documentation needs the extra sdcflow[docs]")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+import generate
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The site, built once for the module as CI builds it."""
+    out = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml", "-d",
+         str(out)], check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def _text(page: Path) -> str:
+    """A built page's main text, without tags."""
+    content = page.read_text(encoding="utf-8")
+    return html.unescape(re.sub(r"<[^>]+>", "", content))
+
+
+def test_the_site_builds_strictly_with_every_page_of_the_nav(site: Path) -> None:
+    for page in ("index.html", "tutorial/index.html", "recipe-guide/index.html",
+                 "reference/index.html", "sdcmicro/index.html", "cli/index.html",
+                 "methods/perturbative/index.html", "measures/risk/index.html"):
+        assert (site / page).is_file(), page
+
+
+def test_the_recipe_reference_names_every_key_of_the_schema(site: Path) -> None:
+    schema = json.loads((ROOT / "sdcflow" / "schemas" / "recipe.schema.json").read_text())
+    page = (site / "reference" / "index.html").read_text(encoding="utf-8")
+    for key in schema["properties"]:
+        assert f'id="{key}"' in page, f"no section for {key}"
+    text = _text(site / "reference" / "index.html")
+    # nested keys, each in its table with its path
+    for path in ("data.builtin", "variables.NAME.role", "variables.NAME.level",
+                 "variables.NAME.taxonomy.wordnet", "constraints[].tolerance",
+                 "tables[].from.path", "steps[].grid", "release.household_ids",
+                 "execution.collect_limit"):
+        assert path in text, path
+    # a key without a description in the schema takes the README's meaning
+    assert "quasi-identifier" in text
+
+
+def _generated_pages(site: Path, name: str) -> list[str]:
+    """The family pages holding the generated block of plugin ``name``."""
+    found = []
+    for kind in ("methods", "measures"):
+        for page in sorted((site / kind).glob("*/index.html")):
+            if f"sdcflow methods {name} prints them" in _text(page):
+                found.append(f"{kind}/{page.parent.name}")
+    return found
+
+
+def test_every_plugin_is_on_exactly_one_family_page_its_own(site: Path) -> None:
+    for plugin in registry.plugins():
+        kind, family = generate.family_of(plugin)
+        assert _generated_pages(site, plugin.name) == [f"{kind}/{family}"], plugin.name
+
+
+def test_a_plugin_without_an_entry_gets_a_section_of_its_own() -> None:
+    plugin = registry.get("noise")
+    page = "# Perturbative\n\n## `rounding` (method)\n\nRounds.\n"
+    out = generate.add_plugin_details(page, [plugin])
+    assert "## `noise` (method)" in out and "`sdcflow methods noise` prints them" in out
+    # ... and a plugin with an entry gets its table inside it, before the next entry
+    out = generate.add_plugin_details(
+        "## `noise` (method)\n\nAdds noise.\n\n## `rounding` (method)\n", [plugin])
+    assert out.index("methods noise` prints") < out.index("## `rounding`")
+    assert out.count("## `noise`") == 1
+
+
+def test_the_overview_pages_list_every_plugin(site: Path) -> None:
+    for kind in ("methods", "measures"):
+        text = _text(site / kind / "index.html")
+        for plugin in registry.plugins():
+            if generate.family_of(plugin)[0] == kind:
+                assert plugin.name in text, (kind, plugin.name)
+
+
+def test_readme_table_links_every_plugin_to_its_family_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| .*?\]\((docs/[\w/]+\.md)\) \|$", readme, re.MULTILINE))
+    for plugin in registry.plugins():
+        kind, family = generate.family_of(plugin)
+        assert rows.get(plugin.name) == f"docs/{kind}/{family}.md", plugin.name
+        assert (ROOT / rows[plugin.name]).is_file()
+
+
+def test_readme_sections_included_in_the_site_exist() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    sections = generate.readme_sections(readme)
+    for page in (ROOT / "docs").rglob("*.md"):
+        for mark in generate.README_MARK.finditer(page.read_text(encoding="utf-8")):
+            assert mark.group("title") in sections, (page.name, mark.group("title"))
+
+
+def test_readme_links_are_rewritten_into_the_site() -> None:
+    readme = "## A\n\nSee [Outputs](#outputs) and [the schema](schemas/x.json).\n\n## Outputs\n\nx\n"
+    anchors = {"outputs": "outputs.md"}
+    out = generate.readme_section("A", False, "methods/noise.md", readme, anchors)
+    assert "[Outputs](../outputs.md)" in out and "the schema" in out and "x.json" not in out
