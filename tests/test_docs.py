@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import sdcflow
 from sdcflow import registry
 
 pytest.importorskip("mkdocs", reason="the documentation needs the extra sdcflow[docs]")
@@ -122,3 +123,57 @@ def test_readme_links_are_rewritten_into_the_site() -> None:
     anchors = {"outputs": "outputs.md"}
     out = generate.readme_section("A", False, "methods/noise.md", readme, anchors)
     assert "[Outputs](../outputs.md)" in out and "the schema" in out and "x.json" not in out
+
+
+@pytest.fixture(scope="module")
+def tutorial_run():
+    """The tutorial's recipe, run once without writing (recipes/household_survey.yaml)."""
+    recipe = sdcflow.load_recipe(ROOT / "recipes" / "household_survey.yaml")
+    return sdcflow.run(recipe, write=False, use_cache=False)
+
+
+def test_the_tutorial_quotes_the_figures_of_a_run(tutorial_run) -> None:
+    # each figure is computed by the run and must be quoted, as written here, in
+    # docs/tutorial.md; the original data's k-anonymity counts are also sdcMicro's
+    # published ones for testdata (Templ 2019 lecture notes: 653 / 1087 / 1781)
+    m = tutorial_run.measures
+    info = {step["id"]: step.get("info", {}) for step in tutorial_run.manifest["steps"]}
+    page = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    page = re.sub(r"\s+", " ", page)
+
+    def vio(step: str) -> str:
+        return " / ".join(str(m[step]["violations"][k]) for k in ("2", "3", "5"))
+
+    supp = info["kanon"]["suppressions"]
+    top = info["income_top"]["top"]
+    pct = " / ".join(f"{m['risk_original']['percent'][k]:g}" for k in ("2", "3", "5"))
+    by_var = ", ".join(f"{v} {supp[v]}" for v in ("relat", "water", "age", "sex", "urbrur"))
+    hh0, hh = m["hh_original"], m["hh"]
+    quoted = [  # each sentence of the page, with the computed figures put in
+        f"**{vio('risk_original')}** records ({pct} %) violate 2-, 3- and 5-anonymity",
+        (f"as sdcMicro's `indivRisk`): **{m['indiv_original']['above_threshold']}** records "
+        f"({m['indiv_original']['above_threshold_percent']:g} %) are above 1 %"),
+        (f"the household risk is **{hh0['percent']:.2f} %** "
+        f"({hh0['expected_reidentifications']:.1f} expected re-identifications among the "
+        f"{hh0['records']} records)"),
+        f"Now **{vio('risk_recoded')}** records violate",
+        f"It suppresses **{info['kanon']['total']}** values: {by_var}, and no record",
+        (f"the walls of **{info['pram_walls']['changed']['walls']}** of the "
+        f"{info['pram_walls']['households']} households changed "
+        f"({info['pram_walls']['percent_changed']['walls']:g} %; "
+        f"{info['pram_walls']['expected_changed']['walls']:.1f} expected)"),
+        (f"It codes **{top['coded']}** incomes above {top['threshold']:,.0f}, replaced by their "
+        f"mean, {top['replaced_by']:,.0f}."),
+        f"After the protection **{vio('risk')}** records violate",
+        f"counts the suppressions against the recoded data ({m['supp']['total']}, as above)",
+        f"individual risk above 1 % (**{m['indiv']['above_threshold']}**)",
+        (f"the global risk is **{m['overall']['expected_reidentifications']:.2f}** expected "
+        f"re-identifications ({m['overall']['percent']:.3f} % of the records)"),
+        (f"the household risk **{hh['percent']:.2f} %** "
+        f"({hh['expected_reidentifications']:.2f} expected re-identifications)"),
+    ]
+    for sentence in quoted:
+        assert sentence in page, f"docs/tutorial.md should say: {sentence!r}"
+    assert info["kanon"]["unresolved_records"] == 0
+    assert m["hh_original"]["households"] == 1000 and m["risk"]["records"] == 4580
+    assert all(check["passed"] for check in tutorial_run.checks)
