@@ -226,7 +226,10 @@ def readme_section(title: str, keep_heading: bool, page_uri: str, readme: str,
         if re.match(r"[a-z]+://", target):
             return match.group(0)
         return text  # a file of the repository, not of the site
-    return re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", link, body)
+    body = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", link, body)
+    # GitHub needs `a\|b` for a pipe in a code span of a table; Python-Markdown reads
+    # the code span first and would show the backslash
+    return re.sub(r"`[^`\n]*`", lambda m: m.group(0).replace("\\|", "|"), body)
 
 
 # --- the recipe reference --------------------------------------------------------------
@@ -259,6 +262,12 @@ def _schema_type(spec: Mapping, schema: Mapping) -> str:
         return " or ".join(type_text(alt) for alt in spec["oneOf"])
     if "oneOf" in spec and spec.get("type") == "object":
         return "mapping (below)"
+    big = {k: v for k, v in spec.items() if k in ("minimum", "maximum")
+           and isinstance(v, int) and abs(v) >= 10**6}
+    if big:  # type_text's %g would print 2^64 - 1 as 1.84467e+19
+        rest = type_text({k: v for k, v in spec.items() if k not in big})
+        signs = {"minimum": ">=", "maximum": "<="}
+        return " ".join([rest, *(f"{signs[k]} {v}" for k, v in big.items())])
     return type_text(spec)
 
 
@@ -370,7 +379,7 @@ def recipe_reference(schema: Mapping, readme: str = "") -> str:
             allowed = spec.get("enum")
             if allowed:
                 lines += ["Allowed values: " + ", ".join(_json(v) for v in allowed), ""]
-            _check_forms(spec, lines)
+            _check_forms(spec, schema, lines)
             continue
         pending = [(key + inner[0], inner[1])]
         while pending:
@@ -387,10 +396,10 @@ def recipe_reference(schema: Mapping, readme: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _check_forms(spec: Mapping, lines: list) -> None:
+def _check_forms(spec: Mapping, schema: Mapping, lines: list) -> None:
     """A section given as alternatives (``checks``: text or {expr, message})."""
-    items = spec.get("items")
-    if isinstance(items, Mapping) and "oneOf" in items:
+    items = _resolve(spec.get("items") or {}, schema)
+    if "oneOf" in items:
         for alt in items["oneOf"]:
             if "properties" in alt:
                 keys = ", ".join(f"`{k}`" for k in alt["properties"])
