@@ -177,3 +177,27 @@ def test_the_tutorial_quotes_the_figures_of_a_run(tutorial_run) -> None:
     assert info["kanon"]["unresolved_records"] == 0
     assert m["hh_original"]["households"] == 1000 and m["risk"]["records"] == 4580
     assert all(check["passed"] for check in tutorial_run.checks)
+
+
+def test_a_new_family_gets_a_page_and_a_place_in_the_nav(monkeypatch, tmp_path) -> None:
+    # the whole build, in this process, with a plugin in a package the docs do not know
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    class Newcomer(registry.Measure):
+        name = "newcomer"
+        kind = "measure"
+        summary = "A measure added after the docs were written."
+
+        def evaluate(self, data, params, reference=None):  # pragma: no cover
+            raise NotImplementedError
+
+    Newcomer.__module__ = "sdcflow.measures.newfamily.newcomer"
+    plugins = [*registry.plugins(), Newcomer()]
+    monkeypatch.setattr(registry, "plugins", lambda kind=None: plugins)
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path), strict=True)
+    build(config)
+    page = tmp_path / "measures" / "newfamily" / "index.html"
+    assert "sdcflow methods newcomer prints them" in _text(page)
+    assert 'href="../measures/newfamily/"' in (tmp_path / "tables" / "index.html").read_text()
+    assert "newcomer" in _text(tmp_path / "measures" / "index.html")
