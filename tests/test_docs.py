@@ -17,8 +17,6 @@ import pytest
 import sdcflow
 from sdcflow import registry
 
-pytest.importorskip("mkdocs", reason="the documentation needs the extra sdcflow[docs]")
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 import generate
@@ -27,6 +25,7 @@ import generate
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """The site, built once for the module as CI builds it."""
+    pytest.importorskip("mkdocs", reason="building the site needs the extra sdcflow[docs]")
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
@@ -181,6 +180,7 @@ def test_the_tutorial_quotes_the_figures_of_a_run(tutorial_run) -> None:
 
 def test_a_new_family_gets_a_page_and_a_place_in_the_nav(monkeypatch, tmp_path) -> None:
     # the whole build, in this process, with a plugin in a package the docs do not know
+    pytest.importorskip("mkdocs", reason="building the site needs the extra sdcflow[docs]")
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
