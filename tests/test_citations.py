@@ -1,5 +1,6 @@
-"""Users do not have the project's internal specification files: README.md, the shipped
-recipes and every module of the package cite the published works (authors, title, year),
+"""Users do not have the project's internal specification files: README.md, the
+documentation site (mkdocs.yml, docs/), the shipped recipes and every module of the
+package cite the published works (authors, title, year),
 never a specification file ("seed 000", "the seed's table", "000_1eece6b9d3791e64.txt").
 Tests may still name those files in comments saying where an expected value comes from.
 """
@@ -28,7 +29,8 @@ SPEC_REFERENCE = re.compile(
 
 
 def _shipped_texts() -> list[Path]:
-    files = [ROOT / "README.md"]
+    files = [ROOT / "README.md", ROOT / "mkdocs.yml"]
+    files += sorted(p for p in (ROOT / "docs").rglob("*") if p.suffix in (".md", ".py", ".yaml"))
     files += sorted((ROOT / "recipes").glob("*.yaml"))
     files += sorted((ROOT / "sdcflow").rglob("*.py"))
     return files
