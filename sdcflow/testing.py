@@ -76,8 +76,27 @@ def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
             failures += result_problems(plugin, data.meta, params, first.summary)
     else:
         failures.append("is neither a Method nor a Measure")
+    if not failures:
+        result = first.info if isinstance(first, MethodResult) else first.summary
+        failures += explain_problems(plugin, params, json.loads(canonical_json(result)))
     if failures:
         raise AssertionError(_report(plugin, failures))
+
+
+def explain_problems(plugin: Plugin, params: dict, result: dict | None) -> list[str]:
+    """What is wrong with the plugin's plain words for the report
+    (:meth:`~sdcflow.registry.Plugin.explain`): it must give a sentence for its result as
+    the report reads it (from JSON) and for no result (the external report)."""
+    out = []
+    for label, value in (("its result", result), ("no result (external report)", None)):
+        try:
+            text = plugin.explain(dict(params), value)
+        except Exception as exc:  # noqa: BLE001 (any failure is the finding)
+            out.append(f"explain() with {label} raised {type(exc).__name__}: {exc}")
+            continue
+        if not isinstance(text, str) or not text.strip():
+            out.append(f"explain() with {label} gave no sentence: {text!r}")
+    return out
 
 
 def _call(plugin, data, params, seed):

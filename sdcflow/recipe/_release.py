@@ -11,7 +11,7 @@ from ..suggest import did_you_mean
 from ._model import Recipe
 
 # sdcflow's own files in public/ (compared case-insensitively: some file systems are)
-RESERVED = ("manifest.json", "report.html")
+RESERVED = ("manifest.json", "report.html", "report.pdf")
 MAX_NAME_BYTES = 255  # one path component, on ext4, APFS, NTFS
 MAX_PATH_BYTES = 1024
 

@@ -64,8 +64,10 @@ def histogram(name: str, before: np.ndarray | None, after: np.ndarray | None,
             missing = len(x) - len(kept)
             text = f"{label} ({len(kept)} values" + (f", {missing} missing)" if missing
                                                         else ")")
-            ax.hist(kept, bins=edges, histtype="stepfilled" if label == "original" else "step",
-                    color=colour, alpha=0.55 if label == "original" else 1.0,
+            # the first series filled, the second (released over original) as an outline
+            first = label == series[0][0]
+            ax.hist(kept, bins=edges, histtype="stepfilled" if first else "step",
+                    color=colour, alpha=0.55 if first and len(series) > 1 else 1.0,
                     linewidth=1.4, label=text)
         # plain numbers on the axis: no "1e8" offset text beside it
         ax.ticklabel_format(axis="x", style="plain", useOffset=False)

@@ -170,7 +170,7 @@ def _step(number: int, data: ReportData, step, last_writer: dict) -> str:
 
 
 def _ru(data: ReportData) -> str:
-    if not data.ru:
+    if len(data.ru) < 2:  # a map of one variant compares nothing
         return ""
     svg = figures.ru_map(data.ru, released=data.released_variant, dr_name=data.ru_axes[0],
                          il_name=data.ru_axes[1])

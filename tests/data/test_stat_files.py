@@ -185,6 +185,23 @@ def test_a_csv_input_released_as_sav_carries_the_recipe_labels(tmp_path):
     assert meta.variable_value_labels == {"sex": {1: "male", 2: "female"}}
 
 
+def test_a_dask_release_in_a_statistics_format_carries_the_labels(tmp_path):
+    # the Dask engine writes one file per partition: each has the labels, as in memory
+    (tmp_path / "p.csv").write_text("sex,income\n1,10.5\n2,11\n1,12\n2,13\n")
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(
+        "sdcflow: 1\nname: csvsav\nseed: 1\ndata: {path: p.csv}\n"
+        "variables:\n  sex: {role: key, labels: {1: male, 2: female}}\n"
+        "  income: {role: numeric}\n"
+        "steps:\n- {id: k, measure: k_anonymity, params: {k: 2}}\n"
+        "release: {path: p.dta}\n")
+    run(recipe, tmp_path / "out", engine="dask", workers=1)
+    back, meta = pyreadstat.read_dta(str(tmp_path / "out" / "public" / "p.dta" /
+                                         "part-00000.dta"))
+    assert back["sex"].tolist() == [1, 2, 1, 2] and back["income"].tolist()[1] == 11.0
+    assert meta.variable_value_labels == {"sex": {1: "male", 2: "female"}}
+
+
 def test_labels_as_categories_and_back_to_codes_in_the_release(tmp_path):
     write_sav(tmp_path / "p.sav")
     data, source, findings = read_data({"path": "p.sav", "value_labels": "labels"}, tmp_path,

@@ -185,6 +185,7 @@ def test_a_failed_write_leaves_nothing_behind(recipe, tmp_path, monkeypatch):
 @pytest.mark.parametrize("path, message", [
     ("manifest.json", "'manifest.json' is the name of sdcflow's own public/manifest.json"),
     ("Report.HTML", "'Report.HTML' is the name of sdcflow's own public/report.html"),
+    ("report.pdf", "'report.pdf' is the name of sdcflow's own public/report.pdf"),
     (".", "'.' is not a file name"),
     ("a/", "'a/' is not a file name"),
     ("x" * 300 + ".csv", "bytes long; file systems allow at most 255"),

@@ -67,29 +67,41 @@ def test_ru_map_svg_is_deterministic():
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run "
-                                             "installs it)")
-def test_report_renders_in_a_headless_browser(write_recipe, tmp_path):
-    path = write_recipe(SWEEP)
-    html = tmp_path / "r.html"
-    assert main(["report", str(path), "-o", str(html)]) == 0
-    shot = tmp_path / "shot.png"
-    out = subprocess.run(
+def _chromium(args, profile, timeout=120):
+    return subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
          "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
-         "--window-size=1200,1600", f"--screenshot={shot}", html.as_uri()],
-        capture_output=True, text=True, timeout=120, check=False)
+         "--disable-sync", "--hide-scrollbars", f"--user-data-dir={profile}", *args],
+        capture_output=True, text=True, timeout=timeout, check=False)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run "
+                                             "installs it)")
+@pytest.mark.parametrize("kind", ["internal", "external"])
+def test_report_renders_in_a_headless_browser(tmp_path, kind):
+    from PIL import Image
+
+    recipe = tmp_path / "q.yaml"
+    shutil.copy(QUICKSTART, recipe)
+    result = run(recipe, tmp_path / "out")
+    html = result.out_dir / "report.html" if kind == "internal" else \
+        result.public_dir / "report.html"
+    shot = tmp_path / "shot.png"
+    out = _chromium(["--window-size=1100,2400", f"--screenshot={shot}", html.as_uri()],
+                    tmp_path / "profile")
     assert shot.exists(), out.stderr
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    # a blank page compresses to a few kilobytes; the rendered tables and map do not
-    assert len(data) > 30_000
-    dom = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile2'}",
-         "--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120, check=False)
-    assert "R-U map" in dom.stdout and "<svg" in dom.stdout
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # not blank: a good share of the page is drawn (text, tables, the status box,
+    # pictures) in many colours (a blank or error page has a handful)
+    image = Image.open(shot).convert("RGB")
+    pixels = list(image.getdata())
+    drawn = sum(1 for p in pixels if p != (255, 255, 255)) / len(pixels)
+    assert drawn > 0.04 and len(set(pixels)) > 100
+    dom = _chromium(["--dump-dom", html.as_uri()], tmp_path / "profile2").stdout
+    for section in ('id="summary"', 'id="steps"', 'id="step-walls_pram"',
+                    'id="key-variables"', "<svg"):
+        assert section in dom
+    assert ('id="recipe"' in dom) == (kind == "internal")
 
 
 def test_ru_ranking_rows_by_hand():

@@ -21,7 +21,7 @@ from ..execution import step_rng
 
 def write_release(tmp: Path, validated, result, run, view: dict) -> None:
     """Every output of the run into ``tmp`` (the directory being built)."""
-    from ..runner import PUBLIC, _households_entry, _write_outputs
+    from ..runner import PUBLIC, _households_entry, _write_outputs, release_labels
 
     recipe, client = validated.recipe, run.client
     release = recipe.release
@@ -39,7 +39,8 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
     if "path" in release:
         rel = Path(release["path"])
         fmt = table_format(release, rel)
-        ext = f".{fmt}"  # (each partition a file of the format, without the input's labels)
+        ext = f".{fmt}"  # each partition a file of the format, with the input's labels
+        labels = release_labels(validated)
         futures = []
         for p, d in enumerate(data):
             path = tmp / PUBLIC / rel / f"part-{p:05d}{ext}"
@@ -48,7 +49,7 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
             futures.append(client.submit(_write_part, d, str(path), fmt,
                                          household[0] if replace else None, mine,
                                          str(ids_path) if ids_path else None,
-                                         release_rounding(recipe), pure=False))
+                                         release_rounding(recipe), labels, pure=False))
         run._wait(futures)
         for p, digest in enumerate(client.gather(futures)):
             released[f"{rel.as_posix()}/part-{p:05d}{ext}"] = digest
@@ -72,7 +73,7 @@ def _households(data, name: str) -> int:
 
 
 def _write_part(data, path: str, fmt: str, household: str | None, numbers,
-                ids_path: str | None, rounding: tuple) -> str:
+                ids_path: str | None, rounding: tuple, labels: dict | None = None) -> str:
     """One partition of the release (identifiers left out; the household id replaced);
     returns the file's sha256."""
     frame = data.for_release().reset_index(drop=True)
@@ -88,6 +89,6 @@ def _write_part(data, path: str, fmt: str, household: str | None, numbers,
         mapping = pd.DataFrame({"original": original, "released": frame[household]})
         write_table(mapping.dropna().drop_duplicates().reset_index(drop=True),
                     Path(ids_path), "csv")
-    write_table(released_numbers(frame, *rounding), Path(path), fmt)
+    write_table(released_numbers(frame, *rounding), Path(path), fmt, labels)
     return sha256_file(Path(path))
 
