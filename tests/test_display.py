@@ -83,9 +83,9 @@ def test_live_progress_on_a_terminal_and_nothing_of_it_on_standard_output(
     assert code == 0
     assert ANSI.search(err)  # drawn, not printed line by line
     assert "steps" in err and "loading testdata" in err
-    assert re.search(r"\[8/8\] \w+ \(\w+\) \d+\.\ds", err)  # the lines steps leave
+    assert re.search(r"\[9/9\] \w+ \(\w+\) \d+\.\ds", err)  # the lines steps leave
     assert out.startswith("released into ") and not ANSI.search(out)
-    assert "steps" not in out and "[8/8]" not in out
+    assert "steps" not in out and "[9/9]" not in out
 
 
 def test_progress_lines_when_asked_and_not_a_terminal(recipe, capsys):
@@ -93,8 +93,8 @@ def test_progress_lines_when_asked_and_not_a_terminal(recipe, capsys):
                  "--no-cache"]) == 0
     captured = capsys.readouterr()
     lines = captured.err.splitlines()
-    assert len(lines) == 8 and lines[-1].startswith("[8/8] ") and not ANSI.search(captured.err)
-    assert "[8/8]" not in captured.out
+    assert len(lines) == 9 and lines[-1].startswith("[9/9] ") and not ANSI.search(captured.err)
+    assert "[9/9]" not in captured.out
 
 
 def _record(node: str, seconds: float, cached: bool = False) -> StepRecord:

@@ -26,14 +26,15 @@ def test_quickstart_dependencies_follow_the_variables():
     plan = validate(QUICKSTART).plan
     deps = {ps.node: ps.deps for ps in plan.steps}
     assert deps["age10"] == [] and deps["water_groups"] == [] and deps["income_top"] == []
+    assert deps["walls_pram"] == []  # PRAM of walls reads walls (and the household id)
     assert deps["risk_age"] == ["age10"]
     # risk reads the five keys: age, water and relat were last written by these steps
     assert deps["risk"] == ["age10", "relat_groups", "water_groups"]
     # the constraint checked (income-positive) reads income
     assert deps["edits"] == ["income_top"]
     assert [ps.node for ps in plan.steps] == ["risk_original", "age10", "risk_age",
-                                              "water_groups", "relat_groups", "income_top",
-                                              "risk", "edits"]
+                                              "water_groups", "relat_groups", "walls_pram",
+                                              "income_top", "risk", "edits"]
 
 
 def test_a_measure_listed_before_a_recode_sees_the_data_before_it(write_recipe):

@@ -94,7 +94,8 @@ def test_report_renders_in_a_headless_browser(tmp_path, kind):
     # not blank: a good share of the page is drawn (text, tables, the status box,
     # pictures) in many colours (a blank or error page has a handful)
     image = Image.open(shot).convert("RGB")
-    pixels = list(image.getdata())
+    pixels = list(image.get_flattened_data()) if hasattr(image, "get_flattened_data") \
+        else list(image.getdata())
     drawn = sum(1 for p in pixels if p != (255, 255, 255)) / len(pixels)
     assert drawn > 0.04 and len(set(pixels)) > 100
     dom = _chromium(["--dump-dom", html.as_uri()], tmp_path / "profile2").stdout
