@@ -169,8 +169,10 @@ class RecordSwap(Method):
             missing = frame[name].isna().to_numpy()
             if missing.any():
                 rows = ", ".join(str(r + 1) for r in np.flatnonzero(missing)[:_SHOW])
-                yield path, (f"'{name}' has {int(missing.sum())} missing values (records "
-                             f"{rows}); record swapping needs a value for every record")
+                many = missing.sum() > 1
+                yield path, (f"'{name}' has {int(missing.sum())} missing value"
+                             f"{'s' if many else ''} (record{'s' if many else ''} {rows}); "
+                             "record swapping needs a value for every record")
             elif path[0] == "risk":
                 values = frame[name].to_numpy(dtype=float)
                 bad = ~np.isfinite(values) | (values < 0)

@@ -27,7 +27,8 @@ PARAMS = {"hierarchy": GEO, "similar": [["hsize", "htype"], ["hsize"]],
 def as_dataset(frame: pd.DataFrame) -> Dataset:
     """The census columns as sdcflow stores them: codes as text, numbers as Int64."""
     frame = frame.copy()
-    variables = {"hid": Variable("hid", "household", "integer")}
+    households = "hid" in frame
+    variables = {"hid": Variable("hid", "household", "integer")} if households else {}
     for name in frame.columns:
         if name == "hid":
             frame[name] = frame[name].astype("Int64")
@@ -35,7 +36,8 @@ def as_dataset(frame: pd.DataFrame) -> Dataset:
         integer = name in ("age", "hsize")
         frame[name] = frame[name].astype("Int64" if integer else TEXT)
         variables[name] = Variable(name, "key", "integer" if integer else "categorical",
-                                   level="household" if name in HOUSEHOLD else "record")
+                                   level="household" if households and name in HOUSEHOLD
+                                   else "record")
     return Dataset(frame, variables)
 
 
@@ -175,6 +177,26 @@ def test_given_risk_and_threshold(small_census):
     assert result.info["high_risk"] == int(old.sum()) > 0
     assert result.info["high_risk_by_level"] == {"nuts2": int(old.sum()), "county": 0,
                                                  "municipality": 0}
+
+
+def test_without_a_household_id_every_record_is_a_household():
+    frame = census(600, seed=8).drop(columns="hid")
+    data = as_dataset(frame)
+    assert "hid" not in data.variables
+    result = apply(data, 1, hierarchy=GEO, similar=[["sex"]], risk_variables=["age_group"],
+                   k_anonymity=0, swaprate=0.5)
+    # 600 * 0.5 / 2 = 150 swaps of two records each, between records of the same sex
+    assert result.info["households"] == 600 and result.info["swaps"] == 150
+    assert result.info["swapped_records"] == 300
+    before, after = data.frame, result.data.frame
+    assert before.groupby(GEO + ["sex"]).size().equals(after.groupby(GEO + ["sex"]).size())
+
+
+def test_no_records(small_census):
+    empty = Dataset(small_census.frame.iloc[:0], small_census.variables)
+    result = apply(empty, 1, **PARAMS)
+    assert len(result.data.frame) == 0
+    assert result.info["households"] == 0 and result.info["swaps"] == 0
 
 
 def test_reproducible_under_the_seed(small_census):
