@@ -34,7 +34,9 @@ The swaps (``record_swap``), level by level from the top:
    their risk at the lowest level) until its share is reached, counting the swaps its
    households started at higher levels.
 3. Swapping exchanges the geographic codes (and the carry-along variables) of the two
-   whole households: the caller applies ``partner``.
+   whole households: the caller applies ``partner``. The two share the values of the
+   profile they were matched on, so the table of areas (at every level) by the variables
+   common to all the profiles is the same after the swaps.
 
 Differences from sdcMicro 5.8 (all deliberate): a household with risk 0 is never swapped
 (sdcMicro's documentation says so; its code can still pick one); a donor is always in
