@@ -1,7 +1,8 @@
-"""Targeted record swapping of households between geographic areas (the method of the
-2021 European census: de Wolf, Gussenbauer & Meindl, "Targeted record swapping",
-in the documentation of sdcMicro's ``recordSwap``, version 5.8; Shlomo, Tudor & Groom,
-"Data swapping for protecting census tables", PSD 2010).
+"""Targeted record swapping of households between geographic areas, the method
+recommended by Eurostat for the 2021 European census (Shlomo, Tudor & Groom, "Data
+swapping for protecting census tables", Privacy in Statistical Databases 2010; as
+implemented in the R package sdcMicro 5.8, ``recordSwap``: J. Gussenbauer, "Targeted
+Record Swapping", sdcMicro vignette, 2023).
 
 Data: H households, each with its area at every level of a geographic hierarchy
 (``geo``, H x L integer codes, top level first: region > district > municipality), its

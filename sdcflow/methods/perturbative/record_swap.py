@@ -1,7 +1,7 @@
 """``record_swap``: targeted record swapping of whole households between geographic areas,
-the method recommended for the 2021 European census (de Wolf, Gussenbauer & Meindl,
-"Targeted record swapping", documented with sdcMicro's ``recordSwap``, version 5.8;
-Shlomo, Tudor & Groom, "Data swapping for protecting census tables", 2010). The
+the method recommended by Eurostat for the 2021 European census (Shlomo, Tudor & Groom,
+"Data swapping for protecting census tables", 2010; sdcMicro 5.8's ``recordSwap``:
+J. Gussenbauer, "Targeted Record Swapping", sdcMicro vignette, 2023). The
 algorithm, and where it differs from sdcMicro, is described in
 :mod:`sdcflow.kernels.perturbative.record_swap`.
 
@@ -184,7 +184,7 @@ class RecordSwap(Method):
     def explain(self, params, result):
         geo = names(params.get("hierarchy") or []) or "the geographic variables"
         text = (f"Households exchanged their {geo} with similar households of other areas "
-                "(targeted record swapping; de Wolf, Gussenbauer & Meindl).")
+                "(targeted record swapping; Shlomo, Tudor & Groom 2010).")
         swapped = get(result, "swapped_households")
         if swapped is not None:
             text += (f" {figure(swapped)} of {figure(get(result, 'households'))} households "
