@@ -35,6 +35,7 @@ BUILTIN_DATASETS = {
     "testdata": "testdata.csv",
     "casc_census": "CASCrefmicrodata.csv",
     "francdat": "francdat.csv",
+    "synthetic_census": "synthetic_census.csv",
 }
 
 

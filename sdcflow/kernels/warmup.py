@@ -62,6 +62,16 @@ def _rank_swap() -> None:
         rank_swap(keys, 10.0, np.random.default_rng(0), variant)
 
 
+def _record_swap() -> None:
+    from .perturbative.record_swap import high_risk_levels, record_swap
+
+    rng = np.random.default_rng(0)
+    geo = rng.integers(0, 3, (40, 2))
+    risk = rng.random((40, 2))
+    record_swap(geo, rng.integers(0, 2, (40, 2)), risk, high_risk_levels(risk, 0.9), 0.2,
+                rng)
+
+
 def _rank_swap_attack() -> None:
     from .linkage.rank_swap_attack import intersection_attack
 
@@ -124,6 +134,7 @@ FAMILIES: tuple[Family, ...] = (
                          "sdcflow.kernels.perturbative.rank_swap.fenwick",
                          "sdcflow.kernels.perturbative.rank_swap.rounded_normal"), 1.6,
            _rank_swap),
+    Family("record_swap", ("sdcflow.kernels.perturbative.record_swap",), 2.0, _record_swap),
     Family("rank_swap_attack", ("sdcflow.kernels.linkage.rank_swap_attack",), 3.5,
            _rank_swap_attack),
     Family("univariate", ("sdcflow.kernels.perturbative.microaggregation.univariate",), 0.4,

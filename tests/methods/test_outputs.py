@@ -80,6 +80,9 @@ CASES = {
     "lossy_compression": [{"variables": ["income", "age", "expend"]}],
     "pram": [{"variables": ["walls"]}],
     "rank_swap": [{"variables": ["income", "age"], "p": 5}],
+    # (no household id here: every record is a household)
+    "record_swap": [{"hierarchy": ["urbrur", "water"], "similar": [["sex"]],
+                     "risk_variables": ["age"], "carry_along": ["relat", "income"]}],
     "resampling": [{"variables": ["income", "roof"]}],
     "sampling": [{"fraction": 0.5}, ("integer weight", {"size": 7, "strata": ["urbrur"]})],
     "remove_variables": [{"variables": ["income"]}],
