@@ -102,16 +102,24 @@ def release_frame(table) -> pd.DataFrame:
     ``suppressed``. Suppressed cells have no frequency, weighted frequency or value, and
     whether a cell was suppressed as sensitive (primary) or to protect another one
     (secondary), and by which rule, is not said: that would tell an intruder which cells
-    are small or dominated (see :func:`internal_frame`)."""
+    are small or dominated (see :func:`internal_frame`). A rounded or adjusted table
+publishes its new values (a frequency table: as its frequencies too)."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
     codes = table.codes
     for d, dim in enumerate(table.dimensions):
         out[f"level_{dim.name}"] = dim.depth[codes[:, d]].astype(np.int64)
     hidden = table.suppressed
-    out["freq"] = cells["freq"].astype("Int64").mask(hidden)
+    freq, wfreq = cells["freq"], cells["wfreq"]
+    if "original_value" in cells and table.response is None:
+        # a rounded or adjusted frequency table: its value is the (weighted) frequency,
+        # which must not go out unchanged beside it
+        wfreq = cells["value"]
+        if table.weight is None:
+            freq = np.rint(cells["value"])
+    out["freq"] = freq.astype("Int64").mask(hidden)
     if table.weight is not None:
-        out["wfreq"] = cells["wfreq"].astype("float64").mask(hidden)
+        out["wfreq"] = wfreq.astype("float64").mask(hidden)
     out["value"] = cells["value"].astype("float64").mask(hidden)
     out["status"] = pd.Series(np.where(np.asarray(hidden), "suppressed", "published"),
                               index=cells.index)
@@ -121,11 +129,16 @@ def release_frame(table) -> pd.DataFrame:
 def internal_frame(table) -> pd.DataFrame:
     """The protected table for the office: every cell with its original frequency and
     value, its status (safe, primary, secondary...) and, for primary cells, the rules
-    that fired."""
+    that fired; for a rounded or adjusted table (controlled rounding, controlled tabular
+    adjustment) also the value published (``published_value``)."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
     out["freq"] = cells["freq"].astype("Int64")
-    out["value"] = cells["value"].astype("float64")
+    if "original_value" in cells:
+        out["value"] = cells["original_value"].astype("float64")
+        out["published_value"] = cells["value"].astype("float64")
+    else:
+        out["value"] = cells["value"].astype("float64")
     out["status"] = text_column(cells["status"])
     if "rule" in cells:
         out["rule"] = text_column(cells["rule"]).where(cells["status"] == "primary", "")

@@ -147,6 +147,20 @@ class Table:
             raise ValueError("the cells frame must keep every cell")
         return replace(self, cells=cells)
 
+    def with_values(self, values: np.ndarray) -> Table:
+        """A copy whose cells publish ``values`` instead of their own (a controlled
+        rounding or adjustment); ``original_value`` keeps the values of the table before
+        its first such change, for the office's own copy (:func:`sdcflow.tables.
+        internal_frame`)."""
+        values = np.asarray(values, dtype=float)
+        if values.shape != (self.n_cells,):
+            raise ValueError("one value per cell")
+        cells = self.cells.copy()
+        if "original_value" not in cells:
+            cells["original_value"] = cells["value"].astype(float)
+        cells["value"] = values
+        return self.with_cells(cells)
+
     def pivot(self, column: str = "value", rows: str | None = None, cols: str | None = None,
               mark_suppressed: bool = False) -> pd.DataFrame:
         """A 2-D view (for two-dimensional tables, or the named pair) in code order, e.g.
