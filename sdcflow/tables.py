@@ -128,7 +128,7 @@ publishes its new values (a frequency table: as its frequencies too)."""
 
 def internal_frame(table) -> pd.DataFrame:
     """The protected table for the office: every cell with its original frequency and
-    value, its status (safe, primary, secondary...) and, for primary cells, the rules
+    value, its status (safe, primary, secondary, adjusted...) and, for sensitive cells, the rules
     that fired; for a rounded or adjusted table (controlled rounding, controlled tabular
     adjustment) also the value published (``published_value``)."""
     cells = table.cells
@@ -141,5 +141,6 @@ def internal_frame(table) -> pd.DataFrame:
         out["value"] = cells["value"].astype("float64")
     out["status"] = text_column(cells["status"])
     if "rule" in cells:
-        out["rule"] = text_column(cells["rule"]).where(cells["status"] == "primary", "")
+        sensitive = cells["status"].isin(["primary", "adjusted"])
+        out["rule"] = text_column(cells["rule"]).where(sensitive, "")
     return out
