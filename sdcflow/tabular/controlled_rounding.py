@@ -14,12 +14,13 @@ with ``x_j`` binary (1: rounded up) for the cells with ``r_j > 0`` and ``y_j = a
 the multiples; the relations ``M y = 0`` become ``M x = -M q`` (integers), and the
 change is ``sum_j r_j + (b - 2 r_j) x_j``. HiGHS (``scipy.optimize.milp``) solves it.
 
-Two-dimensional tables (and one-dimensional hierarchies) always have a zero-restricted
-controlled rounding (Bacharach 1966; Cox & Ernst 1982, "Controlled rounding", *INFOR*
-20(4), 423-432); tables of three or more dimensions may have none (Causey, Cox & Ernst
-1985, "Applications of transportation theory to statistical problems", *Journal of the
-American Statistical Association* 80(392)), which
-:class:`NoControlledRounding` reports.
+Two-dimensional tables without subtotals always have a zero-restricted controlled
+rounding (Bacharach 1966, "Matrix rounding problems", *Management Science* 12(9); Cox &
+Ernst 1982, "Controlled rounding", *INFOR* 20(4), 423-432); tables of three or more
+dimensions may have none (Causey, Cox & Ernst 1985, "Applications of transportation
+theory to statistical problems", *Journal of the American Statistical Association*
+80(392)), and so may two-dimensional tables with subtotals in both dimensions (a
+4 x 4 example is in the tests), which :class:`NoControlledRounding` reports.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def controlled_rounding(values: np.ndarray, relations: sp.spmatrix, base: float,
     """The zero-restricted controlled rounding of the cells ``values`` (satisfying
     ``relations @ values == 0``) to multiples of ``base`` with the least total change
     (see the module docstring). Raises :class:`NoControlledRounding` when there is none
-    (possible in tables of three or more dimensions) or none was found in
+    (possible with three or more dimensions or with subtotals) or none was found in
     ``time_limit`` seconds."""
     a = np.asarray(values, dtype=float)
     if not (isinstance(base, (int, float)) and math.isfinite(base) and base > 0):
@@ -106,8 +107,9 @@ def controlled_rounding(values: np.ndarray, relations: sp.spmatrix, base: float,
             if res.status == 2:
                 raise NoControlledRounding(
                     f"the table has no controlled rounding to base {base:g}: no choice of "
-                    "rounding every cell up or down keeps all its totals additive (this "
-                    "happens in tables of three or more dimensions); try another base")
+                    "rounding every cell up or down keeps all its totals additive (possible "
+                    "in tables of three or more dimensions or with subtotals); try another "
+                    "base")
             raise NoControlledRounding(f"no controlled rounding to base {base:g} found "
                                        f"({res.message.strip()}): give more time")
         up[idx] = res.x > 0.5

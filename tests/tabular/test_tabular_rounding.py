@@ -77,6 +77,22 @@ def test_a_three_dimensional_table_without_controlled_rounding_is_reported():
         controlled_rounding(t.values, t.relations, 2)
 
 
+def test_subtotals_in_both_dimensions_can_leave_no_rounding():
+    # found by a random search and confirmed by brute force over the 2^8 choices of its
+    # odd inner cells: a 4 x 4 table, rows and columns in two groups of two, base 2
+    counts = [[4, 1, 5, 3], [2, 2, 5, 0], [0, 1, 3, 2], [1, 2, 2, 1]]
+    rows = [{"r": f"a{i + 1}", "c": f"b{j + 1}", "freq": counts[i][j]}
+            for i in range(4) for j in range(4)]
+    hierarchies = {"r": {"a1": "A", "a2": "A", "a3": "B", "a4": "B", "A": "T", "B": "T"},
+                   "c": {"b1": "X", "b2": "X", "b3": "Y", "b4": "Y", "X": "T", "Y": "T"}}
+    t = table_from_cells(pd.DataFrame(rows), ["r", "c"], hierarchies, value=None)
+    assert brute_force(t, 2) is None
+    with pytest.raises(NoControlledRounding, match="with subtotals"):
+        controlled_rounding(t.values, t.relations, 2)
+    # ... while base 3 has one, as brute force finds it
+    assert controlled_rounding(t.values, t.relations, 3).distance == brute_force(t, 3)
+
+
 def test_multiples_stay_and_values_are_checked():
     t = frequency_table(np.array([[10, 5], [0, 20]]))
     res = controlled_rounding(t.values, t.relations, 5)

@@ -59,7 +59,7 @@ def test_a_table_without_rounding_is_a_clear_error():
     rows = [{"x": f"x{i}", "y": f"y{j}", "z": f"z{k}", "freq": int((i + j + k) % 2 == 0)}
             for i, j, k in itertools.product(range(2), repeat=3)]
     table = table_from_cells(pd.DataFrame(rows), ["x", "y", "z"], value=None)
-    with pytest.raises(PluginError, match="no controlled rounding to base 2.*three or more"):
+    with pytest.raises(PluginError, match="no controlled rounding to base 2.*three or more dimensions"):
         registry.get("controlled_rounding").apply(table, {"base": 2}, None)
 
 
