@@ -71,6 +71,32 @@ def tabulation(spec: TableSpec, data):
                       total=spec.total)
 
 
+def linked(spec: TableSpec, table):
+    """``table`` as built for ``spec``: for a table of linked tables, their cover table
+    with the cells none of them holds marked unpublished (:mod:`sdcflow.tabular.linked`)."""
+    from .tabular import link
+
+    return link(table, spec.faces) if spec.faces else table
+
+
+def release_source(recipe, tid: str) -> str:
+    """The table whose last step gives the released table ``tid``: the table of linked
+    tables it belongs to, when steps protect them, else ``tid`` itself."""
+    for spec in recipe.tables.values():
+        if spec.linked and tid in spec.linked and any(s.table == spec.id
+                                                       for s in recipe.steps):
+            return spec.id
+    return tid
+
+
+def released_table(recipe, tid: str, source: str, table):
+    """The table ``tid`` to release from the table its ``source`` left: its face of
+    the cover table when it is a linked table."""
+    from .tabular import face
+
+    return table if source == tid else face(table, recipe.tables[tid].dims)
+
+
 def build(spec: TableSpec, data: Dataset, base_dir: Path):
     """The table ``spec`` from ``data`` (or from its ``from`` file)."""
     from .tabular import build_partial, finish_table, table_from_cells
@@ -84,7 +110,7 @@ def build(spec: TableSpec, data: Dataset, base_dir: Path):
                                 freq=src.get("freq", "freq"), value=src.get("value", "value"),
                                 contributions=src.get("top", ["top1", "top2"]),
                                 total=spec.total)
-    return finish_table(build_partial(tabulation(spec, data), data.frame))
+    return linked(spec, finish_table(build_partial(tabulation(spec, data), data.frame)))
 
 
 def table_hash(table) -> str:

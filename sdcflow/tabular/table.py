@@ -126,8 +126,10 @@ class Table:
 
     @property
     def suppressed(self) -> np.ndarray:
+        """The cells not published: suppressed (primary, secondary) and, in the cover
+        table of linked tables, the cells no linked table holds (``unpublished``)."""
         s = self.status
-        return (s == "primary") | (s == "secondary")
+        return (s == "primary") | (s == "secondary") | (s == "unpublished")
 
     def published(self, columns: Sequence[str] = ("freq", "value")) -> pd.DataFrame:
         """The table to release: the dimensions, ``columns`` with the suppressed cells'
