@@ -96,3 +96,53 @@ def test_linked_tables_are_checked(write_recipe, people, change, message):
     with pytest.raises(RecipeError) as info:
         validate(write_recipe(text))
     assert any(message in p.message for p in info.value.problems), info.value.problems
+
+
+def _released(tmp_path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    public = tmp_path / "out" / "public"
+    return (pd.read_csv(public / "by_sex.csv", dtype={"freq": "Int64"}),
+            pd.read_csv(public / "by_age.csv", dtype={"freq": "Int64"}))
+
+
+def _consistent(by_sex: pd.DataFrame, by_age: pd.DataFrame) -> None:
+    """Each table adds up, and both give every region the same total."""
+    for frame, dim in ((by_sex, "sex"), (by_age, "age")):
+        cells = frame.set_index(["region", dim])["freq"]
+        for (region, code), value in cells.items():
+            if region != "Total":
+                continue
+            assert value == sum(cells[(r, code)] for r in ("r1", "r2", "r3"))
+        for region in ("r1", "r2", "r3", "Total"):
+            inner = [cells[(region, c)] for c in frame[dim].unique() if c != "Total"]
+            assert cells[(region, "Total")] == sum(inner)
+    sex_totals = by_sex[by_sex.sex == "Total"].set_index("region")["freq"]
+    age_totals = by_age[by_age.age == "Total"].set_index("region")["freq"]
+    assert sex_totals.equals(age_totals)
+
+
+def test_linked_tables_rounded_together(write_recipe, tmp_path, people):
+    text = RECIPE.replace(
+        """      - {id: primary, method: sensitivity_rules, table: people, params: {rules: [{freq: 3}]}}
+      - {id: secondary, method: secondary_suppression, table: people}
+""", "      - {id: round, method: controlled_rounding, table: people, params: {base: 3}}\n")
+    result = run(write_recipe(text), tmp_path / "out", use_cache=False)
+    by_sex, by_age = _released(tmp_path)
+    assert (by_sex["freq"] % 3 == 0).all() and (by_age["freq"] % 3 == 0).all()
+    _consistent(by_sex, by_age)
+    info = next(s.info for s in result.steps if s.node == "round")
+    assert info["cells"] == 12 + 16 - 4  # the published cells, the shared ones once
+
+
+def test_linked_tables_adjusted_together(write_recipe, tmp_path, people):
+    text = RECIPE.replace(
+        "      - {id: secondary, method: secondary_suppression, table: people}\n",
+        "      - {id: cta, method: controlled_adjustment, table: people}\n").replace(
+        "params: {rules: [{freq: 3}]}", "params: {rules: [{freq: 3}], protection: {fixed: 1}}")
+    result = run(write_recipe(text), tmp_path / "out", use_cache=False)
+    by_sex, by_age = _released(tmp_path)
+    assert set(by_sex["status"]) == set(by_age["status"]) == {"published"}
+    _consistent(by_sex, by_age)
+    # r2's total (2 people) is sensitive: published at least 1 away from 2
+    assert abs(by_sex.set_index(["region", "sex"]).loc[("r2", "Total"), "freq"] - 2) >= 1
+    info = next(s.info for s in result.steps if s.node == "cta")
+    assert info["sensitive"] > 0 and info["optimal"] is True

@@ -74,7 +74,8 @@ def controlled_adjustment(values: np.ndarray, relations: sp.spmatrix, sensitive:
     every ``sensitive`` cell at least ``upl`` up or ``lpl`` down (per-cell arrays or
     scalars; a zero level takes the other side's), see the module docstring.
 
-    ``weights``: per-cell costs of a unit of change (default 1); ``lower``/``upper``:
+    ``weights``: per-cell costs of a unit of change (default 1; 0 for cells that are
+    never published, as in the cover table of linked tables); ``lower``/``upper``:
     bounds on the published values (default: 0 below for non-negative cells, none
     above); ``fixed``: cells that must keep their value; ``integer``: whole-number
     changes (frequency tables; the levels are rounded up). Raises :class:`NoAdjustment`
@@ -94,8 +95,8 @@ def controlled_adjustment(values: np.ndarray, relations: sp.spmatrix, sensitive:
     if integer:
         upl, lpl = np.ceil(upl - 1e-9), np.ceil(lpl - 1e-9)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    if w.shape != (n,) or np.any(~np.isfinite(w)) or np.any(w <= 0):
-        raise ValueError("weights must be positive and finite, one per cell")
+    if w.shape != (n,) or np.any(~np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("weights must be non-negative and finite, one per cell")
     lb = np.where(a >= 0, 0.0, -np.inf) if lower is None else np.asarray(lower, dtype=float)
     ub = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
     up_room = np.maximum(ub - a, 0.0)

@@ -64,36 +64,46 @@ def rounding_base(values: np.ndarray, base: float) -> tuple[np.ndarray, np.ndarr
 
 
 def controlled_rounding(values: np.ndarray, relations: sp.spmatrix, base: float, *,
+                        exempt: np.ndarray | None = None,
                         time_limit: float | None = None) -> RoundingResult:
     """The zero-restricted controlled rounding of the cells ``values`` (satisfying
     ``relations @ values == 0``) to multiples of ``base`` with the least total change
     (see the module docstring). Raises :class:`NoControlledRounding` when there is none
     (possible with three or more dimensions or with subtotals) or none was found in
-    ``time_limit`` seconds."""
+    ``time_limit`` seconds.
+
+    ``exempt``: cells that are never published (the cover table of linked tables,
+    :mod:`sdcflow.tabular.linked`): any non-negative value (any value for negative
+    cells) that keeps the relations, not counted in the change, not in ``up``/``down``."""
     a = np.asarray(values, dtype=float)
+    n = len(a)
     if not (isinstance(base, (int, float)) and math.isfinite(base) and base > 0):
         raise ValueError("the rounding base must be a positive number")
     if not np.all(np.isfinite(a)):
         raise ValueError("the table has missing or infinite values")
     mat = sp.csr_matrix(relations, dtype=float)
-    if mat.shape[1] != len(a):
+    if mat.shape[1] != n:
         raise ValueError("the relations must have one column per cell")
     scale = max(1.0, float(np.abs(a).max(initial=0.0)))
     if np.any(np.abs(mat @ a) > 1e-9 * scale * max(1, mat.shape[1])):
         raise ValueError("the table's cells do not add up to its totals")
+    exempt = np.zeros(n, dtype=bool) if exempt is None else np.asarray(exempt, dtype=bool)
     q, free = rounding_base(a, base)
+    free &= ~exempt
     residue = np.where(free, a - base * q, 0.0)
-    whole = np.rint(-(mat @ q))
-    idx = np.flatnonzero(free)
-    sub = mat[:, idx].tocsr()
+    # in units of the base: y = q + x (free cells), q (multiples), u (exempt cells)
+    whole = np.rint(-(mat @ np.where(exempt, 0.0, q)))
+    idx, ex = np.flatnonzero(free), np.flatnonzero(exempt)
+    sub = sp.hstack([mat[:, idx], mat[:, ex]]).tocsr()
     touched = np.diff(sub.indptr) > 0
     # relations among multiples only hold already (the table adds up); the others bind
     if np.any(~touched & (whole != 0)):
         raise ValueError("the table's cells do not add up to its totals")
-    up = np.zeros(len(a), dtype=bool)
+    up = np.zeros(n, dtype=bool)
+    level = np.where(exempt, a / base, 0.0)
     optimal = True
-    if len(idx):
-        cost = base - 2.0 * residue[idx]
+    if len(idx) or len(ex):
+        cost = np.r_[base - 2.0 * residue[idx], np.zeros(len(ex))]
         options: dict = {"disp": False, "mip_rel_gap": 0.0}
         if time_limit is not None:
             options["time_limit"] = float(time_limit)
@@ -101,8 +111,10 @@ def controlled_rounding(values: np.ndarray, relations: sp.spmatrix, base: float,
         if touched.any():
             rows = sub[touched]
             constraints.append(LinearConstraint(rows, whole[touched], whole[touched]))
-        res = milp(cost, integrality=np.ones(len(idx)), bounds=Bounds(0, 1),
-                   constraints=constraints, options=options)
+        low = np.r_[np.zeros(len(idx)), np.where(a[ex] >= 0, 0.0, -np.inf)]
+        high = np.r_[np.ones(len(idx)), np.full(len(ex), np.inf)]
+        res = milp(cost, integrality=np.r_[np.ones(len(idx)), np.zeros(len(ex))],
+                   bounds=Bounds(low, high), constraints=constraints, options=options)
         if res.x is None:
             if res.status == 2:
                 raise NoControlledRounding(
@@ -112,9 +124,10 @@ def controlled_rounding(values: np.ndarray, relations: sp.spmatrix, base: float,
                     "base")
             raise NoControlledRounding(f"no controlled rounding to base {base:g} found "
                                        f"({res.message.strip()}): give more time")
-        up[idx] = res.x > 0.5
+        up[idx] = res.x[:len(idx)] > 0.5
+        level[ex] = res.x[len(idx):]
         optimal = res.status == 0
-    rounded = base * (q + up)
-    rounded = np.where(free, rounded, base * q)
+    rounded = np.where(exempt, base * level, base * (q + up))
     down = free & ~up
-    return RoundingResult(rounded, up, down, float(np.abs(rounded - a).sum()), optimal)
+    change = np.abs(rounded - a)[~exempt].sum()
+    return RoundingResult(rounded, up, down, float(change), optimal)

@@ -72,7 +72,11 @@ class ControlledAdjustment(TableMethod):
         upl = cells["upl"].to_numpy(dtype=float) if "upl" in cells else np.zeros(len(values))
         lpl = cells["lpl"].to_numpy(dtype=float) if "lpl" in cells else np.zeros(len(values))
         weights = (1.0 / np.maximum(np.abs(values), 1.0)
-                   if params["weights"] == "inverse_value" else None)
+                   if params["weights"] == "inverse_value" else np.ones(len(values)))
+        # the cells of linked tables' cover table that none of them holds are never
+        # published: they change for free (as long as the tables stay consistent)
+        published = status != "unpublished"
+        weights = np.where(published, weights, 0.0)
         integer = params["integer"]
         if integer == "auto":
             integer = (table.response is None and table.weight is None
@@ -96,12 +100,12 @@ class ControlledAdjustment(TableMethod):
         change = np.abs(res.values - values)
         scale = max(1.0, float(np.abs(values).max(initial=0.0)))
         return MethodResult(out, {
-            "cells": table.n_cells,
+            "cells": int(published.sum()),
             "sensitive": int(sensitive.sum()),
             "moved_up": int((res.direction > 0).sum()),
             "moved_down": int((res.direction < 0).sum()),
-            "changed": int((change > 1e-9 * scale).sum()),
-            "change": round(res.change, 9),
+            "changed": int(((change > 1e-9 * scale) & published).sum()),
+            "change": round(float(change[published].sum()), 9),
             "distance": round(res.distance, 9),
             "integer": bool(integer),
             "optimal": bool(res.optimal),

@@ -52,21 +52,26 @@ class ControlledRounding(TableMethod):
         values = table.values
         if not np.all(np.isfinite(values)):
             raise PluginError(self.name, "the table has missing values: it cannot be rounded")
+        # (the cells of linked tables' cover table that none of them holds are never
+        # published: they need not be multiples)
+        unpublished = table.status == "unpublished"
         try:
             res = controlled_rounding(values, table.relations, float(params["base"]),
-                                      time_limit=params.get("time_limit"))
+                                      exempt=unpublished, time_limit=params.get("time_limit"))
         except NoControlledRounding as exc:
             raise PluginError(self.name, str(exc)) from None
         except ValueError as exc:
             raise PluginError(self.name, f"cannot round the table: {exc}") from None
         out = table.with_values(res.values)
+        cells = int((~unpublished).sum())
+        change = np.abs(res.values - values)[~unpublished]
         return MethodResult(out, {
             "base": float(params["base"]),
-            "cells": table.n_cells,
+            "cells": cells,
             "rounded_up": int(res.up.sum()),
             "rounded_down": int(res.down.sum()),
-            "unchanged": int(table.n_cells - res.up.sum() - res.down.sum()),
+            "unchanged": int(cells - res.up.sum() - res.down.sum()),
             "distance": round(res.distance, 9),
-            "max_change": round(float(np.abs(res.values - values).max(initial=0.0)), 9),
+            "max_change": round(float(change.max(initial=0.0)), 9),
             "optimal": bool(res.optimal),
         })
