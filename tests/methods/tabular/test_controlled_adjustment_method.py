@@ -7,7 +7,9 @@ from helpers import ROOT
 
 from sdcflow import registry, run
 from sdcflow.errors import PluginError
+from sdcflow.registry import declaration_problems
 from sdcflow.tabular import table_from_cells
+from sdcflow.testing import explain_problems
 
 
 @pytest.fixture
@@ -62,7 +64,10 @@ def test_the_sensitive_cell_is_published_out_of_its_interval(write_recipe, tmp_p
     row = internal[(internal.region == "a") & (internal.sex == "f")].iloc[0]
     assert (row["status"], row["value"], row["rule"]) == ("adjusted", 2, "freq(3)")
     assert result.measures["audit"]["passed"] is True
-    assert "1 sensitive" in registry.get("controlled_adjustment").explain({}, info)
+    plugin = registry.get("controlled_adjustment")
+    assert "the 1 sensitive cells were moved" in plugin.explain({}, info)
+    assert declaration_problems(plugin) == []
+    assert explain_problems(plugin, {}, info) == []
 
 
 def test_after_secondary_suppression_it_is_refused(seed_table):

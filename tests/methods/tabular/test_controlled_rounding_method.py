@@ -6,6 +6,8 @@ import pytest
 
 from sdcflow import registry, run
 from sdcflow.errors import PluginError
+from sdcflow.registry import declaration_problems
+from sdcflow.testing import explain_problems
 
 RECIPE = """
     sdcflow: 1
@@ -47,7 +49,10 @@ def test_the_worked_example_is_released_rounded(write_recipe, tmp_path):
     internal = pd.read_csv(tmp_path / "out" / "tables" / "counts.csv")
     row = internal[(internal.region == "a") & (internal.sex == "m")].iloc[0]
     assert (row["freq"], row["value"], row["published_value"]) == (8, 8, 5)
-    assert "12" in registry.get("controlled_rounding").explain({"base": 5}, info)
+    plugin = registry.get("controlled_rounding")
+    assert "a total change of 12 (proven the least)" in plugin.explain({"base": 5}, info)
+    assert declaration_problems(plugin) == []
+    assert explain_problems(plugin, {"base": 5}, info) == []
 
 
 def test_a_table_without_rounding_is_a_clear_error():
