@@ -64,6 +64,8 @@ def test_linked_tables_are_protected_together(write_recipe, tmp_path, people):
     suppressed = (by_sex.status == "suppressed").sum() + (by_age.status == "suppressed").sum()
     shared = (totals_sex.status == "suppressed").sum()
     assert audit["suppressed"] == suppressed - shared
+    primary = next(s.info for s in result.steps if s.node == "primary")
+    assert primary["cells"] == 12 + 16 - 4  # the published cells, the shared ones once
     internal = pd.read_csv(tmp_path / "out" / "tables" / "by_sex.csv")
     assert set(internal["status"]) <= {"safe", "primary", "secondary"}
 

@@ -17,8 +17,9 @@ published values stay within ``lower``/``upper``: by default non-negative cells 
 non-negative), minimum ``sum w_j (z+_j + z-_j)``. Solved with HiGHS
 (``scipy.optimize.milp``); the directions found are then fixed and the deviations solved
 again as a linear program, so that the protection holds to the LP's precision whatever
-the MILP's integrality tolerance. An unbounded room counts as the table's scale (the sum
-of its absolute values and protection levels), which no least change needs to exceed.
+the MILP's integrality tolerance. An unbounded room (no upper bound) is capped at the
+table's scale, the sum of its absolute values and protection levels: no cell moves by
+more than that.
 """
 
 from __future__ import annotations
