@@ -71,6 +71,32 @@ def tabulation(spec: TableSpec, data):
                       total=spec.total)
 
 
+def linked(spec: TableSpec, table):
+    """``table`` as built for ``spec``: for a table of linked tables, their cover table
+    with the cells none of them holds marked unpublished (:mod:`sdcflow.tabular.linked`)."""
+    from .tabular import link
+
+    return link(table, spec.faces) if spec.faces else table
+
+
+def release_source(recipe, tid: str) -> str:
+    """The table whose last step gives the released table ``tid``: the table of linked
+    tables it belongs to, when steps protect them, else ``tid`` itself."""
+    for spec in recipe.tables.values():
+        if spec.linked and tid in spec.linked and any(s.table == spec.id
+                                                       for s in recipe.steps):
+            return spec.id
+    return tid
+
+
+def released_table(recipe, tid: str, source: str, table):
+    """The table ``tid`` to release from the table its ``source`` left: its face of
+    the cover table when it is a linked table."""
+    from .tabular import face
+
+    return table if source == tid else face(table, recipe.tables[tid].dims)
+
+
 def build(spec: TableSpec, data: Dataset, base_dir: Path):
     """The table ``spec`` from ``data`` (or from its ``from`` file)."""
     from .tabular import build_partial, finish_table, table_from_cells
@@ -84,7 +110,7 @@ def build(spec: TableSpec, data: Dataset, base_dir: Path):
                                 freq=src.get("freq", "freq"), value=src.get("value", "value"),
                                 contributions=src.get("top", ["top1", "top2"]),
                                 total=spec.total)
-    return finish_table(build_partial(tabulation(spec, data), data.frame))
+    return linked(spec, finish_table(build_partial(tabulation(spec, data), data.frame)))
 
 
 def table_hash(table) -> str:
@@ -102,16 +128,24 @@ def release_frame(table) -> pd.DataFrame:
     ``suppressed``. Suppressed cells have no frequency, weighted frequency or value, and
     whether a cell was suppressed as sensitive (primary) or to protect another one
     (secondary), and by which rule, is not said: that would tell an intruder which cells
-    are small or dominated (see :func:`internal_frame`)."""
+    are small or dominated (see :func:`internal_frame`). A rounded or adjusted table
+publishes its new values (a frequency table: as its frequencies too)."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
     codes = table.codes
     for d, dim in enumerate(table.dimensions):
         out[f"level_{dim.name}"] = dim.depth[codes[:, d]].astype(np.int64)
     hidden = table.suppressed
-    out["freq"] = cells["freq"].astype("Int64").mask(hidden)
+    freq, wfreq = cells["freq"], cells["wfreq"]
+    if "original_value" in cells and table.response is None:
+        # a rounded or adjusted frequency table: its value is the (weighted) frequency,
+        # which must not go out unchanged beside it
+        wfreq = cells["value"]
+        if table.weight is None:
+            freq = np.rint(cells["value"])
+    out["freq"] = freq.astype("Int64").mask(hidden)
     if table.weight is not None:
-        out["wfreq"] = cells["wfreq"].astype("float64").mask(hidden)
+        out["wfreq"] = wfreq.astype("float64").mask(hidden)
     out["value"] = cells["value"].astype("float64").mask(hidden)
     out["status"] = pd.Series(np.where(np.asarray(hidden), "suppressed", "published"),
                               index=cells.index)
@@ -120,13 +154,19 @@ def release_frame(table) -> pd.DataFrame:
 
 def internal_frame(table) -> pd.DataFrame:
     """The protected table for the office: every cell with its original frequency and
-    value, its status (safe, primary, secondary...) and, for primary cells, the rules
-    that fired."""
+    value, its status (safe, primary, secondary, adjusted...) and, for sensitive cells, the rules
+    that fired; for a rounded or adjusted table (controlled rounding, controlled tabular
+    adjustment) also the value published (``published_value``)."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
     out["freq"] = cells["freq"].astype("Int64")
-    out["value"] = cells["value"].astype("float64")
+    if "original_value" in cells:
+        out["value"] = cells["original_value"].astype("float64")
+        out["published_value"] = cells["value"].astype("float64")
+    else:
+        out["value"] = cells["value"].astype("float64")
     out["status"] = text_column(cells["status"])
     if "rule" in cells:
-        out["rule"] = text_column(cells["rule"]).where(cells["status"] == "primary", "")
+        sensitive = cells["status"].isin(["primary", "adjusted"])
+        out["rule"] = text_column(cells["rule"]).where(sensitive, "")
     return out

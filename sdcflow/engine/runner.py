@@ -293,14 +293,16 @@ def _households_entry(recipe: Recipe, ids: pd.DataFrame | None,
 def _released_tables(validated: Validated, store, variant: int, data) -> dict:
     """Table id -> the table to release: as left by the last step on it (of the released
     variant), or built from the released ``data`` when no step works on it."""
-    from ..tables import build
+    from ..tables import build, release_source, released_table
 
     recipe, plan = validated.recipe, validated.plan
     out = {}
     for tid in recipe.release.get("tables", {}):
-        last = [s.id for s in recipe.steps if s.table == tid]
+        source = release_source(recipe, tid)  # (a linked table: its table of linked tables)
+        last = [s.id for s in recipe.steps if s.table == source]
         if last:
-            out[tid] = store.tables[plan.nodes_by_variant[variant][last[-1]]]
+            out[tid] = released_table(recipe, tid, source,
+                                      store.tables[plan.nodes_by_variant[variant][last[-1]]])
         else:
             out[tid] = build(recipe.tables[tid], data, recipe.base_dir)
     return out

@@ -50,6 +50,10 @@ class TableSpec:
     weight: str | None = None
     total: str = "Total"
     source: dict | None = None  # `from`: an aggregated table file
+    # `linked`: the ids of the tables protected together; the table itself is their cover
+    # table (dims: all their variables), ``faces`` their dimensions
+    linked: list[str] | None = None
+    faces: list[list[str]] | None = None
 
     @property
     def path(self) -> tuple:

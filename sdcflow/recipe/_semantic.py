@@ -158,6 +158,19 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             out.append(doc.problem(path + ("id",), f"tables[{i}].id: '{spec['id']}' is used "
                                    "twice"))
             continue
+        if "linked" in spec:  # the cover table of linked tables: see _linked_tables
+            if "dims" in spec or "from" in spec:
+                out.append(doc.problem(path + ("linked",), f"tables[{i}]: a table of linked "
+                                       "tables takes its variables from them: give 'linked' "
+                                       "without 'dims' or 'from'"))
+                continue
+            recipe.tables[spec["id"]] = TableSpec(id=spec["id"], index=i, dims=[],
+                                                  linked=list(spec["linked"]))
+            continue
+        if "dims" not in spec:
+            out.append(doc.problem(path, f"tables[{i}]: give 'dims' (the table's variables) "
+                                   "or 'linked' (tables to protect together)"))
+            continue
         table = TableSpec(id=spec["id"], index=i, dims=list(spec["dims"]),
                           response=spec.get("response"), weight=spec.get("weight"),
                           total=spec.get("total", "Total"), source=spec.get("from"))
@@ -186,6 +199,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
                 out.append(doc.problem(path + (field,), f"tables[{i}].{field}: '{name}' has "
                                        f"role {var.role}, not weight"))
         recipe.tables[table.id] = table
+    out += linked_tables(recipe, doc)
     release_tables = recipe.release.get("tables", {})
     for tid in release_tables:
         if tid not in recipe.tables:
@@ -199,6 +213,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
         if broken(("steps", i), skip=("params",)):
             continue
         out += _step(recipe, i, spec, ids)
+    out += linked_use(recipe, doc)
     by_id = {s.id: s for s in recipe.steps}
     measures = [s.id for s in recipe.steps if s.kind == "measure"]
     for step in recipe.steps:
@@ -303,4 +318,74 @@ def _check_variant(recipe: Recipe, grid_steps: list[StepSpec]) -> list[Problem]:
         elif value not in known[key][0][1]:
             out.append(doc.problem(("release", "variant", key), f"release.variant.{key}: {value!r}"
                                    f" is not one of the grid values {known[key][0][1]}"))
+    return out
+
+
+def linked_tables(recipe, doc) -> list:
+    """Complete each table of linked tables (``linked: [a, b, ...]``): its dimensions are
+    all their variables (their cover table, :mod:`sdcflow.tabular.linked`), its
+    response, weight and total theirs, which must agree; the linked tables must be
+    built from the data and belong to one group only."""
+    out = []
+    owner: dict[str, str] = {}
+    for spec in list(recipe.tables.values()):
+        if spec.linked is None:
+            continue
+        path = (*spec.path, "linked")
+        members = []
+        for j, tid in enumerate(spec.linked):
+            member = recipe.tables.get(tid)
+            if member is None:
+                out.append(doc.problem((*path, j), f"tables[{spec.index}].linked: no table "
+                                       f"'{tid}'{did_you_mean(tid, recipe.tables)}"))
+            elif member.linked is not None:
+                out.append(doc.problem((*path, j), f"tables[{spec.index}].linked: '{tid}' "
+                                       "is itself a table of linked tables"))
+            elif member.source is not None:
+                out.append(doc.problem((*path, j), f"tables[{spec.index}].linked: '{tid}' is "
+                                       "read from a file; linked tables are built from the "
+                                       "data (their cover table needs the records)"))
+            elif tid in owner:
+                out.append(doc.problem((*path, j), f"tables[{spec.index}].linked: '{tid}' is "
+                                       f"already linked in '{owner[tid]}'"))
+            else:
+                owner[tid] = spec.id
+                members.append(member)
+        if len(set(spec.linked)) < 2:
+            out.append(doc.problem(path, f"tables[{spec.index}].linked: name at least two "
+                                   "different tables"))
+        if len(members) != len(spec.linked):
+            continue
+        for field in ("response", "weight", "total"):
+            values = {getattr(m, field) for m in members}
+            if len(values) > 1:
+                out.append(doc.problem(path, f"tables[{spec.index}].linked: the tables "
+                                       f"differ in {field} ({', '.join(sorted(map(str, values)))}"
+                                       "): linked tables share their cells"))
+            else:
+                setattr(spec, field, values.pop())
+        spec.dims = list(dict.fromkeys(d for m in members for d in m.dims))
+        spec.faces = [list(m.dims) for m in members]
+    return out
+
+
+def linked_use(recipe, doc) -> list:
+    """A linked table is protected with the others, through the steps on their table of
+    linked tables, and released as it leaves it: no step of its own; the cover table
+    itself (with its unpublished cells) is not released."""
+    out = []
+    group = {tid: spec.id for spec in recipe.tables.values() if spec.linked
+             for tid in spec.linked}
+    for step in recipe.steps:
+        if step.table in group:
+            out.append(doc.problem((*step.path, "table"), f"steps[{step.index}].table: "
+                                   f"'{step.table}' is protected with its linked tables: "
+                                   f"give the step 'table: {group[step.table]}'"))
+            step.ok = False
+    for tid in recipe.release.get("tables", {}):
+        spec = recipe.tables.get(tid)
+        if spec is not None and spec.linked:
+            out.append(doc.problem(("release", "tables", tid), f"release.tables: '{tid}' "
+                                   "links tables; release them instead: "
+                                   f"{', '.join(spec.linked)}", key=True))
     return out

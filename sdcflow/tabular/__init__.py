@@ -14,6 +14,7 @@ from .build import (
     finish_table,
 )
 from .hierarchy import Dimension, make_dimension
+from .linked import face, link
 from .rules import (
     DominanceRule,
     FrequencyRule,
@@ -39,7 +40,7 @@ __all__ = [
     "AuditResult", "Dimension", "DominanceRule", "FrequencyRule", "PPercentRule", "PQRule",
     "PartialTable", "RuleResult", "SuppressionResult", "Table", "Tabulation", "ZeroRule",
     "apply_rules", "audit", "build_partial", "build_table", "cell_costs", "combine",
-    "finish_table", "intruder_bounds", "make_dimension", "mark_primary", "parse_rule",
-    "requirements", "secondary_suppression", "set_protection", "suppress_hypercube",
+    "face", "finish_table", "intruder_bounds", "link", "make_dimension", "mark_primary",
+    "parse_rule", "requirements", "secondary_suppression", "set_protection", "suppress_hypercube",
     "suppress_optimal", "table_from_cells",
 ]

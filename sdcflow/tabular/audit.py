@@ -331,7 +331,10 @@ def audit(table: Table, *, lower: float | np.ndarray | None = None,
     suppressed = table.suppressed
     a = table.values
     model = AttackerModel(table.relations, a, lb, ub, suppressed)
-    targets = np.flatnonzero(suppressed if which == "suppressed" else status == "primary")
+    # (the cells of a cover table that no linked table holds are unknown to the intruder
+    # but need no protection of their own)
+    hidden = suppressed & (status != "unpublished")
+    targets = np.flatnonzero(hidden if which == "suppressed" else status == "primary")
     if mode == "auto":
         mode = "exact" if len(targets) <= exact_limit else "certify"
     is_exact = np.ones(len(targets), dtype=bool)
@@ -377,7 +380,7 @@ def audit(table: Table, *, lower: float | np.ndarray | None = None,
     zero = width <= rtol * np.maximum(1.0, np.abs(a[targets]))
     report["recomputable"] = zero
     seconds = time.perf_counter() - start
-    info = {"mode": mode, "suppressed": int(suppressed.sum()),
+    info = {"mode": mode, "suppressed": int(hidden.sum()),
             "primary": int((status == "primary").sum()),
             "audited": len(targets), "unprotected": int((~protected).sum()),
             "recomputable": int(zero.sum()), "lp_solved": model.n_lp,

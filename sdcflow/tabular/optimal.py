@@ -134,7 +134,8 @@ def suppress_optimal(table: Table, *, cost: str | np.ndarray = "unit",
                "max_rounds": max_rounds}
     if decompose is None:
         decompose = (len(table.dimensions) >= 3 and table.n_cells > MODULAR_CELLS
-                     and any((~d.is_leaf).sum() > 1 for d in table.dimensions))
+                     and any((~d.is_leaf).sum() > 1 for d in table.dimensions)
+                     and not (table.status == "unpublished").any())  # (linked tables)
     if decompose:
         from .modular import modular_pattern
 
@@ -159,8 +160,9 @@ def optimal_pattern(table: Table, costs: np.ndarray, lb, ub, upl, lpl, spl, up_r
     row_cuts(table, primary, upl, lpl, spl, up_room, down_room, cuts)
     fixed = np.zeros(n)
     fixed[primary] = 1.0
-    # cells already marked secondary (e.g. by hand) stay suppressed
-    fixed[status == "secondary"] = 1.0
+    # cells already marked secondary (e.g. by hand) stay suppressed, and the cells of a
+    # cover table that no linked table publishes are never published
+    fixed[(status == "secondary") | (status == "unpublished")] = 1.0
     lonely = no_lonely_cells(table.relations, fixed == 0)
     stats = {"rounds": 0, "master_seconds": 0.0, "lp_seconds": 0.0, "lp_solved": 0,
              "fixing_seconds": 0.0}

@@ -289,13 +289,15 @@ def mark_primary(table: Table, mask: np.ndarray, upl: np.ndarray | float = 0.0,
     """Mark the cells of ``mask`` primary with the given protection levels (scalars or
     per-cell arrays); ``reset`` first makes every cell safe, otherwise earlier primary
     cells stay primary with their levels."""
-    mask = np.asarray(mask, dtype=bool)
     n = table.n_cells
     cells = table.cells.copy()
     old = cells["status"].to_numpy(dtype=object)
+    # the cells of a cover table that no linked table publishes stay so, never primary
+    unpublished = old == "unpublished"
+    mask = np.asarray(mask, dtype=bool) & ~unpublished
     keep = np.zeros(n, dtype=bool) if reset else old == "primary"
     # (without reset every other cell keeps its status, earlier primaries included)
-    status = np.where(mask, "primary", "safe" if reset else old)
+    status = np.where(mask, "primary", np.where(unpublished, old, "safe" if reset else old))
     cells["status"] = text_column(status, index=cells.index)
     levels = {"upl": upl, "lpl": lpl, "spl": spl}
     for col, level in levels.items():

@@ -74,7 +74,7 @@ def finish(table: Table, pattern: np.ndarray, costs: np.ndarray, method: str,
     secondary = (new == "secondary") & (status != "secondary")
     info = {"method": method, "primary": int((status == "primary").sum()),
             "secondary": int(secondary.sum()),
-            "suppressed": int(pattern.sum()),
+            "suppressed": int((pattern & (status != "unpublished")).sum()),
             "cost": float(costs[secondary].sum()),
             "seconds": round(seconds, 3), **extra,
             "audit_passed": report.passed, "audit_seconds": round(report.seconds, 3)}

@@ -126,8 +126,10 @@ class Table:
 
     @property
     def suppressed(self) -> np.ndarray:
+        """The cells not published: suppressed (primary, secondary) and, in the cover
+        table of linked tables, the cells no linked table holds (``unpublished``)."""
         s = self.status
-        return (s == "primary") | (s == "secondary")
+        return (s == "primary") | (s == "secondary") | (s == "unpublished")
 
     def published(self, columns: Sequence[str] = ("freq", "value")) -> pd.DataFrame:
         """The table to release: the dimensions, ``columns`` with the suppressed cells'
@@ -146,6 +148,20 @@ class Table:
         if len(cells) != self.n_cells:
             raise ValueError("the cells frame must keep every cell")
         return replace(self, cells=cells)
+
+    def with_values(self, values: np.ndarray) -> Table:
+        """A copy whose cells publish ``values`` instead of their own (a controlled
+        rounding or adjustment); ``original_value`` keeps the values of the table before
+        its first such change, for the office's own copy (:func:`sdcflow.tables.
+        internal_frame`)."""
+        values = np.asarray(values, dtype=float)
+        if values.shape != (self.n_cells,):
+            raise ValueError("one value per cell")
+        cells = self.cells.copy()
+        if "original_value" not in cells:
+            cells["original_value"] = cells["value"].astype(float)
+        cells["value"] = values
+        return self.with_cells(cells)
 
     def pivot(self, column: str = "value", rows: str | None = None, cols: str | None = None,
               mark_suppressed: bool = False) -> pd.DataFrame:

@@ -381,6 +381,41 @@ def test_tables_built_by_map_reduce_equal_the_in_memory_engine(tmp_path):
     assert "suppressed" in (tmp_path / "dask" / "public" / "pay.csv").read_text()
 
 
+LINKED = """
+sdcflow: 1
+name: linked
+seed: 3
+data: {path: DATA}
+variables:
+  hid: {role: household}
+  region: {role: key, hierarchy: {zone: {"1": "A", "2": "A", "3": "B", "4": "B"}}}
+  sex: {role: key}
+  income: {role: numeric}
+tables:
+  - {id: by_region, dims: [region], response: income}
+  - {id: by_sex, dims: [region, sex], response: income}
+  - {id: both, linked: [by_region, by_sex]}
+steps:
+  - {id: primary, method: sensitivity_rules, table: both, params: {rules: [{freq: 100}]}}
+  - {id: secondary, method: secondary_suppression, table: both}
+  - {id: audit, measure: table_audit, table: both}
+release: {tables: {by_region: by_region.csv, by_sex: by_sex.csv}, measures: [audit]}
+"""
+
+
+def test_linked_tables_on_dask_equal_the_in_memory_engine(tmp_path):
+    """Linked tables: their cover table built from the partitions, protected as one; each
+    released as the in-memory engine releases it."""
+    recipe, memory = write(tmp_path, census(400), parts=2, recipe=LINKED)
+    dask = run(recipe, tmp_path / "dask", engine="dask", workers=1)
+    mem = run(memory, tmp_path / "memory")
+    for name in ("by_region.csv", "by_sex.csv"):
+        assert (tmp_path / "dask" / "public" / name).read_bytes() == \
+            (tmp_path / "memory" / "public" / name).read_bytes()
+    assert dask.measures["audit"] == mem.measures["audit"]
+    assert mem.measures["audit"]["passed"] is True
+
+
 CAMOUFLAGE = """
 sdcflow: 1
 name: camouflage

@@ -16,6 +16,7 @@ from ...data import write_table
 from ...data.households import household_units
 from ...data.io import sha256_file, table_format
 from ...data.release_numbers import release_rounding, released_numbers
+from ...tables import release_source, released_table
 from ..execution import step_rng
 
 
@@ -63,8 +64,10 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
                 k: v for k, v in entry["household_ids"].items() if k != "households"}
     tables = {}
     for tid in release.get("tables", {}):
-        last = [s.node for s in validated.plan.steps if s.step.table == tid]
-        tables[tid] = run.tables[last[-1]] if last else run.table(recipe.tables[tid], view)
+        source = release_source(recipe, tid)  # (a linked table: its table of linked tables)
+        last = [s.node for s in validated.plan.steps if s.step.table == source]
+        tables[tid] = (released_table(recipe, tid, source, run.tables[last[-1]]) if last
+                       else run.table(recipe.tables[tid], view))
     _write_outputs(tmp, validated, result, tables, 0, released=released)
 
 

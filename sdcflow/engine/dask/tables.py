@@ -20,7 +20,7 @@ class TableSteps:
         partition's leaf cells, combined exactly (:mod:`sdcflow.tabular.build`)."""
         from ...data import Dataset
         from ...data.dataset import Metadata
-        from ...tables import build, tabulation
+        from ...tables import build, linked, tabulation
         from ...tabular import combine, finish_table
 
         meta = {c: self.meta[n][c] for c, n in view.items()}
@@ -31,7 +31,7 @@ class TableSteps:
         parts = [self.client.submit(tasks.table_partial, tab, d, pure=False)
                  for d in self._data({c: n for c, n in view.items() if c in tab.columns})]
         self._wait(parts)
-        return finish_table(combine(self.client.gather(parts)))
+        return linked(spec, finish_table(combine(self.client.gather(parts))))
 
     def _table_step(self, ps, start: float) -> None:
         """A step on a table, as the in-memory engine runs it (the table is small)."""

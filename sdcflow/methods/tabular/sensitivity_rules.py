@@ -82,7 +82,9 @@ class SensitivityRules(TableMethod):
         fired = text_column(cells.loc[primary, "rule"]).str.split(r",(?![^(]*\))",
                                                                   regex=True).explode()
         return MethodResult(table, {
-            "cells": len(cells),
+            # (the published cells: not those of linked tables' cover table that none of
+            # them holds)
+            "cells": int((cells["status"] != "unpublished").sum()),
             "primary": int(primary.sum()),
             "by_rule": {str(k): int(v) for k, v in sorted(fired.value_counts().items())},
         })
