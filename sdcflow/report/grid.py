@@ -16,7 +16,8 @@ from .headline import number_text
 MAX_CELLS = 2500  # cells drawn per table; a larger table is only listed in the CSV files
 MAX_GRIDS = 12
 
-STATUS_CLASS = {"primary": "primary", "secondary": "secondary", "suppressed": "suppressed"}
+STATUS_CLASS = {"primary": "primary", "secondary": "secondary", "suppressed": "suppressed",
+                "adjusted": "adjusted"}
 
 
 def _order(values: pd.Series) -> list[str]:
@@ -29,6 +30,10 @@ def _cell_text(row, external: bool) -> str:
     if external and status == "suppressed":
         return "x"
     value = row.get("value")
+    shown = row.get("published_value")  # a rounded or adjusted table (office copy)
+    if shown is not None and not pd.isna(shown) and value is not None and not pd.isna(value) \
+            and float(shown) != float(value):
+        return f"{number_text(float(shown))} ({number_text(float(value))})"
     if value is not None and not pd.isna(value):
         return number_text(float(value))
     freq = row.get("freq")
@@ -94,4 +99,5 @@ def _legend(external: bool) -> str:
                 "(not published)</p>")
     return ('<p class="legend"><span class="primary">primary</span> sensitive cell, '
             'suppressed &nbsp; <span class="secondary">secondary</span> suppressed to '
-            "protect a sensitive cell &nbsp; other cells are published</p>")
+            'protect a sensitive cell &nbsp; <span class="adjusted">adjusted</span> sensitive '
+            "cell published with a changed value &nbsp; other cells are published</p>")

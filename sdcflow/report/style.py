@@ -27,6 +27,7 @@ figcaption{font-size:.85em;color:#555}
 table.grid td.primary,.legend .primary{background:#f4c7c3;color:#7a1010}
 table.grid td.secondary,.legend .secondary{background:#fde2b8;color:#7a4a00}
 table.grid td.suppressed,.legend .suppressed{background:#e1e1e1;color:#555}
+table.grid td.adjusted,.legend .adjusted{background:#d6e6f5;color:#1f3f66}
 table.grid td.empty{background:#fafafa}
 table.grid caption{text-align:left;font-weight:bold;padding:.2em 0}
 .legend span{padding:0 .4em;border:1px solid #ccc}
