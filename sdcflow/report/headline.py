@@ -90,23 +90,6 @@ def utility_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
     return [(label, value) for label, value in out if value is not None]
 
 
-def changed_values(info: Mapping | None) -> int | None:
-    """The values a method changed, from its result (``changed``: a count or a count per
-    variable; ``suppressions``; ``coded``), or None when it does not say."""
-    if not isinstance(info, Mapping):
-        return None
-    for key in ("changed", "suppressions", "perturbed"):
-        value = info.get(key)
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int):
-            return value
-        if isinstance(value, Mapping) and value and all(
-                isinstance(v, int) and not isinstance(v, bool) for v in value.values()):
-            return sum(value.values())
-    return None
-
-
 def number_text(value) -> str:
     """A figure for people (see :func:`sdcflow.plain_words.figure`)."""
     return figure(value)

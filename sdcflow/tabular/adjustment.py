@@ -30,6 +30,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from .relations import checked_relations
+
 __all__ = ["AdjustmentResult", "NoAdjustment", "controlled_adjustment"]
 
 
@@ -83,14 +85,7 @@ def controlled_adjustment(values: np.ndarray, relations: sp.spmatrix, sensitive:
     when no adjustment exists."""
     a = np.asarray(values, dtype=float)
     n = len(a)
-    if not np.all(np.isfinite(a)):
-        raise ValueError("the table has missing or infinite values")
-    mat = sp.csr_matrix(relations, dtype=float)
-    if mat.shape[1] != n:
-        raise ValueError("the relations must have one column per cell")
-    scale = max(1.0, float(np.abs(a).max(initial=0.0)))
-    if np.any(np.abs(mat @ a) > 1e-9 * scale * max(1, n)):
-        raise ValueError("the table's cells do not add up to its totals")
+    mat = checked_relations(a, relations)
     sens = np.asarray(sensitive, dtype=bool)
     upl, lpl = _levels(sens, upl, lpl, n)
     if integer:

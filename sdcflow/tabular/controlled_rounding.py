@@ -32,6 +32,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from .relations import checked_relations
+
 __all__ = ["NoControlledRounding", "RoundingResult", "controlled_rounding", "rounding_base"]
 
 
@@ -79,14 +81,7 @@ def controlled_rounding(values: np.ndarray, relations: sp.spmatrix, base: float,
     n = len(a)
     if not (isinstance(base, (int, float)) and math.isfinite(base) and base > 0):
         raise ValueError("the rounding base must be a positive number")
-    if not np.all(np.isfinite(a)):
-        raise ValueError("the table has missing or infinite values")
-    mat = sp.csr_matrix(relations, dtype=float)
-    if mat.shape[1] != n:
-        raise ValueError("the relations must have one column per cell")
-    scale = max(1.0, float(np.abs(a).max(initial=0.0)))
-    if np.any(np.abs(mat @ a) > 1e-9 * scale * max(1, mat.shape[1])):
-        raise ValueError("the table's cells do not add up to its totals")
+    mat = checked_relations(a, relations)
     exempt = np.zeros(n, dtype=bool) if exempt is None else np.asarray(exempt, dtype=bool)
     q, free = rounding_base(a, base)
     free &= ~exempt
