@@ -170,7 +170,8 @@ def test_a_sas_data_set_cannot_be_released(tmp_path, capsys):
     assert "SAS data sets (.sas7bdat) cannot be written; release a SAS transport file" in err
 
 
-def test_a_csv_input_released_as_sav_carries_the_recipe_labels(tmp_path):
+def _csv_released_as_dta(tmp_path):
+    """A CSV file whose recipe labels sex and releases the data as Stata's dta."""
     (tmp_path / "p.csv").write_text("sex,income\n1,10.5\n2,11\n1,12\n2,13\n")
     recipe = tmp_path / "r.yaml"
     recipe.write_text(
@@ -179,6 +180,11 @@ def test_a_csv_input_released_as_sav_carries_the_recipe_labels(tmp_path):
         "  income: {role: numeric}\n"
         "steps:\n- {id: k, measure: k_anonymity, params: {k: 2}}\n"
         "release: {path: p.dta}\n")
+    return recipe
+
+
+def test_a_csv_input_released_as_sav_carries_the_recipe_labels(tmp_path):
+    recipe = _csv_released_as_dta(tmp_path)
     run(recipe, tmp_path / "out")
     back, meta = pyreadstat.read_dta(str(tmp_path / "out" / "public" / "p.dta"))
     assert back["sex"].tolist() == [1, 2, 1, 2] and back["income"].tolist()[1] == 11.0
@@ -187,14 +193,7 @@ def test_a_csv_input_released_as_sav_carries_the_recipe_labels(tmp_path):
 
 def test_a_dask_release_in_a_statistics_format_carries_the_labels(tmp_path):
     # the Dask engine writes one file per partition: each has the labels, as in memory
-    (tmp_path / "p.csv").write_text("sex,income\n1,10.5\n2,11\n1,12\n2,13\n")
-    recipe = tmp_path / "r.yaml"
-    recipe.write_text(
-        "sdcflow: 1\nname: csvsav\nseed: 1\ndata: {path: p.csv}\n"
-        "variables:\n  sex: {role: key, labels: {1: male, 2: female}}\n"
-        "  income: {role: numeric}\n"
-        "steps:\n- {id: k, measure: k_anonymity, params: {k: 2}}\n"
-        "release: {path: p.dta}\n")
+    recipe = _csv_released_as_dta(tmp_path)
     run(recipe, tmp_path / "out", engine="dask", workers=1)
     back, meta = pyreadstat.read_dta(str(tmp_path / "out" / "public" / "p.dta" /
                                          "part-00000.dta"))
