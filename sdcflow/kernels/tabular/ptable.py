@@ -297,4 +297,8 @@ def ptable_from_columns(i, j, p, v, p_int_lb, p_int_ub, table: str = "cnts") -> 
                               "one another from 0 to 1")
         if (np.abs(p - (ub - lb)) > 1e-6).any():
             raise PTableError(f"row i = {r:g}: p is not p_int_ub - p_int_lb")
+    rows = np.unique(c["i"])
+    if table == "cnts" and not np.array_equal(rows, np.arange(len(rows))):
+        raise PTableError("the rows i of a ptable of counts must be 0, 1, 2, ... without gaps "
+                          f"(got {', '.join(f'{r:g}' for r in rows)})")
     return PTable(c["i"], c["j"], c["p"], c["v"], c["p_int_lb"], c["p_int_ub"], table)
