@@ -58,21 +58,24 @@ def size_problems(spec: TableSpec, data: Dataset) -> list[str]:
              "categories first")]
 
 
-def tabulation(spec: TableSpec, data):
+def tabulation(spec: TableSpec, data, key: str | None = None, key_digits: int = 8):
     """What to tabulate for ``spec`` built from microdata: its dimensions with the
     hierarchies declared for them (``data``: a Dataset, or the Metadata of partitioned
-    data: only its variables are read). Partition by partition, the table is
+    data: only its variables are read), and with ``key`` a column of record keys whose
+    sums make the cells' cell keys (the cell key method). Partition by partition, the table is
     ``finish_table(combine(build_partial(tabulation, part) for part in parts))``
     (:mod:`sdcflow.tabular.build`), identical to :func:`build` on all the records."""
     from .tabular import Tabulation
 
     hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
     return Tabulation(tuple(spec.dims), hierarchies, spec.response, spec.weight,
-                      total=spec.total)
+                      total=spec.total, key=key, key_digits=key_digits)
 
 
-def build(spec: TableSpec, data: Dataset, base_dir: Path):
-    """The table ``spec`` from ``data`` (or from its ``from`` file)."""
+def build(spec: TableSpec, data: Dataset, base_dir: Path, key: str | None = None,
+          key_digits: int = 8):
+    """The table ``spec`` from ``data`` (or from its ``from`` file); with ``key`` (a
+    column of record keys) each cell gets its cell key (``cell_key``)."""
     from .tabular import build_partial, finish_table, table_from_cells
 
     hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
@@ -84,7 +87,10 @@ def build(spec: TableSpec, data: Dataset, base_dir: Path):
                                 freq=src.get("freq", "freq"), value=src.get("value", "value"),
                                 contributions=src.get("top", ["top1", "top2"]),
                                 total=spec.total)
-    return finish_table(build_partial(tabulation(spec, data), data.frame))
+    if key is not None and spec.source:
+        raise ValueError(f"table {spec.id!r} is read as aggregated cells from a file: "
+                         "cell keys need the records")
+    return finish_table(build_partial(tabulation(spec, data, key, key_digits), data.frame))
 
 
 def table_hash(table) -> str:
@@ -121,11 +127,15 @@ def release_frame(table) -> pd.DataFrame:
 def internal_frame(table) -> pd.DataFrame:
     """The protected table for the office: every cell with its original frequency and
     value, its status (safe, primary, secondary...) and, for primary cells, the rules
-    that fired."""
+    that fired; a perturbed table (the cell key method) has its perturbed frequency and
+    value and, next to them, the original ones (``original_freq``, ``original_value``)."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
     out["freq"] = cells["freq"].astype("Int64")
     out["value"] = cells["value"].astype("float64")
+    if "original_freq" in cells:  # perturbed (the cell key method): the values before
+        out["original_freq"] = cells["original_freq"].astype("Int64")
+        out["original_value"] = cells["original_value"].astype("float64")
     out["status"] = text_column(cells["status"])
     if "rule" in cells:
         out["rule"] = text_column(cells["rule"]).where(cells["status"] == "primary", "")

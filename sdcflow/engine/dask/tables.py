@@ -15,9 +15,10 @@ class TableSteps:
     """The table part of a Dask run (mixed into its runner: ``client``, ``meta``,
     ``recipe``, ``tables``, ``measures``, ``_data``, ``_wait`` and ``_record``)."""
 
-    def table(self, spec, view: dict):
+    def table(self, spec, view: dict, key: str | None = None, key_digits: int = 8):
         """The table ``spec`` built from the columns of ``view`` by map-reduce: each
-        partition's leaf cells, combined exactly (:mod:`sdcflow.tabular.build`)."""
+        partition's leaf cells, combined exactly (:mod:`sdcflow.tabular.build`); with
+        ``key`` (a column of record keys) each cell gets its cell key."""
         from ...data import Dataset
         from ...data.dataset import Metadata
         from ...tables import build, tabulation
@@ -26,8 +27,8 @@ class TableSteps:
         meta = {c: self.meta[n][c] for c, n in view.items()}
         if spec.source:  # a table given as cells in a file: read on the client
 
-            return build(spec, Dataset(_empty_frame(meta), meta), self.recipe.base_dir)
-        tab = tabulation(spec, Metadata(meta))
+            return build(spec, Dataset(_empty_frame(meta), meta), self.recipe.base_dir, key)
+        tab = tabulation(spec, Metadata(meta), key, key_digits)
         parts = [self.client.submit(tasks.table_partial, tab, d, pure=False)
                  for d in self._data({c: n for c, n in view.items() if c in tab.columns})]
         self._wait(parts)
@@ -35,11 +36,27 @@ class TableSteps:
 
     def _table_step(self, ps, start: float) -> None:
         """A step on a table, as the in-memory engine runs it (the table is small)."""
+        from ...errors import PluginError
         from ...tables import table_hash
-        from ..execution import _call, step_rng, visible
+        from ..execution import _call, record_keys_of, step_rng, visible, with_cell_keys
 
+        keys = record_keys_of(ps)
+        if keys is not None and keys[0] is None:
+            raise PluginError(ps.node, "record keys drawn by sdcflow need the in-memory "
+                              "engine: on partitioned data give record_key, a column of "
+                              "record keys kept with the data")
+        keyed = None
+        if keys is not None:
+            try:
+                keyed = self.table(self.recipe.tables[ps.table], visible(ps), *keys)
+            except (KeyError, ValueError) as exc:
+                raise PluginError(ps.node, f"cell keys of table {ps.table!r}: {exc}") from None
         if ps.table_input is not None:
             table = self.tables[ps.table_input]
+            if keyed is not None:
+                table = with_cell_keys(table, keyed)
+        elif keyed is not None:
+            table = keyed
         else:
             table = self.table(self.recipe.tables[ps.table], visible(ps))
         result = _call(ps, table, step_rng(self.recipe.seed, ps.node), None, {})

@@ -1,0 +1,215 @@
+"""``cell_key``: the cell key method for frequency tables (Thompson, Broadfoot & Elazar,
+ABS, UNECE 2013; perturbation tables by maximum entropy, Giessing 2016), as the R
+packages ``ptable`` (the ptable) and ``cellKey`` (the lookup) do it: every cell of the
+table gets the noise that its cell key (the fractional part of the sum of its records'
+keys) selects in the ptable row of its count. The record keys are the same for every
+table of the recipe (read from a column, or drawn once by sdcflow from the recipe's seed),
+so a cell gets the same noise in every table it appears in: differencing two tables
+reveals nothing. See :mod:`sdcflow.kernels.tabular.ptable` and
+:mod:`sdcflow.kernels.tabular.cell_key`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from ...errors import PluginError
+from ...plain_words import figure
+from ...registry import MethodResult, TableMethod, register
+
+_PTABLE_COLUMNS = ("i", "j", "p", "v", "p_int_lb", "p_int_ub")
+
+
+def _per_row(item: dict, description: str) -> dict:
+    return {"anyOf": [item, {"type": "array", "minItems": 1, "items": item}],
+            "description": description}
+
+
+@register
+class CellKey(TableMethod):
+    name = "cell_key"
+    summary = "Cell key method: consistent noise on frequency tables from a ptable."
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "D": {"type": "integer", "minimum": 1, "maximum": 50,
+                  "description": "Largest perturbation |v| (ptable's D)."},
+            "V": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000,
+                  "description": "Variance of the perturbation (ptable's V)."},
+            "js": {"type": "integer", "minimum": 0, "maximum": 50, "default": 0,
+                   "description": "Blocked counts: no perturbed count in 1..js."},
+            "pstay": _per_row({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                              "Least probability of no change, once or per ptable row "
+                              "(default: none, the maximum-entropy solution)."),
+            "optim": _per_row({"enum": [1, 2, 3, 4]},
+                              "ptable's optim: 1-3 variance at most V (default 1), 4 "
+                              "exactly V; once or per ptable row."),
+            "mono": _per_row({"type": "boolean"},
+                             "Probabilities rise towards no change for negative "
+                             "perturbations (default true); once or per ptable row."),
+            "ptable": {
+                "type": "object", "additionalProperties": False,
+                "required": list(_PTABLE_COLUMNS),
+                "properties": {c: {"type": "array", "minItems": 1, "items": {"type": "number"}}
+                               for c in _PTABLE_COLUMNS},
+                "description": "A ptable given as its columns i, j, p, v, p_int_lb, p_int_ub "
+                               "(instead of D and V)."},
+            "ptable_file": {"type": "string", "minLength": 1,
+                            "description": "A ptable file in the ptable package's layout "
+                                           "(CSV or ';'-separated text with columns i, j, p, "
+                                           "v, p_int_lb, p_int_ub), relative to the recipe."},
+            "record_key": {"type": "string",
+                           "description": "Column of record keys in [0, 1] (default: "
+                                          "drawn by sdcflow from the recipe's seed, the same "
+                                          "for every table of the recipe)."},
+            "digits": {"type": "integer", "minimum": 5, "maximum": 10, "default": 8,
+                       "description": "Decimals of the record keys (cellKey: 8)."},
+        },
+    }
+
+    def record_keys(self, params) -> tuple[str | None, int]:
+        """The engine builds this step's table with cell keys: the record keys are the
+        column ``record_key``, or drawn by the engine (None)."""
+        return params.get("record_key"), int(params.get("digits", 8))
+
+    def read_files(self, params: dict, base_dir: Path) -> tuple[dict, list]:
+        """``ptable_file`` read relative to the recipe: the step then carries the ptable
+        (its columns in ``ptable``, so the manifest and the fingerprint hold it)."""
+        if "ptable_file" not in params or "ptable" in params:
+            return params, []
+        path = base_dir / params["ptable_file"]
+        try:
+            columns = read_ptable_file(path)
+        except (OSError, ValueError) as exc:
+            return params, [(("ptable_file",), str(exc))]
+        return {**params, "ptable": columns}, []
+
+    def check(self, params, meta):
+        given = [k for k in ("ptable_file", "ptable") if k in params]
+        if not given and not ("D" in params and "V" in params):
+            yield (), "give D and V (the ptable is built from them), or a ptable"
+            return
+        if given and ("D" in params or "V" in params):
+            yield (given[0],), "give either D and V or a ptable, not both"
+            return
+        if params.get("record_key") is not None:
+            var = meta.variables.get(params["record_key"])
+            if var is None:
+                yield ("record_key",), f"'{params['record_key']}' is not a declared variable"
+            elif not var.is_numeric:
+                yield ("record_key",), (f"'{params['record_key']}' must be numeric (record "
+                                        "keys in [0, 1])")
+        if "ptable" not in params and "ptable_file" in params:
+            return  # (the file could not be read: reported where it was read)
+        from ...kernels.tabular.ptable import PTableError
+
+        try:
+            ptable_of(params)
+        except PTableError as exc:
+            yield (("ptable",) if given else ("V",)), f"impossible ptable: {exc}"
+
+    def check_data(self, params, data):
+        column = params.get("record_key")
+        if column is None or column not in data.frame:
+            return
+        keys = data.frame[column].to_numpy(dtype=float, na_value=np.nan)
+        missing = int(np.isnan(keys).sum())
+        if missing:
+            yield ("record_key",), f"'{column}' has {missing} missing record keys"
+        elif ((keys < 0) | (keys > 1)).any():
+            yield ("record_key",), f"'{column}': record keys must lie in [0, 1]"
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "changed" not in result:
+            return ("Every count of the table was perturbed by the cell key method: a small "
+                    "noise, the same for a cell in every table, drawn from a perturbation "
+                    "table.")
+        return (f"The cell key method perturbed the counts of the table: "
+                f"{figure(result['changed'])} of its {figure(result.get('cells'))} cells "
+                f"changed, by at most {figure(result.get('max_abs_perturbation'))}; a cell "
+                "gets the same noise in every table of the release.")
+
+    def apply(self, data, params, rng):
+        from ...kernels.tabular.cell_key import perturb_counts
+        from ...kernels.tabular.ptable import PTableError
+
+        table = data
+        cells = table.cells
+        if "cell_key" not in cells:
+            raise PluginError(self.name, "the table has no cell keys (it must be built from "
+                              "the records by the engine)")
+        if table.response is not None:
+            raise PluginError(self.name, f"the table sums {table.response!r}: the cell key "
+                              "method here perturbs frequency tables (a table without "
+                              "response)")
+        try:
+            ptab = ptable_of(params)
+        except PTableError as exc:
+            raise PluginError(self.name, f"impossible ptable: {exc}") from None
+        counts = cells["freq"].to_numpy(dtype=float)
+        weighted = cells["wfreq"].to_numpy(dtype=float) if table.weight is not None else None
+        perturbed, perturbed_w = perturb_counts(ptab, cells["cell_key"].to_numpy(dtype=float),
+                                                counts, weighted)
+        out = cells.copy()
+        out["original_freq"] = cells["freq"].to_numpy(dtype=np.int64)
+        out["original_value"] = cells["value"].to_numpy(dtype=float)
+        out["freq"] = np.rint(perturbed).astype(np.int64)
+        out["wfreq"] = perturbed_w
+        out["value"] = perturbed_w
+        noise = perturbed - counts
+        changed = noise != 0
+        info = {
+            "cells": len(cells),
+            "changed": int(changed.sum()),
+            "share_changed": float(changed.mean()) if len(cells) else 0.0,
+            "max_abs_perturbation": float(np.abs(noise).max()) if len(cells) else 0.0,
+            "ptable_rows": len(ptab.rows),
+        }
+        return MethodResult(table.with_cells(out), info)
+
+
+def ptable_of(params):
+    """The ptable of the step: given (``ptable``) or built from ``D``, ``V`` and the
+    options as ``ptable::create_cnt_ptable`` builds it."""
+    from ...kernels.tabular.ptable import count_ptable, ptable_from_columns
+
+    given = params.get("ptable")
+    if given is not None:
+        return ptable_from_columns(*(given[c] for c in _PTABLE_COLUMNS))
+    return count_ptable(params["D"], params["V"], js=params.get("js", 0),
+                        pstay=params.get("pstay"), optim=params.get("optim", 1),
+                        mono=params.get("mono", True))
+
+
+def read_ptable_file(path: Path) -> dict[str, list[float]]:
+    """The columns ``i, j, p, v, p_int_lb, p_int_ub`` of a ptable file: CSV, or the
+    ``;``-separated text of ``ptable::pt_export`` (a file without ``p_int_lb``, as the
+    tau-Argus export, gets it from the previous upper bound of the row)."""
+    import pandas as pd
+
+    if not path.is_file():
+        raise ValueError(f"ptable file {path} does not exist")
+    text = path.read_text(encoding="utf-8")
+    first = text.splitlines()[0] if text.strip() else ""
+    sep = ";" if first.count(";") > first.count(",") else ","
+    try:
+        frame = pd.read_csv(path, sep=sep, skipinitialspace=True)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise ValueError(f"ptable file {path} cannot be read: {exc}") from None
+    frame.columns = [str(c).strip().strip('"') for c in frame.columns]
+    if "p_int_lb" not in frame and {"i", "p_int_ub"} <= set(frame.columns):
+        frame["p_int_lb"] = frame.groupby("i")["p_int_ub"].shift(1, fill_value=0.0)
+    missing = [c for c in _PTABLE_COLUMNS if c not in frame]
+    if missing:
+        raise ValueError(f"ptable file {path} lacks the columns {', '.join(missing)}")
+    out = {}
+    for c in _PTABLE_COLUMNS:
+        values = pd.to_numeric(frame[c], errors="coerce")
+        if values.isna().any():
+            raise ValueError(f"ptable file {path}: column {c} has missing or non-numeric "
+                             "values")
+        out[c] = [float(x) for x in values]
+    return out
