@@ -1,0 +1,161 @@
+"""The ``cell_key`` table method in recipes: the perturbed table worked out by hand from
+given record keys and ptable's example ptable pt_ex_cnts() (D = 2, V = 1.05, js = 1;
+its figures are checked in tests/kernels/tabular/test_ptable.py), consistency of the
+noise across the tables of a recipe, ptable files, and bad input refused."""
+
+import pandas as pd
+import pytest
+
+from sdcflow import run, validate
+from sdcflow.errors import PluginError, RecipeError
+from sdcflow.kernels.tabular.ptable import count_ptable
+
+DATA = """g,h,rkey
+A,x,0.6
+A,y,0.3
+A,y,0.4
+B,x,0.9
+B,x,0.8
+B,x,0.7
+B,x,0.05
+B,y,0.95
+"""
+PT_EX = "D: 2, V: 1.05, js: 1, mono: [true, true, false, true]"
+
+#: the cells by hand: (count, cell key = sum of record keys mod 1) -> the ptable row
+#: min(count, 4) and the first p_int_ub above the key (row 1: .50833333, .98333333, 1
+#: for v = -1, 1, 2; row 2: .16155827, .71720864, .95967482, 1 for v = -2, 0, 1, 2;
+#: row 3: .41231301, .70037398, .88731301, 1 for v = -1..2; row 4: .07012498,
+#: .31462505, .68537495, .92987502, 1 for v = -2..2)
+HAND = {("A", "x"): 2,        # n 1, key .6 -> +1
+        ("A", "y"): 2,        # n 2, key .7 -> 0
+        ("B", "x"): 4,        # n 4, key 2.45 -> .45 -> 0
+        ("B", "y"): 2,        # n 1, key .95 -> +1
+        ("A", "Total"): 2,    # n 3, key 1.3 -> .3 -> -1
+        ("B", "Total"): 5,    # n 5, key 3.4 -> .4 -> 0
+        ("Total", "x"): 3,    # n 5, key 3.05 -> .05 -> -2
+        ("Total", "y"): 3,    # n 3, key 1.65 -> .65 -> 0
+        ("Total", "Total"): 9}  # n 8, key 4.7 -> .7 -> +1
+
+
+def write(tmp_path, steps: str, tables: str = "[{id: gh, dims: [g, h]}]",
+          release: str = "{tables: {gh: gh.csv}}", data: str = DATA, seed: int = 7):
+    (tmp_path / "data.csv").write_text(data, encoding="utf-8")
+    path = tmp_path / "recipe.yaml"
+    step_lines = [f"  {line.strip()}" for line in steps.strip().splitlines()]
+    path.write_text("\n".join([
+        "sdcflow: 1", "name: ck", f"seed: {seed}", "data: {path: data.csv}", "variables:",
+        "  g: {role: key}", "  h: {role: key}", "  rkey: {role: identifier, type: continuous}",
+        f"tables: {tables}", "steps:", *step_lines, f"release: {release}", ""]),
+        encoding="utf-8")
+    return path
+
+
+def published(out, name="gh.csv", dims=("g", "h")):
+    frame = pd.read_csv(out / "public" / name, dtype={d: str for d in dims})
+    return {tuple(r[d] for d in dims): r["freq"] for _, r in frame.iterrows()}
+
+
+def test_the_perturbed_table_worked_out_by_hand(tmp_path):
+    path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, "
+                           f"params: {{{PT_EX}, record_key: rkey}}}}")
+    result = run(path, tmp_path / "out", use_cache=False)
+    assert published(tmp_path / "out") == HAND
+    info = next(s.info for s in result.steps if s.node == "ck")
+    assert info["cells"] == 9 and info["changed"] == 5 and info["max_abs_perturbation"] == 2
+    # the office's table keeps the original counts next to the published ones
+    internal = pd.read_csv(tmp_path / "out" / "tables" / "gh.csv", dtype={"g": str, "h": str})
+    total = internal[(internal.g == "Total") & (internal.h == "Total")].iloc[0]
+    assert (total["freq"], total["original_freq"]) == (9, 8)
+    # the record keys are an identifier: in no release
+    assert "rkey" not in (tmp_path / "out" / "public" / "gh.csv").read_text()
+
+
+def test_the_same_ptable_from_a_file_in_ptables_layout(tmp_path):
+    # pt_export(SDCtool = "SAS") writes i;j;p;v;p_int_lb;p_int_ub, numbers formatted
+    pt = count_ptable(2, 1.05, js=1, mono=[True, True, False, True])
+    lines = ["i;j;p;v;p_int_lb;p_int_ub"] + [
+        f"{i:g};{j:g};{p:.8f};{v: g};{lb:.8f};{ub:.8f}"
+        for i, j, p, v, lb, ub in zip(pt.i, pt.j, pt.p, pt.v, pt.p_int_lb, pt.p_int_ub,
+                                      strict=True)]
+    (tmp_path / "ptab.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {ptable_file: ptab.txt, record_key: rkey}}")
+    run(path, tmp_path / "out", use_cache=False)
+    assert published(tmp_path / "out") == HAND
+    # tau-Argus' layout has no p_int_lb: it is the previous upper bound of the row
+    argus = ["i j p v p_int_ub".replace(" ", ";")] + [
+        line.rsplit(";", 2)[0] + ";" + line.rsplit(";", 1)[1] for line in lines[1:]]
+    (tmp_path / "ptab.txt").write_text("\n".join(argus) + "\n", encoding="utf-8")
+    run(path, tmp_path / "out2", use_cache=False)
+    assert published(tmp_path / "out2") == HAND
+
+
+def test_a_cell_gets_the_same_noise_in_every_table(tmp_path):
+    # keys drawn by sdcflow from the recipe's stream: the margin g x Total of the g x h
+    # table is the cell g of the table of g alone, with the same records and the same key
+    data = "g,h,rkey\n" + "".join(f"{'ABC'[k % 3]},{'xyz'[(k * 7) % 3]},0.5\n"
+                                  for k in range(300))
+    steps = f"""
+        - {{id: ck1, method: cell_key, table: gh, params: {{{PT_EX}}}}}
+        - {{id: ck2, method: cell_key, table: g, params: {{{PT_EX}}}}}
+    """
+    tables = "[{id: gh, dims: [g, h]}, {id: g, dims: [g]}]"
+    release = "{tables: {gh: gh.csv, g: g.csv}}"
+    path = write(tmp_path, steps, tables, release, data)
+    run(path, tmp_path / "out", use_cache=False)
+    both = published(tmp_path / "out")
+    alone = published(tmp_path / "out", "g.csv", ("g",))
+    for code in ("A", "B", "C", "Total"):
+        assert both[(code, "Total")] == alone[(code,)]
+    # the keys depend on the recipe's seed, not on the step: renamed steps, same table
+    path = write(tmp_path, steps.replace("ck1", "other").replace("ck2", "again"), tables,
+                 release, data)
+    run(path, tmp_path / "out2", use_cache=False)
+    assert published(tmp_path / "out2") == both
+    # and another seed draws other keys (some cell of 12 changes with near certainty)
+    path = write(tmp_path, steps, tables, release, data, seed=8)
+    run(path, tmp_path / "out3", use_cache=False)
+    assert published(tmp_path / "out3") != both
+
+
+def test_impossible_ptables_and_bad_parameters_are_refused(tmp_path):
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {D: 2, V: 1.05, js: 2}}")
+    with pytest.raises(RecipeError, match=r"recipe.yaml:\d+:\d+: .*impossible ptable: row "
+                                          r"i = 1.*at least 2\b"):
+        validate(path)
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, params: {js: 1}}")
+    with pytest.raises(RecipeError, match="give D and V"):
+        validate(path)
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {D: 2, V: 1, ptable_file: x.txt}}")
+    with pytest.raises(RecipeError, match="does not exist"):
+        validate(path)
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {D: 2, V: 1, record_key: nokey}}")
+    with pytest.raises(RecipeError, match="'nokey' is not a declared variable"):
+        validate(path)
+
+
+def test_bad_record_keys_are_refused(tmp_path):
+    path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, "
+                           f"params: {{{PT_EX}, record_key: rkey}}}}",
+                 data=DATA.replace("0.95", "1.95"))
+    with pytest.raises(RecipeError, match=r"record keys must lie in \[0, 1\]"):
+        validate(path)
+    path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, "
+                           f"params: {{{PT_EX}, record_key: rkey}}}}",
+                 data=DATA.replace("0.95", ""))
+    with pytest.raises(RecipeError, match="1 missing record keys"):
+        validate(path)
+
+
+def test_a_magnitude_table_is_refused_with_the_reason(tmp_path):
+    data = DATA.replace("rkey", "rkey,y").replace("\n", ",3\n").replace("rkey,y,3", "rkey,y")
+    path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, params: {{{PT_EX}}}}}",
+                 tables="[{id: gh, dims: [g, h], response: y}]", data=data)
+    text = path.read_text().replace("  rkey:", "  y: {role: numeric}\n  rkey:")
+    path.write_text(text)
+    with pytest.raises(PluginError, match="perturbs frequency tables"):
+        run(path, tmp_path / "out", use_cache=False)
