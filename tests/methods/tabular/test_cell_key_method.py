@@ -159,3 +159,28 @@ def test_a_magnitude_table_is_refused_with_the_reason(tmp_path):
     path.write_text(text)
     with pytest.raises(PluginError, match="perturbs frequency tables"):
         run(path, tmp_path / "out", use_cache=False)
+
+
+def test_utility_of_the_perturbed_table(tmp_path):
+    # the hand table: originals 1, 2, 4, 1, 3, 5, 5, 3, 8 become HAND (the cells in the
+    # table's order: A x, A y, A Total, B x, B y, B Total, Total x, Total y, Total Total)
+    steps = f"""
+        - {{id: ck, method: cell_key, table: gh, params: {{{PT_EX}, record_key: rkey}}}}
+        - {{id: utility, measure: cell_key_utility, table: gh}}
+    """
+    path = write(tmp_path, steps)
+    result = run(path, tmp_path / "out", use_cache=False)
+    got = result.measures["utility"]
+    # perturbations: A x +1, A y 0, A Total -1, B x 0, B y +1, B Total 0, Total x -2,
+    # Total y 0, Total Total +1
+    assert got["perturbations"] == {"-2": 1, "-1": 1, "0": 4, "1": 3}
+    assert got["changed"] == 5 and got["l1"] == 6 and got["false_zero"] == 0
+    assert got["d1"]["max"] == 2 and got["d1"]["mean"] == pytest.approx(6 / 9)
+    # relative: 1/1, 1/3, 1/1, 2/5, 1/8 over the changed cells, 0 for the others
+    assert got["d2"]["mean"] == pytest.approx((1 + 1 / 3 + 1 + 2 / 5 + 1 / 8) / 9)
+
+
+def test_utility_needs_a_perturbed_table(tmp_path):
+    path = write(tmp_path, "- {id: utility, measure: cell_key_utility, table: gh}")
+    with pytest.raises(PluginError, match="run cell_key on it"):
+        run(path, tmp_path / "out", use_cache=False)
