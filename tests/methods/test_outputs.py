@@ -90,7 +90,8 @@ CASES = {
     "semantic_generalisation": [("hierarchy", {"variable": "urbrur", "depth": 0})],
     "semantic_microaggregation": [("hierarchy", {"variables": ["urbrur"], "k": 3})],
 }
-TABLE_METHODS = {"secondary_suppression", "sensitivity_rules"}  # leave the records alone
+# table methods leave the records alone
+TABLE_METHODS = {"secondary_suppression", "sensitivity_rules", "cell_key"}
 # graph methods work on an edge list (two node variables), integer or text node labels
 EDGES = {"source": "a", "target": "b"}
 GRAPH_CASES = {

@@ -6,9 +6,10 @@ noise across the tables of a recipe, ptable files, and bad input refused."""
 import pandas as pd
 import pytest
 
-from sdcflow import run, validate
+from sdcflow import registry, run, validate
 from sdcflow.errors import PluginError, RecipeError
 from sdcflow.kernels.tabular.ptable import count_ptable
+from sdcflow.testing import result_problems
 
 DATA = """g,h,rkey
 A,x,0.6
@@ -171,6 +172,9 @@ def test_utility_of_the_perturbed_table(tmp_path):
     path = write(tmp_path, steps)
     result = run(path, tmp_path / "out", use_cache=False)
     got = result.measures["utility"]
+    # the summary has the shape the measure declares
+    plugin = registry.get("cell_key_utility")
+    assert result_problems(plugin, None, {"exclude_zeros": True}, got) == []
     # perturbations: A x +1, A y 0, A Total -1, B x 0, B y +1, B Total 0, Total x -2,
     # Total y 0, Total Total +1
     assert got["perturbations"] == {"-2": 1, "-1": 1, "0": 4, "1": 3}
