@@ -41,6 +41,11 @@ from scipy.optimize import linprog, minimize
 EPSILON = 1e-8  # the package's lower bound of every probability (1 / 10^8)
 DIGITS = 8  # the package rounds the interval bounds to 8 decimals
 _TOL = 1e-9
+# The lower bound 1e-8 on every probability can push the least variance of a row a few
+# 1e-8 above a V that the row reaches without it (e.g. D = 3, V = 2, js = 2: from a count
+# of 1 only v = -1, 2, 3 are left and (2/3, 1/3, 0) has variance exactly 2). The package
+# accepts such rows (it checks the variance to 3 decimals): so does this, up to _SLACK.
+_SLACK = 1e-6
 
 
 class PTableError(ValueError):
@@ -125,8 +130,9 @@ def _max_entropy(v: np.ndarray, variance: float, lower: np.ndarray, mono: bool,
     hold). Solved with SLSQP as the package does (nloptr's SLSQP), to a tighter
     tolerance; the result is checked against every constraint."""
     least = _least_variance(v, lower, mono)
-    if least is None or least > variance + _TOL:
+    if least is None or least > variance + _SLACK:
         return None
+    variance = max(variance, least)
     n = len(v)
     a_eq, b_eq, a_ub, _ = _constraints(v, lower, mono)
     v2 = v * v

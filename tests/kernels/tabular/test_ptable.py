@@ -154,3 +154,14 @@ def test_every_built_ptable_meets_its_constraints(D, V, js):
         assert var <= V + 1e-6
     # the rows standing for every large count reach V exactly
     assert pt.row_moments()[float(pt.rows[-1])][2] == pytest.approx(V, abs=1e-6)
+
+
+def test_a_row_exactly_at_its_least_variance_is_accepted():
+    # D = 3, V = 2, js = 2, row i = 1: only v = -1, 2, 3 are left; mean 0 with the least
+    # variance is (2/3, 1/3, 0), variance exactly 2 = V; the lower bound 1e-8 on p(3)
+    # lifts it by a few 1e-8, which ptable accepts (it checks the variance to 3 decimals)
+    pt = count_ptable(3, 2, js=2)
+    v, lb, ub = pt.row(1)
+    assert v.tolist() == [-1, 2, 3]
+    np.testing.assert_allclose(ub - lb, [2 / 3, 1 / 3, 0], atol=2e-8)
+    assert pt.row_moments()[1][2] == pytest.approx(2, abs=1e-6)
