@@ -106,9 +106,11 @@ def test_impossible_ptables_are_refused_with_the_reason():
 
 def test_magnitude_ptable_like_pt_ex_nums():
     # ptable's pt_ex_nums(): create_num_ptable(D = 10, V = 3, step = 2,
-    # optim = c(4, 1, 1), icat = c(1, 5, 10)); its test checks sum(p) = 4 (four rows)
+    # optim = c(4, 1, 1), icat = c(1, 5, 10)); its test checks sum(p) = 4 (four rows), and
+    # cellKey's tests (test_numvars.R) that this ptable has 96 entries
     pt = magnitude_ptable(10, 3, step=2, icat=[1, 5, 10], optim=[4, 1, 1])
     assert pt.p.sum() == pytest.approx(4, abs=1e-9)
+    assert len(pt.p) == 96
     assert pt.rows.tolist() == [0, 1, 5, 10]
     # row 10 is symmetric: targets 0..20 by 0.5
     v, _, _ = pt.row(10)
