@@ -366,9 +366,9 @@ RECORD_KEYS_STREAM = "record keys"
 _DRAWN_KEYS = "__record_key__"
 
 
-def record_keys_of(ps: PlannedStep) -> tuple[str | None, int] | None:
-    """``(column, digits)`` of the record keys a table step needs (column None: drawn by
-    the engine), or None."""
+def record_keys_of(ps: PlannedStep) -> tuple[str | None, int, int] | None:
+    """``(column, digits, top)`` of the record keys a table step needs (column None:
+    drawn by the engine; ``top``: the largest contributions per cell it needs), or None."""
     wanted = getattr(ps.step.plugin, "record_keys", None)
     return wanted(ps.params) if callable(wanted) else None
 
@@ -380,7 +380,7 @@ def _keyed_table(validated: Validated, ps: PlannedStep, store: Store, keys: tupl
     from ..tables import build
 
     recipe = validated.recipe
-    column, digits = keys
+    column, digits, top = keys
     data = store.dataset(visible(ps), rows(ps, store))
     if column is None:
         column = _DRAWN_KEYS
@@ -389,15 +389,21 @@ def _keyed_table(validated: Validated, ps: PlannedStep, store: Store, keys: tupl
         data = data.with_columns({column: units / 10 ** digits})
     try:
         return build(recipe.tables[ps.table], data, recipe.base_dir, key=column,
-                     key_digits=digits)
+                     key_digits=digits, top=top)
     except (KeyError, ValueError) as exc:
         raise PluginError(ps.node, f"cell keys of table {ps.table!r}: {exc}") from None
 
 
 def with_cell_keys(table, keyed):
-    """``table`` with the cell keys of ``keyed`` (the same table built with record keys)."""
+    """``table`` with the cell keys of ``keyed`` (the same table built with record keys),
+    and the largest contributions ``keyed`` has beyond those ``table`` kept."""
     cells = table.cells.copy()
-    cells["cell_key"] = keyed.cells["cell_key"].to_numpy()
+    for column in ("cell_key", "cell_key_nonzero"):
+        if column in keyed.cells:
+            cells[column] = keyed.cells[column].to_numpy()
+    for column in keyed.top_columns:
+        if column not in cells:
+            cells[column] = keyed.cells[column].to_numpy()
     return table.with_cells(cells)
 
 

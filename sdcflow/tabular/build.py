@@ -63,7 +63,9 @@ class Tabulation:
     contributions per cell to keep (``top``) and the label of the totals; ``key``: a
     column of record keys in ``[0, 1]`` (the cell key method): each cell then gets its
     cell key, the fractional part of the sum of its records' keys taken to
-    ``key_digits`` decimals (``cell_key`` in the cells frame)."""
+    ``key_digits`` decimals (``cell_key`` in the cells frame; with a response also
+    ``cell_key_nonzero``, of the records whose response is not 0, as cellKey keys
+    magnitude cells)."""
 
     dims: tuple[str, ...]
     hierarchies: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
@@ -110,8 +112,8 @@ class PartialTable:
     ``rec_w``: the records that can be among the cell's top contributions, cell ``g``'s
     at ``starts[g]:starts[g+1]``, by decreasing value (and weight; ``rec_w`` None without
     weights); ``records``/``dropped``: rows read and rows left out (a missing value);
-    ``ksum``: each cell's record keys summed modulo ``10^key_digits`` (None without
-    record keys)."""
+    ``ksum``: each cell's record keys summed modulo ``10^key_digits``, a column for all
+    its records and one for those with a non-zero response (None without record keys)."""
 
     tabulation: Tabulation
     codes: tuple[np.ndarray, ...]
@@ -258,8 +260,10 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
         except ValueError as exc:
             raise ValueError(f"column {tab.key!r}: {exc}") from None
         modulus = 10 ** tab.key_digits
-        ksum = (np.add.reduceat(units[order] % modulus, starts) % modulus if n
-                else np.zeros(0, dtype=np.int64))
+        u = units[order] % modulus
+        nonzero = u if y is None else np.where(y_sorted != 0, u, 0)
+        ksum = (np.add.reduceat(np.stack([u, nonzero], axis=1), starts) % modulus if n
+                else np.zeros((0, 2), dtype=np.int64))
     return PartialTable(tab, tuple(uniques), keys, freq, wsum, vsum, rec_starts, rec_y,
                         rec_w, records=len(frame), dropped=int((~keep).sum()), ksum=ksum)
 
@@ -313,7 +317,7 @@ def combine(partials: Iterable[PartialTable]) -> PartialTable:
     ksum = None
     if tab.key is not None:
         ksum = (np.add.reduceat(np.concatenate([p.ksum for p in parts])[order], starts)
-                % 10 ** tab.key_digits) if m else np.zeros(0, dtype=np.int64)
+                % 10 ** tab.key_digits) if m else np.zeros((0, 2), dtype=np.int64)
     return PartialTable(tab, codes, keys[order[starts]], freq, sums("wsum"), sums("vsum"),
                         rec_starts, rec_y, rec_w, records=sum(p.records for p in parts),
                         dropped=sum(p.dropped for p in parts), ksum=ksum)
@@ -361,9 +365,9 @@ def finish_table(partial: PartialTable) -> Table:
     top = top.reshape(shape + (k,))
     ksum = None
     if partial.ksum is not None:  # leaf keys < 10^10, so margins add exactly in int64
-        ksum = np.zeros(n_cells, dtype=np.int64)
+        ksum = np.zeros((n_cells, 2), dtype=np.int64)
         ksum[leaf] = partial.ksum
-        ksum = ksum.reshape(shape)
+        ksum = ksum.reshape(shape + (2,))
     aggregate(dimensions, [freq, *exact.values(), *([] if ksum is None else [ksum])], top)
     wfreq = (to_float(exact["wsum"], partial.wsum.base) if "wsum" in exact
              else freq.astype(float))
@@ -372,7 +376,10 @@ def finish_table(partial: PartialTable) -> Table:
     if ksum is not None:
         from ..kernels.tabular.cell_key import cell_keys
 
-        cells["cell_key"] = cell_keys(ksum.reshape(-1), tab.key_digits)
+        flat = ksum.reshape(n_cells, 2)
+        cells["cell_key"] = cell_keys(flat[:, 0], tab.key_digits)
+        if tab.response is not None:
+            cells["cell_key_nonzero"] = cell_keys(flat[:, 1], tab.key_digits)
     return Table(cells, relations(dimensions), tuple(dimensions), k, tab.response, tab.weight,
                  info={"records": partial.records, "dropped_records": partial.dropped})
 

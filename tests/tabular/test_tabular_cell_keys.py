@@ -67,3 +67,14 @@ def test_any_split_into_partitions_gives_the_same_keys(rows, cuts):
     # each key is the exact sum of its records' whole units, modulo 1e8
     total = whole.cells["cell_key"].iloc[-1]
     assert total == (frame["u"].sum() % 10**8) / 10**8
+
+
+def test_magnitude_tables_also_key_cells_by_their_non_zero_records():
+    # cellKey keys a magnitude cell by the records with a non-zero value: A y has the
+    # keys .3 (value 5) and .4 (value 0): .7 for all records, .3 for the non-zero ones
+    frame = FRAME.assign(y=[1.0, 5.0, 0.0, 2.0, 0.0, 3.0, 4.0, 0.0])
+    table = build_table(frame, ["g", "h"], response="y", key="rkey")
+    got = {(r.g, r.h): (r.cell_key, r.cell_key_nonzero) for r in table.cells.itertuples()}
+    assert got[("A", "y")] == (0.7, 0.3)
+    assert got[("B", "y")] == (0.95, 0.0)  # its one record has value 0
+    assert got[("B", "x")] == (0.45, 0.65)  # .9 + .7 + .05 (the .8 has value 0)

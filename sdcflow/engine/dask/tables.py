@@ -15,7 +15,8 @@ class TableSteps:
     """The table part of a Dask run (mixed into its runner: ``client``, ``meta``,
     ``recipe``, ``tables``, ``measures``, ``_data``, ``_wait`` and ``_record``)."""
 
-    def table(self, spec, view: dict, key: str | None = None, key_digits: int = 8):
+    def table(self, spec, view: dict, key: str | None = None, key_digits: int = 8,
+              top: int = 2):
         """The table ``spec`` built from the columns of ``view`` by map-reduce: each
         partition's leaf cells, combined exactly (:mod:`sdcflow.tabular.build`); with
         ``key`` (a column of record keys) each cell gets its cell key."""
@@ -28,7 +29,7 @@ class TableSteps:
         if spec.source:  # a table given as cells in a file: read on the client
 
             return build(spec, Dataset(_empty_frame(meta), meta), self.recipe.base_dir, key)
-        tab = tabulation(spec, Metadata(meta), key, key_digits)
+        tab = tabulation(spec, Metadata(meta), key, key_digits, top)
         parts = [self.client.submit(tasks.table_partial, tab, d, pure=False)
                  for d in self._data({c: n for c, n in view.items() if c in tab.columns})]
         self._wait(parts)

@@ -1,5 +1,6 @@
-"""``cell_key_utility``: how much the cell key method changed a frequency table, as the R
-package ``cellKey`` measures it (``ck_cnt_measures``): absolute, relative and
+"""``cell_key_utility``: how much the cell key method changed a frequency table (its
+counts; a magnitude table: its values), as the R package ``cellKey`` measures counts
+(``ck_cnt_measures``): absolute, relative and
 square-root deviations of the cells, false zeros, the distribution of the
 perturbations, and the distances (L1, L2, Hellinger) of the perturbed table to the
 original (:mod:`sdcflow.kernels.tabular.perturbation_utility`)."""
@@ -53,6 +54,13 @@ class CellKeyUtility(TableMeasure):
         if "original_freq" not in cells:
             raise PluginError(self.name, "the table was not perturbed: run cell_key on it "
                               "in an earlier step")
-        return MeasureResult(count_table_utility(
-            cells["original_freq"].to_numpy(dtype=float), cells["freq"].to_numpy(dtype=float),
-            exclude_zeros=params["exclude_zeros"]))
+        # a frequency table's counts; a magnitude table's values (its counts are kept)
+        column = "freq" if data.response is None else "value"
+        try:
+            summary = count_table_utility(cells[f"original_{column}"].to_numpy(dtype=float),
+                                          cells[column].to_numpy(dtype=float),
+                                          exclude_zeros=params["exclude_zeros"])
+        except ValueError as exc:
+            raise PluginError(self.name, f"{exc} (the square-root deviation d3 needs "
+                              "non-negative cell values)") from None
+        return MeasureResult(summary)

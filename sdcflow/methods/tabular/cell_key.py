@@ -1,12 +1,14 @@
-"""``cell_key``: the cell key method for frequency tables (Thompson, Broadfoot & Elazar,
-ABS, UNECE 2013; perturbation tables by maximum entropy, Giessing 2016), as the R
-packages ``ptable`` (the ptable) and ``cellKey`` (the lookup) do it: every cell of the
-table gets the noise that its cell key (the fractional part of the sum of its records'
-keys) selects in the ptable row of its count. The record keys are the same for every
+"""``cell_key``: the cell key method for frequency and magnitude tables (Thompson,
+Broadfoot & Elazar, ABS, UNECE 2013; perturbation tables by maximum entropy, Giessing
+2016; magnitudes after Giessing & Tent, UNECE 2019), as the R packages ``ptable`` (the
+ptable) and ``cellKey`` (the lookup) do it: every cell of the table gets the noise that
+its cell key (the fractional part of the sum of its records' keys) selects in the ptable
+row of its count (for a magnitude table, of its value relative to its noise magnitude). The record keys are the same for every
 table of the recipe (read from a column, or drawn once by sdcflow from the recipe's seed),
 so a cell gets the same noise in every table it appears in: differencing two tables
-reveals nothing. See :mod:`sdcflow.kernels.tabular.ptable` and
-:mod:`sdcflow.kernels.tabular.cell_key`."""
+reveals nothing. See :mod:`sdcflow.kernels.tabular.ptable`,
+:mod:`sdcflow.kernels.tabular.cell_key` and
+:mod:`sdcflow.kernels.tabular.cell_key_magnitude`."""
 
 from __future__ import annotations
 
@@ -22,6 +24,39 @@ from ...registry import MethodResult, TableMethod, register
 _PTABLE_COLUMNS = ("i", "j", "p", "v", "p_int_lb", "p_int_ub")
 
 
+_MAGNITUDE = {
+    "type": "object", "additionalProperties": False, "required": ["p"],
+    "description": "Perturb a magnitude table (a table with response) as cellKey does.",
+    "properties": {
+        "type": {"enum": ["top_contr", "mean", "sum"], "default": "top_contr",
+                 "description": "What sizes the noise: the top_k largest contributions "
+                                "of the cell (unweighted tables), its mean or its sum."},
+        "top_k": {"type": "integer", "minimum": 1, "maximum": 6, "default": 1},
+        "p": {"anyOf": [{"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                        {"type": "array", "minItems": 2, "maxItems": 2,
+                         "items": {"type": "number", "minimum": 0, "maximum": 1}}],
+              "description": "Noise percentage (simple), or [p_small, p_large] with fp."},
+        "fp": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e15,
+               "description": "Flex point of the flex function (with p as a pair)."},
+        "q": {"type": "number", "minimum": 1, "maximum": 100, "default": 3},
+        "epsilon": {"type": "array", "minItems": 1, "maxItems": 6,
+                    "items": {"type": "number", "minimum": 0, "maximum": 1},
+                    "description": "One per contribution, 1 first, decreasing "
+                                   "(default [1])."},
+        "mu_c": {"type": "number", "minimum": 0, "maximum": 1000, "default": 0,
+                 "description": "Extra noise of sensitive (primary) cells."},
+        "step": {"type": "integer", "minimum": 1, "maximum": 50, "default": 2,
+                 "description": "ptable grid: perturbations in steps of 1/step."},
+        "icat": {"type": "array", "minItems": 1, "items": {"type": "number", "minimum": 1},
+                 "description": "ptable rows (must hold 1 and D; default [1, D])."},
+        "same_key": {"type": "boolean", "default": True},
+        "use_zero_rkeys": {"type": "boolean", "default": False,
+                           "description": "Key cells by all records, not only those with "
+                                          "a non-zero value."},
+    },
+}
+
+
 def _per_row(item: dict, description: str) -> dict:
     return {"anyOf": [item, {"type": "array", "minItems": 1, "items": item}],
             "description": description}
@@ -30,7 +65,7 @@ def _per_row(item: dict, description: str) -> dict:
 @register
 class CellKey(TableMethod):
     name = "cell_key"
-    summary = "Cell key method: consistent noise on frequency tables from a ptable."
+    summary = "Cell key method: consistent noise on frequency and magnitude tables from a ptable."
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -67,13 +102,17 @@ class CellKey(TableMethod):
                                           "for every table of the recipe)."},
             "digits": {"type": "integer", "minimum": 5, "maximum": 10, "default": 8,
                        "description": "Decimals of the record keys (cellKey: 8)."},
+            "magnitude": _MAGNITUDE,
         },
     }
 
-    def record_keys(self, params) -> tuple[str | None, int]:
+    def record_keys(self, params) -> tuple[str | None, int, int]:
         """The engine builds this step's table with cell keys: the record keys are the
-        column ``record_key``, or drawn by the engine (None)."""
-        return params.get("record_key"), int(params.get("digits", 8))
+        column ``record_key``, or drawn by the engine (None); and with the ``top_k``
+        largest contributions of each cell a magnitude table needs."""
+        m = params.get("magnitude") or {}
+        top = int(m.get("top_k", 1)) if m.get("type", "top_contr") == "top_contr" else 1
+        return params.get("record_key"), int(params.get("digits", 8)), max(top, 2)
 
     def read_files(self, params: dict, base_dir: Path) -> tuple[dict, list]:
         """``ptable_file`` read relative to the recipe: the step then carries the ptable
@@ -102,6 +141,14 @@ class CellKey(TableMethod):
             elif not var.is_numeric:
                 yield ("record_key",), (f"'{params['record_key']}' must be numeric (record "
                                         "keys in [0, 1])")
+        if "magnitude" in params:
+            if params.get("js") or "pstay" in params:
+                yield ("magnitude",), "js and pstay are for frequency tables"
+            try:
+                magnitude_of(params)
+            except ValueError as exc:
+                yield ("magnitude",), str(exc)
+                return
         if "ptable" not in params and "ptable_file" in params:
             return  # (the file could not be read: reported where it was read)
         from ...kernels.tabular.ptable import PTableError
@@ -141,14 +188,17 @@ class CellKey(TableMethod):
         if "cell_key" not in cells:
             raise PluginError(self.name, "the table has no cell keys (it must be built from "
                               "the records by the engine)")
-        if table.response is not None:
-            raise PluginError(self.name, f"the table sums {table.response!r}: the cell key "
-                              "method here perturbs frequency tables (a table without "
-                              "response)")
+        if (table.response is not None) != ("magnitude" in params):
+            raise PluginError(self.name, (
+                f"the table sums {table.response!r}: give the magnitude parameters "
+                "(magnitude) to perturb it" if table.response is not None else
+                "magnitude parameters need a table with a response (a table of sums)"))
         try:
             ptab = ptable_of(params)
         except PTableError as exc:
             raise PluginError(self.name, f"impossible ptable: {exc}") from None
+        if table.response is not None:
+            return _perturb_magnitudes(self.name, table, params, ptab)
         counts = cells["freq"].to_numpy(dtype=float)
         weighted = cells["wfreq"].to_numpy(dtype=float) if table.weight is not None else None
         perturbed, perturbed_w = perturb_counts(ptab, cells["cell_key"].to_numpy(dtype=float),
@@ -173,12 +223,19 @@ class CellKey(TableMethod):
 
 def ptable_of(params):
     """The ptable of the step: given (``ptable``) or built from ``D``, ``V`` and the
-    options as ``ptable::create_cnt_ptable`` builds it."""
-    from ...kernels.tabular.ptable import count_ptable, ptable_from_columns
+    options as ``ptable::create_cnt_ptable`` (``create_num_ptable`` with ``magnitude``)
+    builds it."""
+    from ...kernels.tabular.ptable import count_ptable, magnitude_ptable, ptable_from_columns
 
     given = params.get("ptable")
+    kind = "nums" if "magnitude" in params else "cnts"
     if given is not None:
-        return ptable_from_columns(*(given[c] for c in _PTABLE_COLUMNS))
+        return ptable_from_columns(*(given[c] for c in _PTABLE_COLUMNS), table=kind)
+    if kind == "nums":
+        m = params["magnitude"]
+        return magnitude_ptable(params["D"], params["V"], step=m.get("step", 2),
+                                icat=m.get("icat"), optim=params.get("optim", 1),
+                                mono=params.get("mono", True))
     return count_ptable(params["D"], params["V"], js=params.get("js", 0),
                         pstay=params.get("pstay"), optim=params.get("optim", 1),
                         mono=params.get("mono", True))
@@ -213,3 +270,69 @@ def read_ptable_file(path: Path) -> dict[str, list[float]]:
                              "values")
         out[c] = [float(x) for x in values]
     return out
+
+
+def magnitude_of(params):
+    """``(MagnitudeParams, options)`` of the step's ``magnitude`` parameters, checked
+    (ValueError with the reason)."""
+    from ...kernels.tabular.cell_key_magnitude import MagnitudeParams
+
+    m = dict(params["magnitude"])
+    kind = m.get("type", "top_contr")
+    top_k = int(m.get("top_k", 1)) if kind == "top_contr" else 1
+    if kind != "top_contr" and m.get("top_k", 1) != 1:
+        raise ValueError(f"top_k is for type top_contr, not {kind}")
+    p = m["p"]
+    flex = isinstance(p, list)
+    if flex != ("fp" in m):
+        raise ValueError("give p as [p_small, p_large] with fp (flex function), or one "
+                         "number p without fp (simple)")
+    epsilon = m.get("epsilon", [1.0] * top_k if top_k == 1 else None)
+    if epsilon is None or len(epsilon) != top_k:
+        raise ValueError(f"epsilon needs {top_k} values, one per contribution (top_k)")
+    mp = MagnitudeParams(p_small=p[0] if flex else p, p_large=p[1] if flex else None,
+                         fp=m.get("fp"), q=m.get("q", 3), epsilon=epsilon,
+                         mu_c=m.get("mu_c", 0))
+    return mp, {"type": kind, "top_k": top_k, "same_key": m.get("same_key", True),
+                "use_zero_rkeys": m.get("use_zero_rkeys", False)}
+
+
+def _perturb_magnitudes(name: str, table, params, ptab) -> MethodResult:
+    """The magnitude table perturbed as cellKey perturbs it (see
+    :mod:`sdcflow.kernels.tabular.cell_key_magnitude`)."""
+    from ...kernels.tabular.cell_key_magnitude import perturb_magnitudes, step_keys
+
+    mp, opts = magnitude_of(params)
+    cells = table.cells
+    cv = cells["value"].to_numpy(dtype=float)
+    if opts["type"] == "top_contr":
+        if table.weight is not None:
+            raise PluginError(name, "type top_contr needs an unweighted table (cellKey "
+                              "ranks weighted records, which the table does not keep): use "
+                              "type mean or sum")
+        x = cells[[f"top{j + 1}" for j in range(opts["top_k"])]].to_numpy(dtype=float)
+    elif opts["type"] == "mean":
+        w = cells["wfreq"].to_numpy(dtype=float)
+        x = np.divide(cv, w, out=np.zeros(len(cv)), where=w != 0)[:, None]
+    else:
+        x = cv[:, None]
+    digits = int(params.get("digits", 8))
+    column = "cell_key" if opts["use_zero_rkeys"] else "cell_key_nonzero"
+    units = np.rint(cells[column].to_numpy(dtype=float) * 10 ** digits).astype(np.int64)
+    keys = step_keys(units, digits, x.shape[1], opts["same_key"])
+    sensitive = (cells["status"] == "primary").to_numpy()
+    perturbed, noise = perturb_magnitudes(ptab, cv, x, keys, mp, sensitive)
+    out = cells.copy()
+    out["original_freq"] = cells["freq"].to_numpy(dtype=np.int64)
+    out["original_value"] = cv
+    out["value"] = perturbed
+    changed = noise != 0
+    relative = np.divide(np.abs(noise), np.abs(cv), out=np.zeros(len(cv)), where=cv != 0)
+    return MethodResult(table.with_cells(out), {
+        "cells": len(cells),
+        "changed": int(changed.sum()),
+        "share_changed": float(changed.mean()) if len(cells) else 0.0,
+        "max_abs_perturbation": float(np.abs(noise).max()) if len(cells) else 0.0,
+        "max_relative_perturbation": float(relative.max()) if len(cells) else 0.0,
+        "ptable_rows": len(ptab.rows),
+    })

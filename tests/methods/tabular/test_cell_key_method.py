@@ -1,7 +1,8 @@
 """The ``cell_key`` table method in recipes: the perturbed table worked out by hand from
 given record keys and ptable's example ptable pt_ex_cnts() (D = 2, V = 1.05, js = 1;
 its figures are checked in tests/kernels/tabular/test_ptable.py), consistency of the
-noise across the tables of a recipe, ptable files, and bad input refused."""
+noise across the tables of a recipe, ptable files, a magnitude table worked out by
+hand, and bad input refused."""
 
 import pandas as pd
 import pytest
@@ -152,13 +153,13 @@ def test_bad_record_keys_are_refused(tmp_path):
         validate(path)
 
 
-def test_a_magnitude_table_is_refused_with_the_reason(tmp_path):
+def test_a_magnitude_table_without_magnitude_parameters_is_refused(tmp_path):
     data = DATA.replace("rkey", "rkey,y").replace("\n", ",3\n").replace("rkey,y,3", "rkey,y")
     path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, params: {{{PT_EX}}}}}",
                  tables="[{id: gh, dims: [g, h], response: y}]", data=data)
     text = path.read_text().replace("  rkey:", "  y: {role: numeric}\n  rkey:")
     path.write_text(text)
-    with pytest.raises(PluginError, match="perturbs frequency tables"):
+    with pytest.raises(PluginError, match="the table sums 'y': give the magnitude"):
         run(path, tmp_path / "out", use_cache=False)
 
 
@@ -188,3 +189,74 @@ def test_utility_needs_a_perturbed_table(tmp_path):
     path = write(tmp_path, "- {id: utility, measure: cell_key_utility, table: gh}")
     with pytest.raises(PluginError, match="run cell_key on it"):
         run(path, tmp_path / "out", use_cache=False)
+
+
+#: a magnitude table: (g, h, record key, value); the zero value's key counts for the cell
+#: only with use_zero_rkeys
+MAG_DATA = "g,h,rkey,y\nA,x,0.8,1000\nA,y,0.3,500\nA,y,0.4,0\nB,x,0.05,200\nB,y,0.95,0\n"
+#: a hand-made ptable of a magnitude table: rows i = 0; 1 (v = -1, 0, 1 below .25, .75,
+#: 1); 2 (v = -2..2 below .1, .3, .7, .9, 1)
+MAG_PTABLE = ("{i: [0, 1, 1, 1, 2, 2, 2, 2, 2], j: [0, 0, 1, 2, 0, 1, 2, 3, 4], "
+              "p: [1, .25, .5, .25, .1, .2, .4, .2, .1], v: [0, -1, 0, 1, -2, -1, 0, 1, 2], "
+              "p_int_lb: [0, 0, .25, .75, 0, .1, .3, .7, .9], "
+              "p_int_ub: [1, .25, .75, 1, .1, .3, .7, .9, 1]}")
+
+
+def write_magnitude(tmp_path, magnitude: str):
+    path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, params: {{ptable: "
+                           f"{MAG_PTABLE}, record_key: rkey, magnitude: {magnitude}}}}}",
+                 tables="[{id: gh, dims: [g, h], response: y}]", data=MAG_DATA)
+    path.write_text(path.read_text().replace("  rkey:", "  y: {role: numeric}\n  rkey:"))
+    return path
+
+
+def published_values(out):
+    frame = pd.read_csv(out / "public" / "gh.csv", dtype={"g": str, "h": str})
+    return {(r["g"], r["h"]): r["value"] for _, r in frame.iterrows()}
+
+
+def test_a_magnitude_table_worked_out_by_hand(tmp_path):
+    # type sum, p = 0.1: x_delta = 0.1 cv, a = |cv / x_delta| = 10, cut to row 2; the
+    # cell key of the records with a non-zero value picks v; the value moves by v x_delta
+    path = write_magnitude(tmp_path, "{type: sum, p: 0.1}")
+    run(path, tmp_path / "out", use_cache=False)
+    assert published_values(tmp_path / "out") == pytest.approx({
+        ("A", "x"): 1100,        # key .8 -> v +1: 1000 + 100
+        ("A", "y"): 500,         # key .3 (not .3 + .4: the 0 does not count) -> v 0
+        ("B", "x"): 160,         # key .05 -> v -2: 200 - 40
+        ("B", "y"): 0,           # a zero cell stays 0
+        ("A", "Total"): 1350,    # key .8 + .3 = 1.1 -> .1 -> v -1: 1500 - 150
+        ("B", "Total"): 160,     # key .05 -> -2: 200 - 40
+        ("Total", "x"): 1320,    # key .85 -> +1: 1200 + 120
+        ("Total", "y"): 500,     # key .3 -> 0
+        ("Total", "Total"): 1530})  # key 1.15 -> .15 -> -1: 1700 - 170
+    # with every record's key (use_zero_rkeys) A x y has key .7 -> v +1: 500 + 50
+    path = write_magnitude(tmp_path, "{type: sum, p: 0.1, use_zero_rkeys: true}")
+    run(path, tmp_path / "out2", use_cache=False)
+    assert published_values(tmp_path / "out2")[("A", "y")] == pytest.approx(550)
+
+
+def test_magnitude_parameters_are_checked(tmp_path):
+    path = write_magnitude(tmp_path, "{type: top_contr, top_k: 2, p: 0.1}")
+    with pytest.raises(RecipeError, match="epsilon needs 2 values"):
+        validate(path)
+    path = write_magnitude(tmp_path, "{p: [0.2, 0.03]}")
+    with pytest.raises(RecipeError, match="with fp"):
+        validate(path)
+
+
+def test_a_magnitude_table_by_its_two_largest_contributions(tmp_path):
+    # type top_contr, top_k 2, p = 0.1, epsilon (1, 0.5): step j has x_delta = 0.1 eps_j
+    # x_j; the key of step 2 moves the first decimal of step 1's key to the end
+    path = write_magnitude(tmp_path, "{type: top_contr, top_k: 2, p: 0.1, epsilon: [1, 0.5]}")
+    result = run(path, tmp_path / "out", use_cache=False)
+    got = published_values(tmp_path / "out")
+    # A Total: x = 1000, 500; key .1: step 1 x_delta 100, a = 15 -> row 2, v -1 -> 1400;
+    # step 2 key "0.1" -> "0.1", x_delta 25, a = 56 -> row 2, v -1 -> 1375
+    assert got[("A", "Total")] == pytest.approx(1375)
+    # Total Total: key .15: step 1 v -1 -> 1600; step 2 key .51 -> v 0 -> 1600
+    assert got[("Total", "Total")] == pytest.approx(1600)
+    # A y: x = 500, 0: the second step adds nothing; key .3 -> v 0
+    assert got[("A", "y")] == pytest.approx(500)
+    info = next(s.info for s in result.steps if s.node == "ck")
+    assert info["max_abs_perturbation"] == pytest.approx(125)
