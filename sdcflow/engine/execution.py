@@ -361,9 +361,10 @@ def _run_measure(validated: Validated, ps: PlannedStep, store: Store, cache: Cac
 
 # The stream of the record keys the engine draws for the cell key method: named for the
 # recipe, not for a step, so that every table of the recipe gets the same keys and a cell
-# the same noise in every table it appears in.
+# the same noise in every table it appears in; counter-based (the key of the record at
+# position r), so that partitions of the records get the same keys (the Dask engine).
 RECORD_KEYS_STREAM = "record keys"
-_DRAWN_KEYS = "__record_key__"
+DRAWN_KEYS = "__record_key__"
 
 
 def record_keys_of(ps: PlannedStep) -> tuple[str | None, int, int] | None:
@@ -376,16 +377,16 @@ def record_keys_of(ps: PlannedStep) -> tuple[str | None, int, int] | None:
 def _keyed_table(validated: Validated, ps: PlannedStep, store: Store, keys: tuple):
     """The step's table built with the cell keys of its cells: the record keys are read
     from a column, or drawn once for the records from the recipe's stream."""
-    from ..kernels.tabular.cell_key import draw_record_keys
+    from ..kernels.tabular.cell_key import counter_record_keys
     from ..tables import build
 
     recipe = validated.recipe
     column, digits, top = keys
     data = store.dataset(visible(ps), rows(ps, store))
     if column is None:
-        column = _DRAWN_KEYS
-        units = draw_record_keys(len(data.frame), step_rng(recipe.seed, RECORD_KEYS_STREAM),
-                                 digits)
+        column = DRAWN_KEYS
+        units = counter_record_keys(recipe.seed, 0, len(data.frame), digits,
+                                    RECORD_KEYS_STREAM)
         data = data.with_columns({column: units / 10 ** digits})
     try:
         return build(recipe.tables[ps.table], data, recipe.base_dir, key=column,

@@ -1,6 +1,6 @@
 """The cell key method on the Dask engine: the table and its cell keys built by
 map-reduce over partitions of the records equal the in-memory run's, cell for cell
-(keys are summed exactly); keys drawn by sdcflow need the in-memory engine."""
+(keys are summed exactly), with keys from a column or drawn by sdcflow."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 pytest.importorskip("distributed")
 
 from sdcflow import run
-from sdcflow.errors import PluginError
 
 RECIPE = """
 sdcflow: 1
@@ -53,8 +52,11 @@ def write(tmp_path, key: str):
     return tmp_path / "dask.yaml", tmp_path / "memory.yaml"
 
 
-def test_partitioned_records_give_the_in_memory_perturbed_tables(tmp_path):
-    dask, memory = write(tmp_path, "record_key: rkey")
+@pytest.mark.parametrize("key", ["record_key: rkey", "digits: 8"], ids=["column", "drawn"])
+def test_partitioned_records_give_the_in_memory_perturbed_tables(tmp_path, key):
+    # with keys from a column, or drawn by sdcflow (the key of a record depends on its
+    # position among all the records, not on its partition)
+    dask, memory = write(tmp_path, key)
     run(dask, tmp_path / "d", engine="dask", workers=2)
     run(memory, tmp_path / "m")
     for name in ("count.csv", "pay.csv"):
@@ -62,9 +64,3 @@ def test_partitioned_records_give_the_in_memory_perturbed_tables(tmp_path):
             (tmp_path / "m" / "public" / name).read_bytes()
     changed = pd.read_csv(tmp_path / "m" / "tables" / "count.csv")
     assert (changed["freq"] != changed["original_freq"]).any()
-
-
-def test_drawn_keys_need_the_in_memory_engine(tmp_path):
-    dask, _ = write(tmp_path, "digits: 8")
-    with pytest.raises(PluginError, match="in-memory engine"):
-        run(dask, tmp_path / "d", engine="dask", workers=1)

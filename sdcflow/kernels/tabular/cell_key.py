@@ -7,6 +7,10 @@ conventions of the R package ``cellKey`` (B. Meindl, version 1.0.2, 2023):
 
 * every record gets a record key, uniform on ``[0, 1)`` rounded to ``digits`` decimals
   (cellKey's ``ck_generate_rkeys(nr_digits = 8)``), drawn once, or read from a column;
+  drawn by sdcflow, the key of the record at position ``r`` is the ``r``-th output of a
+  counter-based generator (SplitMix64: Steele, Lea & Flood, "Fast splittable
+  pseudorandom number generators", OOPSLA 2014) seeded by the recipe's seed, so the keys
+  are the same however the records are split into partitions;
 * the cell key of a cell is the fractional part of the sum of the record keys of its
   records (``sum %% 1``), so the same records give the same cell key in every table:
   a cell published in two tables gets the same noise (consistency);
@@ -25,6 +29,8 @@ bound, change the noise).
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 
@@ -46,6 +52,29 @@ def draw_record_keys(n: int, rng: np.random.Generator, digits: int = 8) -> np.nd
     numbers of ``10^-digits`` (int64)."""
     m = _modulus(digits)
     return np.rint(rng.random(n) * m).astype(np.int64)
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def counter_record_keys(seed: int, start: int, n: int, digits: int = 8,
+                        stream: str = "record keys") -> np.ndarray:
+    """The record keys of the records at positions ``start .. start + n - 1`` (whole
+    numbers of ``10^-digits``): SplitMix64 outputs for the counters ``start + i`` from a
+    state derived from ``seed`` and the name of the ``stream``, their top 53 bits as a
+    uniform number on ``[0, 1)`` (as NumPy's ``random()``), rounded to ``digits``
+    decimals. Any split of the positions gives the same keys."""
+    m = _modulus(digits)
+    digest = hashlib.sha256(f"{int(seed)}:{stream}".encode()).digest()
+    state = np.uint64(int.from_bytes(digest[:8], "little"))
+    z = state + (np.arange(start, start + n, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    uniform = (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    return np.rint(uniform * m).astype(np.int64)
 
 
 def record_key_units(keys: np.ndarray, digits: int = 8) -> np.ndarray:

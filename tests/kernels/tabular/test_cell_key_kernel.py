@@ -107,3 +107,20 @@ def test_perturbed_counts_are_never_negative_nor_blocked(counts, keys):
     assert not ((out == 1) & (np.array(counts) > 0)).any()  # js = 1: no count of 1
     assert (out[np.array(counts) == 0] == 0).all()
     assert (np.abs(out - counts) <= 2).all()
+
+
+def test_counter_keys_do_not_depend_on_the_split_of_the_records():
+    from sdcflow.kernels.tabular.cell_key import counter_record_keys
+
+    whole = counter_record_keys(2021, 0, 10_000)
+    parts = np.concatenate([counter_record_keys(2021, 0, 3_333),
+                            counter_record_keys(2021, 3_333, 6_667)])
+    np.testing.assert_array_equal(whole, parts)
+    # uniform on [0, 1) to 8 decimals: mean 1/2 within 6 standard errors, no lag-1
+    # correlation beyond 6 standard errors (1 / sqrt(n))
+    keys = counter_record_keys(2021, 0, 200_000) / 1e8
+    assert abs(keys.mean() - 0.5) < 6 / np.sqrt(12 * 200_000)
+    assert abs(np.corrcoef(keys[:-1], keys[1:])[0, 1]) < 6 / np.sqrt(200_000)
+    # another seed or stream: other keys
+    assert (counter_record_keys(2022, 0, 100) != whole[:100]).mean() > 0.9
+    assert (counter_record_keys(2021, 0, 100, stream="x") != whole[:100]).mean() > 0.9
