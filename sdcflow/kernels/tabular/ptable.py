@@ -38,6 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog, minimize
 
+from .max_entropy import closed_form_row
+
 EPSILON = 1e-8  # the package's lower bound of every probability (1 / 10^8)
 DIGITS = 8  # the package rounds the interval bounds to 8 decimals
 _TOL = 1e-9
@@ -127,7 +129,8 @@ def _least_variance(v, lower, mono) -> float | None:
 def _max_entropy(v: np.ndarray, variance: float, lower: np.ndarray, mono: bool,
                  equality: bool) -> np.ndarray | None:
     """The maximum-entropy row on deviations ``v`` (None: the constraints cannot all
-    hold). Solved with SLSQP as the package does (nloptr's SLSQP), to a tighter
+    hold): in closed form where it has one (:mod:`sdcflow.kernels.tabular.max_entropy`),
+    else solved with SLSQP as the package does (nloptr's SLSQP), to a tighter
     tolerance; the result is checked against every constraint."""
     least = _least_variance(v, lower, mono)
     if least is None or least > variance + _SLACK:
@@ -136,6 +139,15 @@ def _max_entropy(v: np.ndarray, variance: float, lower: np.ndarray, mono: bool,
     n = len(v)
     a_eq, b_eq, a_ub, _ = _constraints(v, lower, mono)
     v2 = v * v
+
+    def fits(p) -> bool:
+        return (abs(p.sum() - 1) <= 1e-8 and abs(p @ v) <= 1e-8
+                and (abs(p @ v2 - variance) <= 1e-8 if equality else p @ v2 <= variance + 1e-8)
+                and (not len(a_ub) or (a_ub @ p <= 1e-8).all()))
+
+    exact = closed_form_row(v, variance, lower, mono, equality) if least < variance else None
+    if exact is not None and fits(exact):
+        return exact
     cons = [{"type": "eq", "fun": lambda p: a_eq @ p - b_eq, "jac": lambda p: a_eq},
             {"type": "eq" if equality else "ineq", "fun": lambda p: np.array([variance - v2 @ p]),
              "jac": lambda p: -v2[None, :]}]
@@ -148,10 +160,7 @@ def _max_entropy(v: np.ndarray, variance: float, lower: np.ndarray, mono: bool,
                        bounds=list(zip(lower, np.ones(n))), constraints=cons,
                        options={"ftol": 1e-16, "maxiter": 5000})
     p = np.clip(res.x, lower, 1.0)
-    ok = (abs(p.sum() - 1) <= 1e-8 and abs(p @ v) <= 1e-8
-          and (abs(p @ v2 - variance) <= 1e-8 if equality else p @ v2 <= variance + 1e-8)
-          and (not len(a_ub) or (a_ub @ p <= 1e-8).all()))
-    return p if ok else None
+    return p if fits(p) else None
 
 
 def _targets(i: float, D: int, step: int, blocked: int) -> np.ndarray:
@@ -176,6 +185,8 @@ def _row(i, D, V, step, blocked, pstay, optim, mono, last: bool):
         p = _max_entropy(v, V, lower, mono, optim == 4)
         if p is not None and (round(float(p @ (v * v)), 3) == V or 1 <= i <= blocked):
             break
+        if not (lower[v == 0] > EPSILON).any():
+            break  # (the package tries again with the same bounds: the same result)
     if p is None:
         base = np.full(len(v), EPSILON)
         least = _least_variance(v, base, mono)
