@@ -260,3 +260,12 @@ def test_a_magnitude_table_by_its_two_largest_contributions(tmp_path):
     assert got[("A", "y")] == pytest.approx(500)
     info = next(s.info for s in result.steps if s.node == "ck")
     assert info["max_abs_perturbation"] == pytest.approx(125)
+
+
+def test_a_table_read_as_aggregated_cells_is_refused(tmp_path):
+    (tmp_path / "cells.csv").write_text("g,h,freq,value\nA,x,1,1\nA,y,2,2\n")
+    path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, params: {{{PT_EX}}}}}",
+                 tables="[{id: gh, dims: [g, h], from: {path: cells.csv}}]")
+    with pytest.raises(RecipeError, match=r"recipe.yaml:\d+:\d+: steps\[0\].table: cell_key "
+                                          "needs the records of table 'gh'"):
+        validate(path)
