@@ -95,7 +95,7 @@ def main() -> None:
         return perturb_magnitudes(nums_pt, cells["value"].to_numpy(),
                                   cells[["top1", "top2"]].to_numpy(), keys, params)
 
-    cpu, wall, (values, noise) = cpu_and_wall(magnitudes)
+    cpu, wall, (_, noise) = cpu_and_wall(magnitudes)
     rel = np.abs(noise) / np.maximum(np.abs(cells["value"].to_numpy()), 1)
     report("perturb income of district x education", cpu, wall,
            f"median relative change {np.median(rel):.2%}")
