@@ -57,6 +57,7 @@ def draw_record_keys(n: int, rng: np.random.Generator, digits: int = 8) -> np.nd
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
+_CHUNK = 1 << 20
 
 
 def counter_record_keys(seed: int, start: int, n: int, digits: int = 8,
@@ -69,12 +70,17 @@ def counter_record_keys(seed: int, start: int, n: int, digits: int = 8,
     m = _modulus(digits)
     digest = hashlib.sha256(f"{int(seed)}:{stream}".encode()).digest()
     state = np.uint64(int.from_bytes(digest[:8], "little"))
-    z = state + (np.arange(start, start + n, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    z = z ^ (z >> np.uint64(31))
-    uniform = (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
-    return np.rint(uniform * m).astype(np.int64)
+    out = np.empty(n, dtype=np.int64)
+    for lo in range(0, n, _CHUNK):  # (temporaries of one block, whatever n)
+        hi = min(lo + _CHUNK, n)
+        z = state + (np.arange(start + lo, start + hi, dtype=np.uint64) + np.uint64(1)) \
+            * _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z = z ^ (z >> np.uint64(31))
+        uniform = (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+        out[lo:hi] = np.rint(uniform * m)
+    return out
 
 
 def record_key_units(keys: np.ndarray, digits: int = 8) -> np.ndarray:

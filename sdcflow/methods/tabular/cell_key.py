@@ -123,7 +123,7 @@ class CellKey(TableMethod):
         try:
             columns = read_ptable_file(path)
         except (OSError, ValueError) as exc:
-            return params, [(("ptable_file",), str(exc))]
+            return {**params, "ptable": None}, [(("ptable_file",), str(exc))]
         return {**params, "ptable": columns}, []
 
     def check(self, params, meta):
@@ -149,8 +149,10 @@ class CellKey(TableMethod):
             except ValueError as exc:
                 yield ("magnitude",), str(exc)
                 return
-        if "ptable" not in params and "ptable_file" in params:
-            return  # (the file could not be read: reported where it was read)
+        if "ptable_file" in params and params.get("ptable") is None:
+            if "ptable" not in params:  # (None: it could not be read, as reported)
+                yield ("ptable_file",), "a ptable file is read from params, not from a grid"
+            return
         from ...kernels.tabular.ptable import PTableError
 
         try:

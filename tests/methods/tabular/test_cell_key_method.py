@@ -269,3 +269,10 @@ def test_a_table_read_as_aggregated_cells_is_refused(tmp_path):
     with pytest.raises(RecipeError, match=r"recipe.yaml:\d+:\d+: steps\[0\].table: cell_key "
                                           "needs the records of table 'gh'"):
         validate(path)
+
+
+def test_a_ptable_file_in_a_grid_is_refused(tmp_path):
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, params: {record_key: rkey}, "
+                           "grid: {ptable_file: [a.txt, b.txt]}}")
+    with pytest.raises(RecipeError, match="read from params, not from a grid"):
+        validate(path)
