@@ -160,6 +160,13 @@ class CellKey(TableMethod):
         except PTableError as exc:
             yield (("ptable",) if given else ("V",)), f"impossible ptable: {exc}"
 
+    def warnings(self, params, meta):
+        var = meta.variables.get(params.get("record_key") or "")
+        if var is not None and var.role != "identifier":
+            yield ("record_key",), (f"record keys must stay secret (with them the noise can "
+                                    f"be undone): declare '{var.name}' with role identifier, "
+                                    "which keeps it out of every release")
+
     def check_data(self, params, data):
         column = params.get("record_key")
         if column is None or column not in data.frame:

@@ -276,3 +276,12 @@ def test_a_ptable_file_in_a_grid_is_refused(tmp_path):
                            "grid: {ptable_file: [a.txt, b.txt]}}")
     with pytest.raises(RecipeError, match="read from params, not from a grid"):
         validate(path)
+
+
+def test_record_keys_that_could_be_released_are_warned_of(tmp_path):
+    path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, "
+                           f"params: {{{PT_EX}, record_key: rkey}}}}")
+    path.write_text(path.read_text().replace("rkey: {role: identifier, type: continuous}",
+                                             "rkey: {role: numeric}"))
+    warnings = validate(path).warnings
+    assert any("declare 'rkey' with role identifier" in str(w) for w in warnings)
