@@ -26,9 +26,11 @@ The perturbed value is ``cv + sum(x_hat)``. Cells of value 0 stay 0. The cell ke
 step 1 is the cell's key (by default of the records with a non-zero value, cellKey's
 ``use_zero_rkeys = FALSE``); the keys of the later steps rotate its decimals left by one
 digit each (cellKey's ``same_key = TRUE``; with ``same_key = FALSE`` step 1 is already
-rotated). Not done here: cellKey's separate ptables for even/odd numbers of contributors
-and for very small cells, its ``range`` type, and a cell whose key is exactly 0 but whose
-value is not (cellKey publishes it as 0, a probability-1e-8 accident) keeps its value.
+rotated). Cells with an odd number of contributors may use a ptable of their own
+(cellKey's parity case, one step only, as cellKey requires). Not done here: cellKey's
+separate ptable for very small cells and its ``range`` type; and a cell whose key is
+exactly 0 but whose value is not keeps its value (cellKey publishes it as 0, a
+probability-1e-8 accident).
 """
 
 from __future__ import annotations
@@ -147,13 +149,17 @@ def lookup_magnitude(ptable: PTable, keys: np.ndarray, a: np.ndarray) -> np.ndar
 
 def perturb_magnitudes(ptable: PTable, values: np.ndarray, contributions: np.ndarray,
                        keys: np.ndarray, params: MagnitudeParams,
-                       sensitive: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                       sensitive: np.ndarray | None = None, odd_ptable: PTable | None = None,
+                       odd: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The perturbed cell values ``cv + sum(x_hat)`` and the total noise of each cell.
 
     ``values``: the cells' (weighted) sums ``cv``; ``contributions``: cells x steps, the
     ``x_j`` of each step (the top contributions, or one column with the mean or the
     sum; 0 where a cell has fewer contributors); ``keys``: cells x steps, the step keys
-    (:func:`step_keys`); ``sensitive``: cells that get the extra ``mu_c``."""
+    (:func:`step_keys`); ``sensitive``: cells that get the extra ``mu_c``; with
+    ``odd_ptable``, the cells marked ``odd`` (an odd number of contributors) look their
+    perturbation up in it, the others in ``ptable`` (cellKey's parity case, one step
+    only)."""
     cv = np.asarray(values, dtype=float)
     x = np.asarray(contributions, dtype=float).reshape(len(cv), -1)
     keys = np.asarray(keys, dtype=float).reshape(len(cv), -1)
@@ -161,6 +167,9 @@ def perturb_magnitudes(ptable: PTable, values: np.ndarray, contributions: np.nda
     eps = list(params.epsilon)
     if len(eps) != steps:
         raise ValueError(f"epsilon has {len(eps)} values for {steps} perturbation steps")
+    if odd_ptable is not None and (steps != 1 or odd is None):
+        raise ValueError("ptables by parity need one perturbation step (top_k 1) and the "
+                         "cells with an odd number of contributors")
     mu = np.where(np.asarray(sensitive, dtype=bool), params.mu_c, 0.0) \
         if sensitive is not None else np.zeros(len(cv))
     active = (cv != 0) & (keys[:, 0] != 0)
@@ -178,8 +187,14 @@ def perturb_magnitudes(ptable: PTable, values: np.ndarray, contributions: np.nda
         go = active & (delta != 0)  # (a zero step adds nothing: |x_delta| = 0)
         a = np.divide(np.abs(xo), np.abs(delta), out=np.zeros(len(cv)), where=go)
         v = np.zeros(len(cv))
-        if go.any():
-            v[go] = lookup_magnitude(ptable, keys[go, j], a[go])
+        if odd_ptable is None:
+            if go.any():
+                v[go] = lookup_magnitude(ptable, keys[go, j], a[go])
+        else:
+            in_odd = np.asarray(odd, dtype=bool)
+            for table, part in ((ptable, go & ~in_odd), (odd_ptable, go & in_odd)):
+                if part.any():
+                    v[part] = lookup_magnitude(table, keys[part, j], a[part])
         sign_xo = np.where(xo >= 0, 1.0, -1.0)
         sign_v = np.where(v >= 0, 1.0, -1.0)
         x_hat = sign_xo * np.abs(delta) * sign_v * (mu + np.abs(v))

@@ -49,6 +49,22 @@ _MAGNITUDE = {
                  "description": "ptable grid: perturbations in steps of 1/step."},
         "icat": {"type": "array", "minItems": 1, "items": {"type": "number", "minimum": 1},
                  "description": "ptable rows (must hold 1 and D; default [1, D])."},
+        "odd": {"type": "object", "additionalProperties": False, "required": ["D", "V"],
+                "description": "A ptable of its own for the cells with an odd number of "
+                               "contributors (cellKey's parity case; top_k 1): D, V, "
+                               "step, icat, optim, mono as for the main one, which then "
+                               "serves the even cells.",
+                "properties": {"D": {"type": "integer", "minimum": 1, "maximum": 50},
+                               "V": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000},
+                               "step": {"type": "integer", "minimum": 1, "maximum": 50},
+                               "icat": {"type": "array", "minItems": 1,
+                                        "items": {"type": "number", "minimum": 1}},
+                               "optim": {"anyOf": [{"enum": [1, 2, 3, 4]},
+                                                   {"type": "array",
+                                                    "items": {"enum": [1, 2, 3, 4]}}]},
+                               "mono": {"anyOf": [{"type": "boolean"},
+                                                  {"type": "array",
+                                                   "items": {"type": "boolean"}}]}}},
         "same_key": {"type": "boolean", "default": True},
         "use_zero_rkeys": {"type": "boolean", "default": False,
                            "description": "Key cells by all records, not only those with "
@@ -159,6 +175,11 @@ class CellKey(TableMethod):
             ptable_of(params)
         except PTableError as exc:
             yield (("ptable",) if given else ("V",)), f"impossible ptable: {exc}"
+        if "odd" in (params.get("magnitude") or {}):
+            try:
+                odd_ptable_of(params)
+            except PTableError as exc:
+                yield ("magnitude", "odd"), f"impossible ptable: {exc}"
 
     def warnings(self, params, meta):
         var = meta.variables.get(params.get("record_key") or "")
@@ -281,6 +302,15 @@ def read_ptable_file(path: Path) -> dict[str, list[float]]:
     return out
 
 
+def odd_ptable_of(params):
+    """The magnitude ptable of the cells with an odd number of contributors."""
+    from ...kernels.tabular.ptable import magnitude_ptable
+
+    o = params["magnitude"]["odd"]
+    return magnitude_ptable(o["D"], o["V"], step=o.get("step", 2), icat=o.get("icat"),
+                            optim=o.get("optim", 1), mono=o.get("mono", True))
+
+
 def magnitude_of(params):
     """``(MagnitudeParams, options)`` of the step's ``magnitude`` parameters, checked
     (ValueError with the reason)."""
@@ -299,6 +329,8 @@ def magnitude_of(params):
     epsilon = m.get("epsilon", [1.0] * top_k if top_k == 1 else None)
     if epsilon is None or len(epsilon) != top_k:
         raise ValueError(f"epsilon needs {top_k} values, one per contribution (top_k)")
+    if "odd" in m and top_k != 1:
+        raise ValueError("a ptable for odd cells (odd) needs top_k 1, as in cellKey")
     mp = MagnitudeParams(p_small=p[0] if flex else p, p_large=p[1] if flex else None,
                          fp=m.get("fp"), q=m.get("q", 3), epsilon=epsilon,
                          mu_c=m.get("mu_c", 0))
@@ -330,7 +362,16 @@ def _perturb_magnitudes(name: str, table, params, ptab) -> MethodResult:
     units = np.rint(cells[column].to_numpy(dtype=float) * 10 ** digits).astype(np.int64)
     keys = step_keys(units, digits, x.shape[1], opts["same_key"])
     sensitive = (cells["status"] == "primary").to_numpy()
-    perturbed, noise = perturb_magnitudes(ptab, cv, x, keys, mp, sensitive)
+    odd_ptable, odd = None, None
+    if "odd" in params["magnitude"]:
+        from ...kernels.tabular.ptable import PTableError
+
+        try:
+            odd_ptable = odd_ptable_of(params)
+        except PTableError as exc:
+            raise PluginError(name, f"impossible ptable for odd cells: {exc}") from None
+        odd = cells["freq"].to_numpy() % 2 == 1  # cellKey: the number of contributors
+    perturbed, noise = perturb_magnitudes(ptab, cv, x, keys, mp, sensitive, odd_ptable, odd)
     out = cells.copy()
     out["original_freq"] = cells["freq"].to_numpy(dtype=np.int64)
     out["original_value"] = cv

@@ -106,3 +106,20 @@ def test_non_negative_values_stay_non_negative(cells):
     out, _ = perturb_magnitudes(pt, cv, cv, keys, params, sensitive=cv > 5e5)
     assert (out >= 0).all()
     assert (out[cv == 0] == 0).all()
+
+
+def test_cells_with_an_odd_number_of_contributors_use_their_own_ptable():
+    # cellKey's parity case: row 2 of the odd cells' ptable has v = -2..2 below .5, .6,
+    # .7, .8, 1, so key .8 gives +2 there (odd: 1000 + 200) and +1 in PT (even: + 100)
+    odd_pt = ptable_from_columns(
+        i=[0, 1, 1, 1, 2, 2, 2, 2, 2], j=[0, 0, 1, 2, 0, 1, 2, 3, 4],
+        p=[1, .5, .25, .25, .5, .1, .1, .1, .2], v=[0, -1, 0, 1, -2, -1, 0, 1, 2],
+        p_int_lb=[0, 0, .5, .75, 0, .5, .6, .7, .8], p_int_ub=[1, .5, .75, 1, .5, .6, .7, .8, 1],
+        table="nums")
+    out, _ = perturb_magnitudes(PT, [1000.0, 1000.0], [1000.0, 1000.0], [0.8, 0.8], SIMPLE,
+                                odd_ptable=odd_pt, odd=[False, True])
+    np.testing.assert_allclose(out, [1100, 1200])
+    with pytest.raises(ValueError, match="one perturbation step"):
+        perturb_magnitudes(PT, [1.0], [[1.0, 1.0]], [[0.5, 0.5]],
+                           MagnitudeParams(p_small=0.1, epsilon=[1, 0.5]),
+                           odd_ptable=odd_pt, odd=[True])

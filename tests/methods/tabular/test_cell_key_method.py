@@ -4,6 +4,7 @@ its figures are checked in tests/kernels/tabular/test_ptable.py), consistency of
 noise across the tables of a recipe, ptable files, a magnitude table worked out by
 hand, and bad input refused."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -285,3 +286,25 @@ def test_record_keys_that_could_be_released_are_warned_of(tmp_path):
                                              "rkey: {role: numeric}"))
     warnings = validate(path).warnings
     assert any("declare 'rkey' with role identifier" in str(w) for w in warnings)
+
+
+def test_odd_cells_of_a_magnitude_table_use_their_own_ptable(tmp_path):
+    from sdcflow.kernels.tabular.cell_key_magnitude import MagnitudeParams, perturb_magnitudes
+    from sdcflow.kernels.tabular.ptable import magnitude_ptable
+
+    path = write_magnitude(tmp_path, "{type: sum, p: 0.1, odd: {D: 2, V: 2, step: 1}}")
+    run(path, tmp_path / "out", use_cache=False)
+    got = published_values(tmp_path / "out")
+    # cells with an even number of records keep the hand values of the one-ptable case
+    # (A y: 2 records, B Total: 2, Total x: 2)
+    assert got[("A", "y")] == pytest.approx(500)
+    assert got[("B", "Total")] == pytest.approx(160)
+    assert got[("Total", "x")] == pytest.approx(1320)
+    # the odd ones (A x: 1 record, key .8; A Total: 3, key .1; Total Total: 5, key .15)
+    # look their v up in create_num_ptable(D = 2, V = 2, step = 1), whose row 2 is
+    # uniform on -2..2 (variance 2): .8 -> +2, .1 -> -2, .15 -> -2
+    odd_pt = magnitude_ptable(2, 2, step=1)
+    cv = np.array([1000.0, 1500.0, 1700.0])
+    want, _ = perturb_magnitudes(odd_pt, cv, cv, [0.8, 0.1, 0.15], MagnitudeParams(p_small=0.1))
+    assert [got[("A", "x")], got[("A", "Total")], got[("Total", "Total")]] == \
+        pytest.approx(want.tolist()) == [1200, 1200, 1360]
