@@ -27,9 +27,10 @@ step 1 is the cell's key (by default of the records with a non-zero value, cellK
 ``use_zero_rkeys = FALSE``); the keys of the later steps rotate its decimals left by one
 digit each (cellKey's ``same_key = TRUE``; with ``same_key = FALSE`` step 1 is already
 rotated). Cells with an odd number of contributors may use a ptable of their own
-(cellKey's parity case, one step only, as cellKey requires). Not done here: cellKey's
-separate ptable for very small cells and its ``range`` type; and a cell whose key is
-exactly 0 but whose value is not keeps its value (cellKey publishes it as 0, a
+(cellKey's parity case, one step only, as cellKey requires), and very small
+contributions a ptable of their own (cellKey's separation, see
+:func:`perturb_magnitudes`). Not done here: cellKey's ``range`` type; and a cell whose
+key is exactly 0 but whose value is not keeps its value (cellKey publishes it as 0, a
 probability-1e-8 accident).
 """
 
@@ -150,7 +151,9 @@ def lookup_magnitude(ptable: PTable, keys: np.ndarray, a: np.ndarray) -> np.ndar
 def perturb_magnitudes(ptable: PTable, values: np.ndarray, contributions: np.ndarray,
                        keys: np.ndarray, params: MagnitudeParams,
                        sensitive: np.ndarray | None = None, odd_ptable: PTable | None = None,
-                       odd: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                       odd: np.ndarray | None = None, small_ptable: PTable | None = None,
+                       contributors: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
     """The perturbed cell values ``cv + sum(x_hat)`` and the total noise of each cell.
 
     ``values``: the cells' (weighted) sums ``cv``; ``contributions``: cells x steps, the
@@ -159,7 +162,13 @@ def perturb_magnitudes(ptable: PTable, values: np.ndarray, contributions: np.nda
     (:func:`step_keys`); ``sensitive``: cells that get the extra ``mu_c``; with
     ``odd_ptable``, the cells marked ``odd`` (an odd number of contributors) look their
     perturbation up in it, the others in ``ptable`` (cellKey's parity case, one step
-    only)."""
+    only); with ``small_ptable`` (cellKey's separation), a contribution below the
+    separation point ``z_s = sqrt(m1^2) / (sqrt(sum epsilon^2) p_small)``, ``m1^2`` the
+    variance of the small ptable's last row, is perturbed like a count: ``x_delta = 1``
+    and ``v`` from the small ptable at ``a = |xo|``; a step whose value had to be
+    rescaled below ``z_s`` adds nothing (with flex parameters from the second step on,
+    with simple ones always, as cellKey does). ``contributors``: each cell's number of
+    records; a cell has ``min(steps, contributors)`` steps (cellKey's ``top_k``)."""
     cv = np.asarray(values, dtype=float)
     x = np.asarray(contributions, dtype=float).reshape(len(cv), -1)
     keys = np.asarray(keys, dtype=float).reshape(len(cv), -1)
@@ -173,6 +182,12 @@ def perturb_magnitudes(ptable: PTable, values: np.ndarray, contributions: np.nda
     mu = np.where(np.asarray(sensitive, dtype=bool), params.mu_c, 0.0) \
         if sensitive is not None else np.zeros(len(cv))
     active = (cv != 0) & (keys[:, 0] != 0)
+    zs = 0.0
+    if small_ptable is not None:
+        sv, slb, sub = small_ptable.row(small_ptable.rows[-1])
+        zs = float(np.sqrt((sub - slb) @ (sv * sv))
+                   / (np.sqrt(sum(e * e for e in eps)) * params.p_small))
+    in_odd = np.zeros(len(cv), dtype=bool) if odd is None else np.asarray(odd, dtype=bool)
     xo = cv.copy()
     total = np.zeros(len(cv))
     for j in range(steps):
@@ -183,18 +198,26 @@ def perturb_magnitudes(ptable: PTable, values: np.ndarray, contributions: np.nda
         else:
             m = flex_multiplier(ax, params.p_small, params.p_large, params.fp, params.q)
             delta = np.where(ax < params.fp, xj * params.p_small, xj * m * eps[j])
-        delta = np.where(np.abs(xo) < np.abs(delta), xo, delta)
-        go = active & (delta != 0)  # (a zero step adds nothing: |x_delta| = 0)
+        small = ax < zs
+        delta = np.where(small, 1.0, delta)
+        rescaled = np.abs(xo) < np.abs(delta)
+        delta = np.where(rescaled, xo, delta)
+        share = params.p_small * eps[j]
+        xj_new = np.divide(np.abs(xo), share, out=np.full(len(cv), np.inf), where=share > 0)
+        below = rescaled & (xj_new < zs)
+        delta = np.where(below, 1.0, delta)
+        small = small | below
+        zero = below if (params.fp is None or j > 0) else np.zeros(len(cv), dtype=bool)
+        go = active & (delta != 0) & ~zero  # (a zero step adds nothing: |x_delta| = 0)
+        if contributors is not None:
+            go &= np.asarray(contributors) > j
         a = np.divide(np.abs(xo), np.abs(delta), out=np.zeros(len(cv)), where=go)
         v = np.zeros(len(cv))
-        if odd_ptable is None:
-            if go.any():
-                v[go] = lookup_magnitude(ptable, keys[go, j], a[go])
-        else:
-            in_odd = np.asarray(odd, dtype=bool)
-            for table, part in ((ptable, go & ~in_odd), (odd_ptable, go & in_odd)):
-                if part.any():
-                    v[part] = lookup_magnitude(table, keys[part, j], a[part])
+        for table, part in ((ptable, go & ~small & ~in_odd),
+                            (odd_ptable, go & ~small & in_odd),
+                            (small_ptable, go & small)):
+            if part.any():
+                v[part] = lookup_magnitude(table, keys[part, j], a[part])
         sign_xo = np.where(xo >= 0, 1.0, -1.0)
         sign_v = np.where(v >= 0, 1.0, -1.0)
         x_hat = sign_xo * np.abs(delta) * sign_v * (mu + np.abs(v))

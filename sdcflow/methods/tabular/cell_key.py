@@ -24,6 +24,19 @@ from ...registry import MethodResult, TableMethod, register
 _PTABLE_COLUMNS = ("i", "j", "p", "v", "p_int_lb", "p_int_ub")
 
 
+_SUB_PTABLE = {  # a further magnitude ptable, as create_num_ptable's parameters
+    "type": "object", "additionalProperties": False, "required": ["D", "V"],
+    "properties": {
+        "D": {"type": "integer", "minimum": 1, "maximum": 50},
+        "V": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000},
+        "step": {"type": "integer", "minimum": 1, "maximum": 50},
+        "icat": {"type": "array", "minItems": 1, "items": {"type": "number", "minimum": 1}},
+        "optim": {"anyOf": [{"enum": [1, 2, 3, 4]},
+                            {"type": "array", "items": {"enum": [1, 2, 3, 4]}}]},
+        "mono": {"anyOf": [{"type": "boolean"},
+                           {"type": "array", "items": {"type": "boolean"}}]},
+    },
+}
 _MAGNITUDE = {
     "type": "object", "additionalProperties": False, "required": ["p"],
     "description": "Perturb a magnitude table (a table with response) as cellKey does.",
@@ -49,22 +62,14 @@ _MAGNITUDE = {
                  "description": "ptable grid: perturbations in steps of 1/step."},
         "icat": {"type": "array", "minItems": 1, "items": {"type": "number", "minimum": 1},
                  "description": "ptable rows (must hold 1 and D; default [1, D])."},
-        "odd": {"type": "object", "additionalProperties": False, "required": ["D", "V"],
+        "small": {**_SUB_PTABLE,
+                  "description": "A ptable for very small contributions (cellKey's "
+                                 "separation): D, V, step, icat, optim, mono."},
+        "odd": {**_SUB_PTABLE,
                 "description": "A ptable of its own for the cells with an odd number of "
                                "contributors (cellKey's parity case; top_k 1): D, V, "
                                "step, icat, optim, mono as for the main one, which then "
-                               "serves the even cells.",
-                "properties": {"D": {"type": "integer", "minimum": 1, "maximum": 50},
-                               "V": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000},
-                               "step": {"type": "integer", "minimum": 1, "maximum": 50},
-                               "icat": {"type": "array", "minItems": 1,
-                                        "items": {"type": "number", "minimum": 1}},
-                               "optim": {"anyOf": [{"enum": [1, 2, 3, 4]},
-                                                   {"type": "array",
-                                                    "items": {"enum": [1, 2, 3, 4]}}]},
-                               "mono": {"anyOf": [{"type": "boolean"},
-                                                  {"type": "array",
-                                                   "items": {"type": "boolean"}}]}}},
+                               "serves the even cells."},
         "same_key": {"type": "boolean", "default": True},
         "use_zero_rkeys": {"type": "boolean", "default": False,
                            "description": "Key cells by all records, not only those with "
@@ -175,11 +180,12 @@ class CellKey(TableMethod):
             ptable_of(params)
         except PTableError as exc:
             yield (("ptable",) if given else ("V",)), f"impossible ptable: {exc}"
-        if "odd" in (params.get("magnitude") or {}):
-            try:
-                odd_ptable_of(params)
-            except PTableError as exc:
-                yield ("magnitude", "odd"), f"impossible ptable: {exc}"
+        for which in ("odd", "small"):
+            if which in (params.get("magnitude") or {}):
+                try:
+                    sub_ptable_of(params, which)
+                except PTableError as exc:
+                    yield ("magnitude", which), f"impossible ptable: {exc}"
 
     def warnings(self, params, meta):
         var = meta.variables.get(params.get("record_key") or "")
@@ -302,11 +308,12 @@ def read_ptable_file(path: Path) -> dict[str, list[float]]:
     return out
 
 
-def odd_ptable_of(params):
-    """The magnitude ptable of the cells with an odd number of contributors."""
+def sub_ptable_of(params, which: str):
+    """The further magnitude ptable ``which`` (``odd``: of the cells with an odd number
+    of contributors; ``small``: of very small contributions)."""
     from ...kernels.tabular.ptable import magnitude_ptable
 
-    o = params["magnitude"]["odd"]
+    o = params["magnitude"][which]
     return magnitude_ptable(o["D"], o["V"], step=o.get("step", 2), icat=o.get("icat"),
                             optim=o.get("optim", 1), mono=o.get("mono", True))
 
@@ -362,16 +369,20 @@ def _perturb_magnitudes(name: str, table, params, ptab) -> MethodResult:
     units = np.rint(cells[column].to_numpy(dtype=float) * 10 ** digits).astype(np.int64)
     keys = step_keys(units, digits, x.shape[1], opts["same_key"])
     sensitive = (cells["status"] == "primary").to_numpy()
-    odd_ptable, odd = None, None
-    if "odd" in params["magnitude"]:
-        from ...kernels.tabular.ptable import PTableError
+    more = {}
+    for which in ("odd", "small"):
+        if which in params["magnitude"]:
+            from ...kernels.tabular.ptable import PTableError
 
-        try:
-            odd_ptable = odd_ptable_of(params)
-        except PTableError as exc:
-            raise PluginError(name, f"impossible ptable for odd cells: {exc}") from None
-        odd = cells["freq"].to_numpy() % 2 == 1  # cellKey: the number of contributors
-    perturbed, noise = perturb_magnitudes(ptab, cv, x, keys, mp, sensitive, odd_ptable, odd)
+            try:
+                more[f"{which}_ptable"] = sub_ptable_of(params, which)
+            except PTableError as exc:
+                raise PluginError(name, f"impossible ptable ({which}): {exc}") from None
+    freq = cells["freq"].to_numpy()
+    if "odd_ptable" in more:
+        more["odd"] = freq % 2 == 1  # cellKey: the parity of the number of contributors
+    perturbed, noise = perturb_magnitudes(ptab, cv, x, keys, mp, sensitive,
+                                          contributors=freq, **more)
     out = cells.copy()
     out["original_freq"] = cells["freq"].to_numpy(dtype=np.int64)
     out["original_value"] = cv

@@ -123,3 +123,27 @@ def test_cells_with_an_odd_number_of_contributors_use_their_own_ptable():
         perturb_magnitudes(PT, [1.0], [[1.0, 1.0]], [[0.5, 0.5]],
                            MagnitudeParams(p_small=0.1, epsilon=[1, 0.5]),
                            odd_ptable=odd_pt, odd=[True])
+
+
+def test_small_contributions_are_perturbed_like_counts():
+    # cellKey's separation with the small-cells ptable PT: its last row has variance
+    # m1^2 = .1*4 + .2 + .2 + .1*4 = 1.2, so z_s = sqrt(1.2) / (1 * 0.1) = 10.95
+    cv = np.array([5.0, 100.0, 0.5])
+    out, _ = perturb_magnitudes(PT, cv, cv, [0.95, 0.95, 0.95], SIMPLE, small_ptable=PT)
+    # 5 < z_s: x_delta = 1, a = 5 -> row 2, .95 -> +2: 7 (6 without separation);
+    # 100: x_delta = 10 as usual -> +20; 0.5: rescaled below z_s -> no noise (simple)
+    np.testing.assert_allclose(out, [7, 120, 0.5])
+    # flex parameters perturb the rescaled first step: a = 0.5 between rows 0 and 1,
+    # .95 -> (0 + 1) / 2 -> + 0.5
+    flex = MagnitudeParams(p_small=0.1, p_large=0.05, fp=1000)
+    out, _ = perturb_magnitudes(PT, [0.5], [0.5], [0.95], flex, small_ptable=PT)
+    np.testing.assert_allclose(out, [1.0])
+
+
+def test_a_cell_has_as_many_steps_as_contributors():
+    # two steps, eps (1, .5): z_s = sqrt(1.2) / (sqrt(1.25) 0.1) = 9.8; step 1: 5 is
+    # small -> +2 (key .95); step 2 (x = 0, small, key .05 -> -2) only with 2 contributors
+    params = MagnitudeParams(p_small=0.1, epsilon=[1, 0.5])
+    args = (PT, [5.0, 5.0], [[5.0, 0.0], [5.0, 0.0]], [[0.95, 0.05], [0.95, 0.05]], params)
+    out, _ = perturb_magnitudes(*args, small_ptable=PT, contributors=[1, 2])
+    np.testing.assert_allclose(out, [7, 5])

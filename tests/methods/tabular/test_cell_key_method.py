@@ -308,3 +308,20 @@ def test_odd_cells_of_a_magnitude_table_use_their_own_ptable(tmp_path):
     want, _ = perturb_magnitudes(odd_pt, cv, cv, [0.8, 0.1, 0.15], MagnitudeParams(p_small=0.1))
     assert [got[("A", "x")], got[("A", "Total")], got[("Total", "Total")]] == \
         pytest.approx(want.tolist()) == [1200, 1200, 1360]
+
+
+def test_small_cells_of_a_magnitude_table_use_the_small_cells_ptable(tmp_path):
+    # separation with create_num_ptable(D = 2, V = 1, step = 1) for small contributions:
+    # its last row has variance 1, so z_s = 1 / 0.001 = 1000 with p = 0.001
+    path = write_magnitude(tmp_path, "{type: sum, p: 0.001, small: {D: 2, V: 1, step: 1}}")
+    run(path, tmp_path / "out", use_cache=False)
+    got = published_values(tmp_path / "out")
+    # below z_s, x_delta = 1 and v comes from the small ptable's row 2 (a = value, cut at
+    # 2; upper bounds .0638, .3085, .6915, .9362, 1 for v = -2..2): A y 500, key .3 ->
+    # -1; B x 200, key .05 -> -2
+    assert got[("A", "y")] == pytest.approx(499)
+    assert got[("B", "x")] == pytest.approx(198)
+    # at or above z_s as before: A x 1000: x_delta 1, row 2 of the main ptable, .8 -> +1;
+    # Total x 1200: x_delta 1.2, .85 -> +1
+    assert got[("A", "x")] == pytest.approx(1001)
+    assert got[("Total", "x")] == pytest.approx(1201.2)
