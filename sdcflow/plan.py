@@ -214,7 +214,11 @@ def _reads(recipe: Recipe, step: StepSpec, params: dict, meta, writes: set | Non
     method that writes household-level variables also reads the household id (it acts
     once per household, see :mod:`sdcflow.data.households`)."""
     if step.table is not None:
-        return set(recipe.tables[step.table].columns)
+        # and the column of record keys of a step that needs cell keys (the cell key method)
+        wanted = getattr(step.plugin, "record_keys", None)
+        keys = wanted(params) if callable(wanted) else None
+        extra = {keys[0]} if keys is not None and keys[0] is not None else set()
+        return set(recipe.tables[step.table].columns) | extra
     reads = step.plugin.reads(params, meta)
     if reads is None or step.kind != "method":
         return reads

@@ -58,17 +58,20 @@ def size_problems(spec: TableSpec, data: Dataset) -> list[str]:
              "categories first")]
 
 
-def tabulation(spec: TableSpec, data):
+def tabulation(spec: TableSpec, data, key: str | None = None, key_digits: int = 8,
+               top: int = 2):
     """What to tabulate for ``spec`` built from microdata: its dimensions with the
     hierarchies declared for them (``data``: a Dataset, or the Metadata of partitioned
-    data: only its variables are read). Partition by partition, the table is
+    data: only its variables are read), and with ``key`` a column of record keys whose
+    sums make the cells' cell keys (the cell key method), keeping the ``top`` largest
+    contributions of each cell. Partition by partition, the table is
     ``finish_table(combine(build_partial(tabulation, part) for part in parts))``
     (:mod:`sdcflow.tabular.build`), identical to :func:`build` on all the records."""
     from .tabular import Tabulation
 
     hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
     return Tabulation(tuple(spec.dims), hierarchies, spec.response, spec.weight,
-                      total=spec.total)
+                      top=max(top, 2), total=spec.total, key=key, key_digits=key_digits)
 
 
 def linked(spec: TableSpec, table):
@@ -97,8 +100,10 @@ def released_table(recipe, tid: str, source: str, table):
     return table if source == tid else face(table, recipe.tables[tid].dims)
 
 
-def build(spec: TableSpec, data: Dataset, base_dir: Path):
-    """The table ``spec`` from ``data`` (or from its ``from`` file)."""
+def build(spec: TableSpec, data: Dataset, base_dir: Path, key: str | None = None,
+          key_digits: int = 8, top: int = 2):
+    """The table ``spec`` from ``data`` (or from its ``from`` file); with ``key`` (a
+    column of record keys) each cell gets its cell key (``cell_key``)."""
     from .tabular import build_partial, finish_table, table_from_cells
 
     hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
@@ -110,7 +115,11 @@ def build(spec: TableSpec, data: Dataset, base_dir: Path):
                                 freq=src.get("freq", "freq"), value=src.get("value", "value"),
                                 contributions=src.get("top", ["top1", "top2"]),
                                 total=spec.total)
-    return linked(spec, finish_table(build_partial(tabulation(spec, data), data.frame)))
+    if key is not None and spec.source:
+        raise ValueError(f"table {spec.id!r} is read as aggregated cells from a file: "
+                         "cell keys need the records")
+    return linked(spec, finish_table(build_partial(tabulation(spec, data, key, key_digits, top),
+                                                   data.frame)))
 
 
 def table_hash(table) -> str:
@@ -165,6 +174,8 @@ def internal_frame(table) -> pd.DataFrame:
         out["published_value"] = cells["value"].astype("float64")
     else:
         out["value"] = cells["value"].astype("float64")
+    if "original_freq" in cells:  # perturbed counts (the cell key method)
+        out["original_freq"] = cells["original_freq"].astype("Int64")
     out["status"] = text_column(cells["status"])
     if "rule" in cells:
         sensitive = cells["status"].isin(["primary", "adjusted"])

@@ -359,6 +359,55 @@ def _run_measure(validated: Validated, ps: PlannedStep, store: Store, cache: Cac
                       time.perf_counter() - start, cached, {})
 
 
+# The stream of the record keys the engine draws for the cell key method: named for the
+# recipe, not for a step, so that every table of the recipe gets the same keys and a cell
+# the same noise in every table it appears in; counter-based (the key of the record at
+# position r), so that partitions of the records get the same keys (the Dask engine).
+RECORD_KEYS_STREAM = "record keys"
+DRAWN_KEYS = "__record_key__"
+
+
+def record_keys_of(ps: PlannedStep) -> tuple[str | None, int, int] | None:
+    """``(column, digits, top)`` of the record keys a table step needs (column None:
+    drawn by the engine; ``top``: the largest contributions per cell it needs), or None."""
+    wanted = getattr(ps.step.plugin, "record_keys", None)
+    return wanted(ps.params) if callable(wanted) else None
+
+
+def _keyed_table(validated: Validated, ps: PlannedStep, store: Store, keys: tuple):
+    """The step's table built with the cell keys of its cells: the record keys are read
+    from a column, or drawn once for the records from the recipe's stream."""
+    from ..kernels.tabular.cell_key import counter_record_keys
+    from ..tables import build
+
+    recipe = validated.recipe
+    column, digits, top = keys
+    data = store.dataset(visible(ps), rows(ps, store))
+    if column is None:
+        column = DRAWN_KEYS
+        units = counter_record_keys(recipe.seed, 0, len(data.frame), digits,
+                                    RECORD_KEYS_STREAM)
+        data = data.with_columns({column: units / 10 ** digits})
+    try:
+        return build(recipe.tables[ps.table], data, recipe.base_dir, key=column,
+                     key_digits=digits, top=top)
+    except (KeyError, ValueError) as exc:
+        raise PluginError(ps.node, f"cell keys of table {ps.table!r}: {exc}") from None
+
+
+def with_cell_keys(table, keyed):
+    """``table`` with the cell keys of ``keyed`` (the same table built with record keys),
+    and the largest contributions ``keyed`` has beyond those ``table`` kept."""
+    cells = table.cells.copy()
+    for column in ("cell_key", "cell_key_nonzero"):
+        if column in keyed.cells:
+            cells[column] = keyed.cells[column].to_numpy()
+    for column in keyed.top_columns:
+        if column not in cells:
+            cells[column] = keyed.cells[column].to_numpy()
+    return table.with_cells(cells)
+
+
 def _run_table_step(validated: Validated, ps: PlannedStep, store: Store,
                     measures: dict) -> StepRecord:
     """A step on a table: its input is the table left by the previous step on the same
@@ -368,8 +417,13 @@ def _run_table_step(validated: Validated, ps: PlannedStep, store: Store,
 
     recipe = validated.recipe
     start = time.perf_counter()
+    keys = record_keys_of(ps)
     if ps.table_input is not None:
         table = store.tables[ps.table_input]
+        if keys is not None:
+            table = with_cell_keys(table, _keyed_table(validated, ps, store, keys))
+    elif keys is not None:
+        table = _keyed_table(validated, ps, store, keys)
     else:
         table = build(recipe.tables[ps.table], store.dataset(visible(ps), rows(ps, store)), recipe.base_dir)
     rng = step_rng(recipe.seed, ps.node)

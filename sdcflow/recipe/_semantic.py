@@ -214,6 +214,15 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             continue
         out += _step(recipe, i, spec, ids)
     out += linked_use(recipe, doc)
+    # parameters that name files (a plugin's ``read_files``), read relative to the
+    # recipe: the step then carries what they hold
+    for step in recipe.steps:
+        read_files = getattr(step.plugin, "read_files", None) if step.ok else None
+        if callable(read_files):
+            step.params, found = read_files(step.params, recipe.base_dir)
+            for ppath, message in found:
+                fpath = (*step.path, "params", *ppath)
+                out.append(doc.problem(fpath, f"{where(fpath)}: {message}"))
     by_id = {s.id: s for s in recipe.steps}
     measures = [s.id for s in recipe.steps if s.kind == "measure"]
     for step in recipe.steps:

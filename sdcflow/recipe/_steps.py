@@ -59,6 +59,13 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
         out.append(doc.problem(path + ("table",), f"steps[{i}].table: no table "
                                f"'{step.table}'{did_you_mean(step.table, recipe.tables)}"))
         step.ok = False
+    elif step.table is not None and callable(getattr(plugin, "record_keys", None)) \
+            and recipe.tables[step.table].source:
+        # (a step that needs record keys, the cell key method: keys belong to records)
+        out.append(doc.problem(path + ("table",), f"steps[{i}].table: {name} needs the "
+                               f"records of table '{step.table}' (their keys make the cell "
+                               "keys), but it is read as aggregated cells ('from')"))
+        step.ok = False
     if step.table is not None and step.input is not None:
         out.append(doc.problem(path + ("input",), f"steps[{i}].input: a table step reads its "
                                "table, not a data step"))

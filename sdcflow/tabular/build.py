@@ -18,6 +18,8 @@ the order or grouping of the records:
   (:class:`~sdcflow.tabular.exact.ExactSums`) and rounded once at the end;
 * the leaf codes of a dimension without a hierarchy are the union of those seen,
   sorted as one-pass would sort them;
+* cell keys (the cell key method, :mod:`sdcflow.kernels.tabular.cell_key`): record keys
+  are whole numbers of ``10^-digits`` summed modulo ``10^digits``, exact in any order;
 * top contributions (the dominance rule ``(n, k)`` needs the ``n`` largest of a cell,
   the p% and pq rules the two largest): without weights a partial keeps the ``top``
   largest values of each cell, and the ``top`` largest of a union are among the ``top``
@@ -58,7 +60,12 @@ class Tabulation:
     """What to tabulate: the dimensions ``dims`` (with optional ``child -> parent``
     ``hierarchies``, see :func:`~sdcflow.tabular.hierarchy.make_dimension`), the summed
     ``response`` (None: a frequency table), the ``weight`` column, how many largest
-    contributions per cell to keep (``top``) and the label of the totals."""
+    contributions per cell to keep (``top``) and the label of the totals; ``key``: a
+    column of record keys in ``[0, 1]`` (the cell key method): each cell then gets its
+    cell key, the fractional part of the sum of its records' keys taken to
+    ``key_digits`` decimals (``cell_key`` in the cells frame; with a response also
+    ``cell_key_nonzero``, of the records whose response is not 0, as cellKey keys
+    magnitude cells)."""
 
     dims: tuple[str, ...]
     hierarchies: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
@@ -66,6 +73,8 @@ class Tabulation:
     weight: str | None = None
     top: int = 2
     total: str = "Total"
+    key: str | None = None
+    key_digits: int = 8
 
     def __post_init__(self):
         hierarchies = {str(d): {str(k): str(v) for k, v in h.items()}
@@ -83,7 +92,8 @@ class Tabulation:
     @property
     def columns(self) -> list[str]:
         """The columns a partition must hold."""
-        return [*self.dims] + [c for c in (self.response, self.weight) if c is not None]
+        return [*self.dims] + [c for c in (self.response, self.weight, self.key)
+                               if c is not None]
 
     @property
     def ranks_by_weight(self) -> bool:
@@ -101,7 +111,9 @@ class PartialTable:
     ``weight * response`` (None without a weight / a response); ``starts``, ``rec_y``,
     ``rec_w``: the records that can be among the cell's top contributions, cell ``g``'s
     at ``starts[g]:starts[g+1]``, by decreasing value (and weight; ``rec_w`` None without
-    weights); ``records``/``dropped``: rows read and rows left out (a missing value)."""
+    weights); ``records``/``dropped``: rows read and rows left out (a missing value);
+    ``ksum``: each cell's record keys summed modulo ``10^key_digits``, a column for all
+    its records and one for those with a non-zero response (None without record keys)."""
 
     tabulation: Tabulation
     codes: tuple[np.ndarray, ...]
@@ -114,6 +126,7 @@ class PartialTable:
     rec_w: np.ndarray | None
     records: int
     dropped: int
+    ksum: np.ndarray | None = None
 
     @property
     def n_cells(self) -> int:
@@ -238,8 +251,21 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
     rec_starts, rec_y, rec_w = _kept_records(tab, g_sorted, starts,
                                              y_sorted if y is not None else np.zeros(n),
                                              w_sorted if tab.ranks_by_weight else None, m)
+    ksum = None
+    if tab.key is not None:
+        from ..kernels.tabular.cell_key import record_key_units
+
+        try:
+            units = record_key_units(data[tab.key].to_numpy(dtype=float), tab.key_digits)
+        except ValueError as exc:
+            raise ValueError(f"column {tab.key!r}: {exc}") from None
+        modulus = 10 ** tab.key_digits
+        u = units[order] % modulus
+        nonzero = u if y is None else np.where(y_sorted != 0, u, 0)
+        ksum = (np.add.reduceat(np.stack([u, nonzero], axis=1), starts) % modulus if n
+                else np.zeros((0, 2), dtype=np.int64))
     return PartialTable(tab, tuple(uniques), keys, freq, wsum, vsum, rec_starts, rec_y,
-                        rec_w, records=len(frame), dropped=int((~keep).sum()))
+                        rec_w, records=len(frame), dropped=int((~keep).sum()), ksum=ksum)
 
 
 def combine(partials: Iterable[PartialTable]) -> PartialTable:
@@ -288,9 +314,13 @@ def combine(partials: Iterable[PartialTable]) -> PartialTable:
     rstarts = _group_starts(rg) if len(rg) else np.zeros(0, dtype=np.int64)
     rec_starts, rec_y, rec_w = _kept_records(tab, rg, rstarts, rec_y[rorder],
                                              None if rec_w is None else rec_w[rorder], m)
+    ksum = None
+    if tab.key is not None:
+        ksum = (np.add.reduceat(np.concatenate([p.ksum for p in parts])[order], starts)
+                % 10 ** tab.key_digits) if m else np.zeros((0, 2), dtype=np.int64)
     return PartialTable(tab, codes, keys[order[starts]], freq, sums("wsum"), sums("vsum"),
                         rec_starts, rec_y, rec_w, records=sum(p.records for p in parts),
-                        dropped=sum(p.dropped for p in parts))
+                        dropped=sum(p.dropped for p in parts), ksum=ksum)
 
 
 def _dense_sums(sums: ExactSums, leaf: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -333,11 +363,23 @@ def finish_table(partial: PartialTable) -> Table:
         rank = np.arange(len(cell)) - np.repeat(partial.starts[:-1], np.diff(partial.starts))
         top[cell, rank] = partial.rec_y
     top = top.reshape(shape + (k,))
-    aggregate(dimensions, [freq, *exact.values()], top)
+    ksum = None
+    if partial.ksum is not None:  # leaf keys < 10^10, so margins add exactly in int64
+        ksum = np.zeros((n_cells, 2), dtype=np.int64)
+        ksum[leaf] = partial.ksum
+        ksum = ksum.reshape(shape + (2,))
+    aggregate(dimensions, [freq, *exact.values(), *([] if ksum is None else [ksum])], top)
     wfreq = (to_float(exact["wsum"], partial.wsum.base) if "wsum" in exact
              else freq.astype(float))
     value = to_float(exact["vsum"], partial.vsum.base) if "vsum" in exact else wfreq
     cells = cells_frame(dimensions, freq, wfreq, value, top)
+    if ksum is not None:
+        from ..kernels.tabular.cell_key import cell_keys
+
+        flat = ksum.reshape(n_cells, 2)
+        cells["cell_key"] = cell_keys(flat[:, 0], tab.key_digits)
+        if tab.response is not None:
+            cells["cell_key_nonzero"] = cell_keys(flat[:, 1], tab.key_digits)
     return Table(cells, relations(dimensions), tuple(dimensions), k, tab.response, tab.weight,
                  info={"records": partial.records, "dropped_records": partial.dropped})
 
@@ -345,7 +387,7 @@ def finish_table(partial: PartialTable) -> Table:
 def build_table(frame: pd.DataFrame, dims: list[str],
                 hierarchies: Mapping[str, Mapping[str, str]] | None = None,
                 response: str | None = None, weight: str | None = None, top: int = 2,
-                *, total: str = "Total") -> Table:
+                *, total: str = "Total", key: str | None = None, key_digits: int = 8) -> Table:
     """Tabulate microdata: every cell of the cross-classification of ``dims`` with all its
     subtotals and totals (Torra 2013, "Protection for tabular data": the frequency table
     ``T_f`` and the magnitude table ``T_s`` of profession x town built from file A); the
@@ -367,6 +409,11 @@ def build_table(frame: pd.DataFrame, dims: list[str],
     non-negative contributions.
 
     Missing values: records with a missing dimension code, response or weight are left
-    out of the table; ``info["dropped_records"]`` counts them."""
-    tab = Tabulation(tuple(dims), hierarchies or {}, response, weight, top, total)
+    out of the table; ``info["dropped_records"]`` counts them.
+
+    Cell keys (the cell key method): with ``key``, a column of record keys in [0, 1],
+    each cell gets ``cell_key``, the fractional part of the sum of its records' keys
+    taken to ``key_digits`` decimals, exact (:mod:`sdcflow.kernels.tabular.cell_key`)."""
+    tab = Tabulation(tuple(dims), hierarchies or {}, response, weight, top, total, key,
+                     key_digits)
     return finish_table(build_partial(tab, frame))

@@ -111,8 +111,10 @@ CASES = {
 # camouflage_widths measures the bounds a camouflage step adds (checked in
 # tests/measures/utility/test_camouflage_widths_measure.py) and partial_linkage needs an
 # identifier kept in both files, which these data lack (checked in
-# tests/measures/linkage/test_partial_linkage_measure.py)
-ENGINE_ONLY = {"score", "ranking", "table_audit", "camouflage_widths", "partial_linkage"}
+# tests/measures/linkage/test_partial_linkage_measure.py); cell_key_utility measures a
+# table perturbed by cell_key (checked in tests/methods/tabular/test_cell_key_method.py)
+ENGINE_ONLY = {"score", "ranking", "table_audit", "camouflage_widths", "partial_linkage",
+               "cell_key_utility"}
 # graph measures compare two edge lists (see test_graph_summaries_have_the_declared_shape)
 EDGES = {"source": "a", "target": "b"}
 GRAPH_CASES = {

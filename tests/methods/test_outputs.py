@@ -95,7 +95,7 @@ CASES = {
 }
 # table methods leave the records alone
 TABLE_METHODS = {"controlled_adjustment", "controlled_rounding", "secondary_suppression",
-                 "sensitivity_rules"}
+                 "sensitivity_rules", "cell_key"}
 # graph methods work on an edge list (two node variables), integer or text node labels
 EDGES = {"source": "a", "target": "b"}
 GRAPH_CASES = {

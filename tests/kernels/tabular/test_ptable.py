@@ -1,0 +1,169 @@
+"""Perturbation tables (sdcflow.kernels.tabular.ptable) against the R package ptable 1.0.0:
+its own test of ``pt_ex_cnts()`` (tests/testthat/test-examples.R, "Example is correct")
+is the worked example; the defining constraints (rows sum to 1, mean 0, variance V,
+|v| <= D, blocked targets) are checked on other parameters and with hypothesis."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdcflow.kernels.tabular.ptable import (
+    PTableError,
+    count_ptable,
+    magnitude_ptable,
+    ptable_from_columns,
+)
+
+# ptable 1.0.0, tests/testthat/test-examples.R: pt_ex_cnts()@pTable$p, where pt_ex_cnts()
+# is create_cnt_ptable(D = 2, V = 1.05, mono = c(TRUE, TRUE, FALSE, TRUE), js = 1)
+PT_EX_CNTS_P = [1.00000000, 0.50833333, 0.47500000, 0.01666667, 0.16155827, 0.55565037,
+                0.24246618, 0.04032518, 0.41231301, 0.28806097, 0.18693903, 0.11268699,
+                0.07012498, 0.24450007, 0.37074990, 0.24450007, 0.07012498]
+
+
+def test_the_packages_example_ptable():
+    pt = count_ptable(2, 1.05, js=1, mono=[True, True, False, True])
+    # the rows i = 0..D + js + 1 = 4; from i = 1 the target 1 is blocked
+    assert pt.i.tolist() == [0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4]
+    assert pt.j.tolist() == [0, 0, 2, 3, 0, 2, 3, 4, 2, 3, 4, 5, 2, 3, 4, 5, 6]
+    np.testing.assert_allclose(pt.p, PT_EX_CNTS_P, atol=1e-8, rtol=0)
+    np.testing.assert_array_equal(pt.v, pt.j - pt.i)
+    # the intervals: cumulative probabilities rounded to 8 decimals, p their differences
+    np.testing.assert_allclose(pt.row(1)[2], [0.50833333, 0.98333333, 1.0], atol=1e-12)
+    np.testing.assert_allclose(pt.row(1)[1], [0.0, 0.50833333, 0.98333333], atol=1e-12)
+
+
+def test_variance_equals_V_where_it_can_be_reached():
+    # ptable constrains sum p v^2 <= V; the maximum-entropy row reaches V wherever the
+    # rows are not cut at 0 too tightly (here every row)
+    pt = count_ptable(5, 3, js=2)
+    for i, (total, mean, var) in pt.row_moments().items():
+        assert total == pytest.approx(1, abs=1e-12)
+        assert mean == pytest.approx(0, abs=2e-7)  # p from intervals rounded to 1e-8
+        assert var == pytest.approx(0 if i == 0 else 3, abs=5e-7)
+    assert pt.rows.tolist() == list(range(9))  # 0..D + js + 1
+    assert np.abs(pt.v).max() == 5
+    # no perturbed count in 1..js from any row
+    assert not np.isin(pt.j[pt.i > 0], [1, 2]).any()
+
+
+def test_a_row_cut_at_zero_keeps_the_maximum_entropy_variance():
+    # D = 7, V = 3, row i = 1: the targets are 0..8 (v = -1..7); with mean 0 the
+    # maximum-entropy distribution p ~ exp(a v) already has a variance below 3, so the
+    # constraint sum p v^2 <= V is not binding (as in ptable, which reports it)
+    pt = count_ptable(7, 3)
+    v, lb, ub = pt.row(1)
+    p = ub - lb
+    assert p @ v == pytest.approx(0, abs=1e-7)
+    assert p @ (v * v) < 3 - 0.5
+    # unconstrained, p ~ exp(a v) with a < 0 would make p(-1) > p(0): the monotony
+    # constraint binds (p(-1) = p(0)) and for v >= 1 log p is linear in v (KKT conditions
+    # with the mean and sum multipliers only; up to the 8-decimal rounding)
+    assert p[0] == pytest.approx(p[1], abs=2e-8)
+    slope = np.diff(np.log(p[2:7]))  # v = 1..5
+    np.testing.assert_allclose(slope, slope[0], rtol=1e-4)
+
+
+def test_pstay_keeps_a_staying_probability_but_lowers_it_to_reach_V():
+    low = count_ptable(5, 3, js=2)
+    high = count_ptable(5, 3, js=2, pstay=0.5)
+    # with pstay = 0.5 the package starts from p(v = 0) >= 0.5 and lowers the bound by
+    # 0.05 until the variance is V: the staying probability rises over the free solution
+    for i in (3, 4, 8):
+        v0 = low.v[(low.i == i) & (low.v == 0)]
+        assert len(v0) == 1
+        stay_low = low.p[(low.i == i) & (low.v == 0)][0]
+        stay_high = high.p[(high.i == i) & (high.v == 0)][0]
+        assert stay_high >= stay_low - 1e-8
+    assert high.row_moments()[8][2] == pytest.approx(3, abs=5e-7)
+
+
+def test_optim_4_makes_the_variance_an_equality():
+    # D = 7, V = 3, row i = 1: with optim = 4 the variance is forced to V
+    pt = count_ptable(7, 3, optim=4)
+    assert pt.row_moments()[1][2] == pytest.approx(3, abs=5e-7)
+
+
+def test_impossible_ptables_are_refused_with_the_reason():
+    # i = 1 with js = 2, D = 2: the only targets are 0 and 3 (v = -1, 2), so the mean-0
+    # distribution is (2/3, 1/3) with variance 2/3 + 4/3 = 2 > 1.05
+    with pytest.raises(PTableError, match=r"row i = 1.*\{0, 3\}.*at least 2\b.*V = 1.05"):
+        count_ptable(2, 1.05, js=2)
+    # D = 2: the widest maximum-entropy perturbation is uniform on -2..2, variance 2
+    with pytest.raises(PTableError, match=r"V = 5 cannot be reached.*D = 2.*variance 2\b"):
+        count_ptable(2, 5)
+    # D = 1, js = 2: from i = 1 only the target 0 is left: no mean-0 perturbation
+    with pytest.raises(PTableError, match="no unbiased perturbation"):
+        count_ptable(1, 0.5, js=2)
+    with pytest.raises(PTableError, match="D must be"):
+        count_ptable(0, 1)
+    with pytest.raises(PTableError, match="pstay"):
+        count_ptable(3, 1, pstay=1.0)
+    with pytest.raises(PTableError, match="mono has 2 entries"):
+        count_ptable(3, 1, mono=[True, False])
+
+
+def test_magnitude_ptable_like_pt_ex_nums():
+    # ptable's pt_ex_nums(): create_num_ptable(D = 10, V = 3, step = 2,
+    # optim = c(4, 1, 1), icat = c(1, 5, 10)); its test checks sum(p) = 4 (four rows), and
+    # cellKey's tests (test_numvars.R) that this ptable has 96 entries
+    pt = magnitude_ptable(10, 3, step=2, icat=[1, 5, 10], optim=[4, 1, 1])
+    assert pt.p.sum() == pytest.approx(4, abs=1e-9)
+    assert len(pt.p) == 96
+    assert pt.rows.tolist() == [0, 1, 5, 10]
+    # row 10 is symmetric: targets 0..20 by 0.5
+    v, _, _ = pt.row(10)
+    np.testing.assert_allclose(v, np.arange(-10, 10.5, 0.5))
+    for i, (_, mean, var) in pt.row_moments().items():
+        assert mean == pytest.approx(0, abs=5e-7)
+        if i >= 5:
+            assert var == pytest.approx(3, abs=5e-7)
+    with pytest.raises(PTableError, match="icat must hold 1 and D"):
+        magnitude_ptable(5, 2, icat=[1, 3])
+
+
+def test_reading_a_ptable_checks_its_intervals():
+    pt = count_ptable(2, 1.05, js=1, mono=[True, True, False, True])
+    got = ptable_from_columns(pt.i, pt.j, pt.p, pt.v, pt.p_int_lb, pt.p_int_ub)
+    np.testing.assert_array_equal(got.p_int_ub, pt.p_int_ub)
+    ub = pt.p_int_ub.copy()
+    ub[2] += 0.01
+    with pytest.raises(PTableError, match="row i = 1: the intervals"):
+        ptable_from_columns(pt.i, pt.j, pt.p, pt.v, pt.p_int_lb, ub)
+    with pytest.raises(PTableError, match="no row i = 0"):
+        at = pt.i > 0
+        ptable_from_columns(pt.i[at], pt.j[at], pt.p[at], pt.v[at], pt.p_int_lb[at],
+                            pt.p_int_ub[at])
+    with pytest.raises(PTableError, match="missing"):
+        ptable_from_columns(pt.i, pt.j, np.r_[np.nan, pt.p[1:]], pt.v, pt.p_int_lb,
+                            pt.p_int_ub)
+
+
+@settings(max_examples=25)
+@given(D=st.integers(1, 6), V=st.floats(0.2, 4.0), js=st.integers(0, 3))
+def test_every_built_ptable_meets_its_constraints(D, V, js):
+    try:
+        pt = count_ptable(D, V, js=js)
+    except PTableError:
+        return  # refused with a reason (tested above)
+    assert np.abs(pt.v).max() <= D
+    assert (pt.j >= 0).all() and (pt.p >= 0).all()
+    assert not (np.isin(pt.j, np.arange(1, js + 1)) & (pt.i > 0)).any()
+    for (total, mean, var) in pt.row_moments().values():
+        assert total == pytest.approx(1, abs=1e-12)
+        assert mean == pytest.approx(0, abs=1e-6)
+        assert var <= V + 1e-6
+    # the rows standing for every large count reach V exactly
+    assert pt.row_moments()[float(pt.rows[-1])][2] == pytest.approx(V, abs=1e-6)
+
+
+def test_a_row_exactly_at_its_least_variance_is_accepted():
+    # D = 3, V = 2, js = 2, row i = 1: only v = -1, 2, 3 are left; mean 0 with the least
+    # variance is (2/3, 1/3, 0), variance exactly 2 = V; the lower bound 1e-8 on p(3)
+    # lifts it by a few 1e-8, which ptable accepts (it checks the variance to 3 decimals)
+    pt = count_ptable(3, 2, js=2)
+    v, lb, ub = pt.row(1)
+    assert v.tolist() == [-1, 2, 3]
+    np.testing.assert_allclose(ub - lb, [2 / 3, 1 / 3, 0], atol=2e-8)
+    assert pt.row_moments()[1][2] == pytest.approx(2, abs=1e-6)
