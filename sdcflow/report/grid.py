@@ -37,7 +37,12 @@ def _cell_text(row, external: bool) -> str:
     if value is not None and not pd.isna(value):
         return number_text(float(value))
     freq = row.get("freq")
-    return number_text(int(freq)) if freq is not None and not pd.isna(freq) else ""
+    if freq is None or pd.isna(freq):
+        return ""
+    original = row.get("original_freq")  # a perturbed count (the cell key method)
+    if original is not None and not pd.isna(original) and int(original) != int(freq):
+        return f"{number_text(int(freq))} ({number_text(int(original))})"
+    return number_text(int(freq))
 
 
 def table_grid(name: str, frame: pd.DataFrame, dims: list[str], external: bool) -> str:
@@ -100,4 +105,6 @@ def _legend(external: bool) -> str:
     return ('<p class="legend"><span class="primary">primary</span> sensitive cell, '
             'suppressed &nbsp; <span class="secondary">secondary</span> suppressed to '
             'protect a sensitive cell &nbsp; <span class="adjusted">adjusted</span> sensitive '
-            "cell published with a changed value &nbsp; other cells are published</p>")
+            "cell published with a changed value &nbsp; other cells are published; a "
+            "perturbed, rounded or adjusted cell shows the published figure with the "
+            "original in brackets</p>")
