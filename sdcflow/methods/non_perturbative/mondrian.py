@@ -151,7 +151,7 @@ class Mondrian(Method):
             sens = pd.factorize(data.frame[params["sensitive"]], sort=True)[0]
         labels = mondrian(dims, params["k"], sensitive=sens, l=params.get("l", 1),
                           strict=params["strict"])
-        columns, new_vars = {}, []
+        columns, new_vars, changed = {}, [], {}
         index = data.frame.index
         for name, dim, names in zip(keys, dims, decode, strict=True):
             var = data.variables[name]
@@ -160,9 +160,11 @@ class Mondrian(Method):
                 rep = (partition_mean(x, labels) if params["representation"] == "mean"
                        else partition_median(x, labels))
                 col, new = numeric_column(rep[labels], index, var)
+                changed[name] = int((rep[labels] != x).sum())
             else:
                 col = text_column(_labels(dim, names, labels, var)[labels], index=index)
                 new = _generalised(var)
+                changed[name] = _generalised_records(dim, labels)
             columns[name] = col
             new_vars.append(new)
         loss = partition_loss(dims, labels)
@@ -175,8 +177,7 @@ class Mondrian(Method):
                                                                 strict=True)},
             "discernibility": loss["discernibility"],
             "average_class_size": round(n / parts / params["k"], 6) if parts else 0.0,
-            "changed": {v: int((columns[v].astype(object) != data.frame[v].astype(object))
-                               .sum()) for v in keys},
+            "changed": changed,
         }
         return MethodResult(data.with_columns(columns, new_vars), info)
 
@@ -220,6 +221,15 @@ def _labels(dim, names, labels, var) -> np.ndarray:
     return np.array([str(names[c[0]]) if len(c) == 1 else
                      "{" + ",".join(str(names[x]) for x in c) + "}"
                      for c in np.split(code, bounds)], dtype=object)
+
+
+def _generalised_records(dim, labels) -> int:
+    """Records whose value is replaced by a broader one (a range of several values, a set
+    of several categories, an ancestor)."""
+    if isinstance(dim, Tree):
+        return int((tree_ancestor(dim, labels)[labels] != dim.codes).sum())
+    lo, hi = ordered_range(dim.codes, labels)
+    return int((lo != hi)[labels].sum())
 
 
 def _generalised(var):
