@@ -55,6 +55,12 @@ CASES = {
         {"variable": "income", "bottom": {"quantile": 0.1}},
     ],
     "local_suppression": [{"k": 3, "variables": ["urbrur", "water", "sex", "age"]}],
+    # ranges and sets become categorical text; an integer's mean continuous, its median
+    # integer while whole; a hierarchy becomes the variable's taxonomy
+    "mondrian": [{"k": 3}, {"k": 3, "variables": ["age", "income"], "representation": "mean"},
+                 {"k": 3, "variables": ["age", "relat"], "representation": "median",
+                  "l": 2, "sensitive": "walls", "strict": False},
+                 ("hierarchy", {"k": 3, "variables": ["urbrur", "age"]})],
     "microaggregation": [{"variables": ["income", "expend"]},
                          {"variables": ["age", "roof"], "aggregation": "median"},
                          {"variables": ["income", "relat", "water"]},
