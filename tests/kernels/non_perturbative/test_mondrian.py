@@ -198,3 +198,51 @@ def test_a_large_table_is_partitioned_quickly():
     dims = [ordered(rng.random(100_000)) for _ in range(4)]
     sizes = np.bincount(mondrian(dims, 5))
     assert sizes.min() >= 5 and sizes.max() <= 9
+
+
+@st.composite
+def tree_and_records(draw):
+    """A random rooted tree (node 0 the root, each node's parent numbered before it), the
+    records' values drawn from its leaves, an ordered column beside it, sensitive codes."""
+    m = draw(st.integers(2, 12))
+    parent = [-1] + [draw(st.integers(0, i - 1)) for i in range(1, m)]
+    leaves = sorted(set(range(m)) - set(parent))
+    n = draw(st.integers(1, 40))
+    values = draw(st.lists(st.sampled_from(leaves), min_size=n, max_size=n))
+    other = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    sens = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    return np.array(parent), np.array(values), np.array(other), np.array(sens)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tree_and_records(), st.integers(1, 4), st.booleans(), st.sampled_from([1, 2]))
+def test_invariants_with_a_hierarchy(case, k, strict, l):
+    parent, values, other, sens = case
+    if len(values) < k or len(set(sens.tolist())) < l:
+        return
+    dim, _ = tree(parent, values)
+    dims = [dim, ordered(other)]
+    labels = mondrian(dims, k, sensitive=sens, l=l, strict=strict)
+    sizes = np.bincount(labels)
+    assert (sizes >= k).all()
+    for p in range(len(sizes)):
+        assert len(set(sens[labels == p].tolist())) >= l
+    assert (mondrian(dims, k, sensitive=sens, l=l, strict=strict) == labels).all()
+    # a group's hierarchy value is the common ancestor of its values: each value lies
+    # in its subtree (codes a .. end[a] - 1 in preorder)
+    anc = tree_ancestor(dim, labels)[labels]
+    assert ((dim.codes >= anc) & (dim.codes < dim.end[anc])).all()
+    if strict:
+        # two groups are told apart by the hierarchy (disjoint subtrees) or the number
+        lo, hi = ordered_range(dims[1].codes, labels)
+        a = tree_ancestor(dim, labels)
+        for p in range(len(sizes)):
+            for q in range(p + 1, len(sizes)):
+                apart_tree = dim.end[a[p]] <= a[q] or dim.end[a[q]] <= a[p]
+                apart_number = lo[p] > hi[q] or lo[q] > hi[p]
+                assert apart_tree or apart_number
+    for p in range(len(sizes)):
+        rows = labels == p
+        alone = mondrian([tree(parent, values[rows])[0], ordered(other[rows])], k,
+                         sensitive=sens[rows], l=l, strict=strict)
+        assert (alone == 0).all()
