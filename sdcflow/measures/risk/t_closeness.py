@@ -19,8 +19,8 @@ import pandas as pd
 
 from ...data.codes import key_codes, ordered_values
 from ...data.dataset import Metadata
-from ...kernels.risk.frequencies import row_ids
 from ...kernels.non_perturbative.recode import hierarchy_mapping
+from ...kernels.risk.frequencies import row_ids
 from ...kernels.risk.t_closeness import t_closeness
 from ...registry import MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, Record, Text, by_variable

@@ -127,8 +127,8 @@ def test_recursive_needs_l():
     meta = Metadata({"a": Variable("a", "key", "categorical"),
                      "s": Variable("s", "sensitive", "categorical")})
     assert list(PLUGIN.check({"c": 2}, meta)) == [
-        (("c",), "recursive (c, l)-diversity needs l too: give 'l' (the number of values "
-                 "whose counts r_l + ... + r_m must outweigh r_1 / c)")]
+        (("c",), ("recursive (c, l)-diversity needs l too: give 'l' (the number of values "
+                 "whose counts r_l + ... + r_m must outweigh r_1 / c)"))]
 
 
 def test_conformance_recursive(testdata):

@@ -112,21 +112,21 @@ def test_hierarchical_checks():
                      "d": Variable("d", "sensitive", "categorical"),
                      "e": Variable("e", "sensitive", "categorical")})
     assert list(PLUGIN.check({"sensitive": ["d"], "distance": "hierarchical"}, meta)) == [
-        (("sensitive", 0), "'d' has no hierarchy: the hierarchical distance needs one "
+        (("sensitive", 0), ("'d' has no hierarchy: the hierarchical distance needs one "
                            "(declare 'hierarchy' on the variable or give the 'hierarchy' "
-                           "parameter)")]
+                           "parameter)"))]
     assert list(PLUGIN.check({"distance": "hierarchical", "hierarchy": DISEASE_LEVELS},
                              meta)) == [
-        (("hierarchy",), "one 'hierarchy' for 2 sensitive variables: name one in "
-                         "'sensitive', or declare each variable's hierarchy")]
+        (("hierarchy",), ("one 'hierarchy' for 2 sensitive variables: name one in "
+                         "'sensitive', or declare each variable's hierarchy"))]
     assert list(PLUGIN.check({"sensitive": ["d"], "hierarchy": DISEASE_LEVELS}, meta)) == [
         (("hierarchy",), "a hierarchy is used only with distance: hierarchical")]
     data = paper_table()
     params = {"sensitive": ["disease"], "distance": "hierarchical",
               "hierarchy": {"group": {"flu": "respiratory"}}}
     assert list(PLUGIN.check_data(params, data)) == [
-        (("hierarchy",), "values of 'disease' missing from its hierarchy: ['bronchitis', "
-                         "'gastric ulcer', 'gastritis', 'pneumonia', 'stomach cancer']")]
+        (("hierarchy",), ("values of 'disease' missing from its hierarchy: ['bronchitis', "
+                         "'gastric ulcer', 'gastritis', 'pneumonia', 'stomach cancer']"))]
 
 
 def test_conformance_hierarchical():
