@@ -99,6 +99,8 @@ CASES = {
                     {"sensitive": ["walls", "income"], "t": 0.1, "distance": "equal"},
                     {"sensitive": ["walls"], "distance": "hierarchical", "t": 0.1,
                      "hierarchy": {"kind": {"2": "built", "3": "built", "9": "other"}}}],
+    "beta_likeness": [{"sensitive": ["walls"]}, {"sensitive": ["walls", "income"], "beta": 1}],
+    "reidentification_risk": [{}, {"variables": ["urbrur", "sex"], "threshold": 0.2}],
     "d_risk": [{"variables": NUMERIC}, {"variables": ["income"], "k": 0.5}],
     "d_risk_rmd": [{"variables": NUMERIC}, {"variables": NUMERIC, "k": 0.5, "k2": 0.01}],
     "model_risk": [{"variables": ["urbrur", "water", "sex"]},
