@@ -101,6 +101,12 @@ CASES = {
                      "hierarchy": {"kind": {"2": "built", "3": "built", "9": "other"}}}],
     "beta_likeness": [{"sensitive": ["walls"]}, {"sensitive": ["walls", "income"], "beta": 1}],
     "reidentification_risk": [{}, {"variables": ["urbrur", "sex"], "threshold": 0.2}],
+    # a population of 4 x 1000 over urbrur x sex (codes 1, 2 both), far more than the data
+    "delta_presence": [{"variables": ["urbrur", "sex"], "delta_max": 0.1,
+                        "population_counts": {"columns": ["urbrur", "sex"],
+                                              "rows": [["1", "1"], ["1", "2"], ["2", "1"],
+                                                       ["2", "2"]],
+                                              "counts": [1000] * 4}}],
     "d_risk": [{"variables": NUMERIC}, {"variables": ["income"], "k": 0.5}],
     "d_risk_rmd": [{"variables": NUMERIC}, {"variables": NUMERIC, "k": 0.5, "k2": 0.01}],
     "model_risk": [{"variables": ["urbrur", "water", "sex"]},
