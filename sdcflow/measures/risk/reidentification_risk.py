@@ -32,8 +32,8 @@ from .frequencies import VARIABLES_PARAM, key_variables
 @register
 class ReidentificationRisk(Measure):
     name = "reidentification_risk"
-    summary = ("Prosecutor re-identification risk 1/|class| of each record: the average, "
-               "the largest and the records above a threshold.")
+    summary = ("Prosecutor re-identification risk 1/f of each record in a class of f: the "
+               "average, the largest and the records above a threshold.")
     roles = ("key",)
     params: ClassVar[dict] = {
         "type": "object",
