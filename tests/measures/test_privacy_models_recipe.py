@@ -6,8 +6,9 @@ the kernels."""
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from sdcflow import run
+from sdcflow import RecipeError, run, validate
 from sdcflow.data.io import builtin_path
 
 RECIPE = """
@@ -72,3 +73,37 @@ def test_recipe_end_to_end(write_recipe, tmp_path):
     assert m["risk"]["average"] == len(n_of) / len(data)
     assert m["risk"]["max"] == 1 / n_of.min()
     assert m["risk"]["above_threshold"] == 0
+
+
+def _problems(write_recipe, steps: str) -> list[str]:
+    head = RECIPE.split("steps:")[0]
+    with pytest.raises(RecipeError) as info:
+        validate(write_recipe(head + "steps:\n" + steps))
+    return [f"{p.line}:{p.col}: {p.message}" for p in info.value.problems]
+
+
+def test_mistakes_are_reported_at_their_position(write_recipe):
+    found = _problems(write_recipe, """\
+  - {id: ldiv, measure: l_diversity, params: {c: 3}}
+  - {id: tclose, measure: t_closeness, params: {distance: hierarchical, sensitive: [sex2]}}
+  - {id: presence, measure: delta_presence, params: {population: nowhere.csv}}
+""")
+    text = "\n".join(found)
+    assert "recursive (c, l)-diversity needs l too" in text
+    assert "'sex2' is not a declared variable" in text
+    assert "cannot read the population file" in text and "nowhere.csv" in text
+    # each at its step's line (the steps start on line 12 of the recipe)
+    assert any(f.startswith("12:") and "needs l too" in f for f in found), found
+    assert any(f.startswith("14:") and "population file" in f for f in found), found
+
+
+def test_data_outside_the_population_is_refused(write_recipe, tmp_path):
+    pd.DataFrame({"urbrur": ["1"], "sex": ["1"]}).to_csv(tmp_path / "population.csv",
+                                                        index=False)
+    head = RECIPE.split("steps:")[0]
+    path = write_recipe(head + "steps:\n  - {id: presence, measure: delta_presence, "
+                               "params: {population: population.csv}}\n")
+    with pytest.raises(RecipeError) as info:
+        run(path, tmp_path / "out", use_cache=False)
+    assert any("must be a sample of the population" in p.message
+               for p in info.value.problems), info.value.problems

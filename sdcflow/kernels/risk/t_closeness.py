@@ -128,7 +128,7 @@ def _emd(classes: np.ndarray, sensitive: np.ndarray, w: np.ndarray, n_classes: i
          distance: str) -> np.ndarray:
     """Per class EMD with the ordered or equal ground distance."""
     out = np.zeros(n_classes)
-    seen = sensitive >= 0
+    seen = (sensitive >= 0) & (w > 0)  # (a record of weight 0 is not there)
     total_w = w[seen].sum()
     if not seen.any() or total_w <= 0:
         return out

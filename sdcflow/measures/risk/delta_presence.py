@@ -42,6 +42,8 @@ class DeltaPresence(Measure):
     summary = ("delta-presence: for each key combination, the share of its population "
                "records that are in the released sample.")
     roles = ("key",)
+    # the population's key combinations stay internal (a register may not be public)
+    public_params = ("variables", "population", "delta_min", "delta_max")
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -199,9 +201,14 @@ def key_text(column: pd.Series, var) -> pd.Series:
     same on both sides (``30`` for 30 and 30.0), missing values as a category."""
     if var is not None and var.is_numeric:
         x = pd.to_numeric(pd.Series(column, dtype=object), errors="coerce").astype(float)
-        text = [_MISSING if np.isnan(v) else (str(int(v)) if float(v).is_integer() else repr(v))
-                for v in x.to_numpy()]
-        return pd.Series(text, dtype=object)
-    return pd.Series([_MISSING if v is None or v is pd.NA or (isinstance(v, float) and
-                                                              np.isnan(v)) else str(v)
-                      for v in column], dtype=object)
+        values = x.to_numpy()
+        seen = ~np.isnan(values)
+        whole = np.zeros(values.size, dtype=bool)
+        whole[seen] = values[seen] == np.round(values[seen])
+        out = np.full(values.size, _MISSING, dtype=object)
+        out[whole] = [str(int(v)) for v in values[whole]]
+        rest = seen & ~whole
+        out[rest] = [repr(float(v)) for v in values[rest]]
+        return pd.Series(out, dtype=object)
+    text = pd.Series(column, dtype=object).reset_index(drop=True)
+    return text.where(text.notna(), _MISSING).astype(str).astype(object)

@@ -218,3 +218,23 @@ def test_bad_inputs():
     # empty data: no class
     for f in (distinct_l_diversity, entropy_l_diversity, beta_likeness):
         assert f(np.zeros(0, dtype=int), np.zeros(0, dtype=int)).size == 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(-1, 3), st.integers(-1, 9), st.integers(0, 3)),
+                min_size=1, max_size=25))
+def test_integer_weights_are_repeated_records(records):
+    # a record of weight w counts as w copies of it, in every weighted model
+    classes = np.array([c for c, _, _ in records])
+    codes = np.array([s for _, s, _ in records])
+    w = np.array([k for _, _, k in records], dtype=float)
+    rep = np.repeat(np.arange(len(records)), w.astype(int))
+    for f in (entropy_l_diversity, beta_likeness):
+        np.testing.assert_allclose(f(classes, codes, weights=w, n_classes=4),
+                                   f(classes[rep], codes[rep], n_classes=4), atol=1e-12)
+    np.testing.assert_allclose(recursive_l_diversity(classes, codes, 2, weights=w, n_classes=4),
+                               recursive_l_diversity(classes[rep], codes[rep], 2, n_classes=4))
+    for distance, tree in (("equal", None), ("ordered", None), ("hierarchical", DISEASE_TREE)):
+        np.testing.assert_allclose(
+            t_closeness(classes, codes, distance, tree, weights=w, n_classes=4),
+            t_closeness(classes[rep], codes[rep], distance, tree, n_classes=4), atol=1e-12)
