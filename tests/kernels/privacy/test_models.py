@@ -238,3 +238,37 @@ def test_integer_weights_are_repeated_records(records):
         np.testing.assert_allclose(
             t_closeness(classes, codes, distance, tree, weights=w, n_classes=4),
             t_closeness(classes[rep], codes[rep], distance, tree, n_classes=4), atol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(-1, 3), st.integers(-1, 5)), min_size=1, max_size=30))
+def test_beta_likeness_against_its_definition(records):
+    # Cao & Karras (2012): max over the values with q > p of (q - p) / p, p over every
+    # record with an observed value (suppressed ones included), q within the class
+    classes = np.array([c for c, _ in records])
+    codes = np.array([s for _, s in records])
+    out = beta_likeness(classes, codes, n_classes=4)
+    seen = codes >= 0
+    for c in range(4):
+        sel = (classes == c) & seen
+        expected = 0.0
+        for v in np.unique(codes[sel]):
+            p = (codes[seen] == v).mean()
+            q = (codes[sel] == v).mean()
+            if q > p:
+                expected = max(expected, (q - p) / p)
+        assert out[c] == pytest.approx(expected, rel=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=30), st.data())
+def test_delta_presence_counts_the_sample(population, data):
+    # any sub-multiset of the population: ratio x population count = sample count
+    population = np.array(population)
+    chosen = data.draw(st.lists(st.booleans(), min_size=population.size,
+                                max_size=population.size))
+    sample = population[np.array(chosen, dtype=bool)]
+    delta = delta_presence(sample, population, n_classes=5)
+    pop = np.bincount(population, minlength=5)
+    np.testing.assert_allclose(delta * pop, np.bincount(sample, minlength=5), atol=1e-12)
+    assert ((delta >= 0) & (delta <= 1)).all()
