@@ -219,7 +219,11 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     for step in recipe.steps:
         read_files = getattr(step.plugin, "read_files", None) if step.ok else None
         if callable(read_files):
+            before = step.params
             step.params, found = read_files(step.params, recipe.base_dir)
+            # the variants (which the data checks see) carry what was read too
+            read = {k: v for k, v in step.params.items() if k not in before}
+            step.variants = [{**v, **read} for v in step.variants]
             for ppath, message in found:
                 fpath = (*step.path, "params", *ppath)
                 out.append(doc.problem(fpath, f"{where(fpath)}: {message}"))

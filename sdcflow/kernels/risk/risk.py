@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..privacy.models import distinct_l_diversity, entropy_l_diversity
 from .frequencies import row_ids
 
 METHODS = ("approx", "exact")
@@ -224,20 +225,6 @@ def l_diversity(classes: np.ndarray, sensitive: np.ndarray) -> tuple[np.ndarray,
     if classes.size == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     cls, _ = row_ids(classes[:, None])
-    size = int(cls.max()) + 1
-    seen = sensitive >= 0
-    distinct = np.zeros(size, dtype=np.int64)
-    entropy = np.zeros(size)
-    if seen.any():
-        pair, rep = row_ids(np.column_stack([cls[seen], sensitive[seen]]))
-        count = np.bincount(pair).astype(float)
-        pair_class = cls[seen][rep]
-        distinct = np.bincount(pair_class, minlength=size)
-        total = np.bincount(pair_class, weights=count, minlength=size)
-        sum_c_log_c = np.bincount(pair_class, weights=count * np.log(count), minlength=size)
-        has = total > 0
-        # H = log N - (1/N) sum c log c, for counts c summing to N
-        h = np.log(total[has]) - sum_c_log_c[has] / total[has]
-        # exp(H) lies in [1, distinct]; clip the rounding error of the subtraction
-        entropy[has] = np.clip(np.exp(h), 1.0, distinct[has])
-    return distinct[cls], entropy[cls]
+    # the per-class values of the privacy-model kernels, spread to the records
+    return (distinct_l_diversity(cls, sensitive)[cls],
+            entropy_l_diversity(cls, sensitive)[cls])

@@ -3,16 +3,26 @@ variable within each equivalence class and its distribution over the whole table
 & Venkatasubramanian (2007), "t-Closeness: Privacy Beyond k-Anonymity and l-Diversity",
 ICDE 2007, section 4.2). NumPy only.
 
-Two ground distances of the paper are offered, over the ``m`` distinct values of the
-sensitive variable in the table (``p``: the class's distribution, ``q``: the table's):
+The paper's three ground distances are offered, over the ``m`` distinct values of the
+sensitive variable in the table (``p``: the class's distribution, ``q``: the table's,
+``r_i = p_i - q_i``):
 
 * ``ordered`` (numerical and ordinal values, ordered distance ``|i - j| / (m - 1)``
   between the i-th and j-th smallest values):
-  ``EMD = 1/(m - 1) * sum_{i=1}^{m} |r_1 + ... + r_i|`` with ``r_i = p_i - q_i``;
+  ``EMD = 1/(m - 1) * sum_{i=1}^{m} |r_1 + ... + r_i|``;
 * ``equal`` (categorical values, every two distinct values at distance 1):
-  ``EMD = 1/2 * sum_i |p_i - q_i|``.
+  ``EMD = 1/2 * sum_i |p_i - q_i|``;
+* ``hierarchical`` (categorical values that are the leaves of a generalisation hierarchy
+  of height H, two values at distance ``level(v_i, v_j) / H``, the height of their lowest
+  common ancestor over H): ``EMD = sum_N height(N)/H * min(pos_extra(N), neg_extra(N))``
+  over the inner nodes N, where ``extra(N)`` is the sum of ``r_i`` over the leaves below N
+  and ``pos_extra``/``neg_extra`` sum the positive/negative extras of N's children. Since
+  ``min(pos, neg) = (pos + neg - |extra(N)|) / 2``, the sum telescopes to
+  ``EMD = 1/(2H) * sum_{j=0}^{H-1} sum_{N at level j} |P(N) - Q(N)|``: the mean over the
+  levels below the root of the equal-distance EMD between the distributions of the
+  values generalised to that level. That is how it is computed here.
 
-Both lie in [0, 1]. The computation is sparse: per class it visits only the values the
+All lie in [0, 1]. The computation is sparse: per class it visits only the values the
 class holds, so a numeric sensitive variable with as many values as records costs
 O(n log n), never classes x values.
 """
@@ -23,48 +33,127 @@ import numpy as np
 
 from .frequencies import row_ids
 
-DISTANCES = ("ordered", "equal")
+DISTANCES = ("ordered", "equal", "hierarchical")
 
 
-def t_closeness(classes: np.ndarray, sensitive: np.ndarray, distance: str = "ordered"
+def t_closeness(classes: np.ndarray, sensitive: np.ndarray, distance: str = "ordered",
+                hierarchy: np.ndarray | None = None, weights: np.ndarray | None = None
                 ) -> np.ndarray:
     """The EMD of each record's equivalence class to the whole table.
 
     ``classes``: integer ids of the equivalence classes (n); ``sensitive``: integer codes
     of the sensitive values (n), numbered in the order of the values for ``ordered``,
-    -1 for missing. Missing sensitive values are left out of both distributions; a class
-    without an observed sensitive value gets 0 (it tells nothing), as does every class
-    when the table holds fewer than two distinct values."""
+    -1 for missing; ``hierarchy`` and ``weights`` as for :func:`class_emd`. Missing
+    sensitive values are left out of both distributions; a class without an observed
+    sensitive value gets 0 (it tells nothing), as does every class when the table holds
+    fewer than two distinct values."""
+    classes = np.asarray(classes, dtype=np.int64)
+    sensitive = np.asarray(sensitive, dtype=np.int64)
+    if classes.shape != sensitive.shape or classes.ndim != 1:
+        raise ValueError("classes and sensitive must be 1-dimensional arrays of the same length")
+    if classes.size == 0:
+        if distance not in DISTANCES:
+            raise ValueError(f"distance must be one of {DISTANCES}, not {distance!r}")
+        return np.zeros(0)
+    cls, _ = row_ids(classes[:, None])
+    return class_emd(cls, sensitive, distance, hierarchy=hierarchy, weights=weights)[cls]
+
+
+def class_emd(classes: np.ndarray, sensitive: np.ndarray, distance: str = "ordered",
+              hierarchy: np.ndarray | None = None, weights: np.ndarray | None = None,
+              n_classes: int | None = None) -> np.ndarray:
+    """The EMD of each equivalence class (ids ``0..C-1``; ``-1``: a suppressed record, in
+    no class) to the whole table (every record with an observed sensitive value,
+    suppressed ones included), one value per class.
+
+    ``hierarchy`` (for ``hierarchical``): an integer matrix with one row per sensitive
+    code and one column per level above the leaves, bottom up, holding the id of the
+    value's ancestor at that level; a last column with one id is the root, otherwise a
+    root is added above it. Each level must group the one below (a tree). ``weights``
+    (optional) count each record that many times."""
     if distance not in DISTANCES:
         raise ValueError(f"distance must be one of {DISTANCES}, not {distance!r}")
     classes = np.asarray(classes, dtype=np.int64)
     sensitive = np.asarray(sensitive, dtype=np.int64)
     if classes.shape != sensitive.shape or classes.ndim != 1:
         raise ValueError("classes and sensitive must be 1-dimensional arrays of the same length")
-    if classes.size == 0:
-        return np.zeros(0)
-    cls, _ = row_ids(classes[:, None])
-    n_classes = int(cls.max()) + 1
-    out = np.zeros(n_classes)
+    w = np.ones(classes.size) if weights is None else np.asarray(weights, dtype=float)
+    if w.shape != classes.shape or not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("weights must be finite, non-negative, one per record")
+    size = int(classes.max(initial=-1)) + 1 if n_classes is None else int(n_classes)
+    if distance == "hierarchical":
+        levels = _levels(hierarchy, sensitive)
+        out = np.zeros(size)
+        for codes in levels:
+            out += _emd(classes, codes, w, size, "equal")
+        return np.clip(out / len(levels), 0.0, 1.0)
+    if hierarchy is not None:
+        raise ValueError("a hierarchy is used only with the hierarchical distance")
+    return _emd(classes, sensitive, w, size, distance)
+
+
+def _levels(hierarchy: np.ndarray | None, sensitive: np.ndarray) -> list[np.ndarray]:
+    """The sensitive codes generalised to each level 0..H-1 of the hierarchy (level 0:
+    the values themselves; the root, level H, is left out: every class is equal there)."""
+    if hierarchy is None:
+        raise ValueError("the hierarchical distance needs a hierarchy")
+    h = np.asarray(hierarchy)
+    if h.ndim != 2 or h.shape[1] == 0 or not np.issubdtype(h.dtype, np.integer):
+        raise ValueError("hierarchy must be an integer matrix: one row per sensitive code, "
+                         "one column per level")
+    h = h.astype(np.int64)
+    if (h < 0).any():
+        raise ValueError("hierarchy ids must be >= 0")
     seen = sensitive >= 0
-    if not seen.any():
-        return out[cls]
+    if seen.any() and sensitive.max() >= h.shape[0]:
+        raise ValueError(f"sensitive code {int(sensitive.max())} has no row in the hierarchy "
+                         f"({h.shape[0]} rows)")
+    for j in range(h.shape[1] - 1):
+        groups, rep = row_ids(h[:, [j]])
+        parent_of = h[rep, j + 1]
+        if (parent_of[groups] != h[:, j + 1]).any():
+            raise ValueError(f"hierarchy level {j + 2} does not group level {j + 1}: a node "
+                             "has two parents")
+    if np.unique(h[:, -1]).size == 1:
+        h = h[:, :-1]  # the root given: no level to compare at
+    out = [sensitive]
+    for j in range(h.shape[1]):
+        codes = np.full(sensitive.size, -1, dtype=np.int64)
+        codes[seen] = h[sensitive[seen], j]
+        out.append(codes)
+    return out
+
+
+def _emd(classes: np.ndarray, sensitive: np.ndarray, w: np.ndarray, n_classes: int,
+         distance: str) -> np.ndarray:
+    """Per class EMD with the ordered or equal ground distance."""
+    out = np.zeros(n_classes)
+    seen = (sensitive >= 0) & (w > 0)  # (a record of weight 0 is not there)
+    total_w = w[seen].sum()
+    if not seen.any() or total_w <= 0:
+        return out
     # the observed values renumbered 0..m-1 in their order
-    values, code = np.unique(sensitive[seen], return_inverse=True)
-    code = code.reshape(-1)
+    values, code_all = np.unique(sensitive[seen], return_inverse=True)
+    code_all = code_all.reshape(-1)
     m = values.size
     if m < 2:
-        return out[cls]
-    c_seen = cls[seen]
-    q = np.bincount(code, minlength=m) / code.size
+        return out
+    q = np.bincount(code_all, weights=w[seen], minlength=m) / total_w
+    inside = classes[seen] >= 0
+    if not inside.any():
+        return out
+    c_seen = classes[seen][inside]
+    code = code_all[inside]
     # distinct (class, value) pairs, sorted by class then value (row_ids' order)
     pair, rep = row_ids(np.column_stack([c_seen, code]))
-    count = np.bincount(pair).astype(float)
+    count = np.bincount(pair, weights=w[seen][inside])
     pair_class = c_seen[rep]
     pair_value = code[rep]
     total = np.bincount(pair_class, weights=count, minlength=n_classes)
-    p = count / total[pair_class]
     has = total > 0
+    p = np.zeros(count.size)
+    ok = has[pair_class]
+    p[ok] = count[ok] / total[pair_class][ok]
     if distance == "equal":
         # sum |p - q| over the values the class holds, plus q over those it lacks
         held = np.bincount(pair_class, weights=np.abs(p - q[pair_value]), minlength=n_classes)
@@ -72,7 +161,7 @@ def t_closeness(classes: np.ndarray, sensitive: np.ndarray, distance: str = "ord
         out[has] = 0.5 * (held[has] + np.clip(1.0 - q_held[has], 0.0, None))
     else:
         out[has] = _ordered_emd(pair_class, pair_value, p, q, n_classes)[has]
-    return np.clip(out, 0.0, 1.0)[cls]
+    return np.clip(out, 0.0, 1.0)
 
 
 def _ordered_emd(pair_class: np.ndarray, pair_value: np.ndarray, p: np.ndarray,

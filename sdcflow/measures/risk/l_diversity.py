@@ -1,8 +1,8 @@
 """``l_diversity``: how diverse the sensitive values are within each equivalence class
 of the key variables (Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam (2007),
 "l-Diversity: Privacy Beyond k-Anonymity"; sdcMicro's ``ldiversity``): distinct and
-entropy l-diversity per record, for each sensitive variable. The formulas are in
-:func:`sdcflow.kernels.risk.risk.l_diversity`.
+entropy l-diversity per record, for each sensitive variable, and with ``c`` recursive
+(c, l)-diversity. The formulas are in :mod:`sdcflow.kernels.privacy.models`.
 
 An equivalence class is the set of records with exactly the same key combination; a
 missing key value is a category of its own here (two records with a missing age are
@@ -19,6 +19,7 @@ import pandas as pd
 
 from ...data.codes import key_codes
 from ...data.dataset import Metadata
+from ...kernels.privacy.models import recursive_l_diversity
 from ...kernels.risk.frequencies import row_ids
 from ...kernels.risk.risk import l_diversity
 from ...plain_words import figure
@@ -44,6 +45,12 @@ class LDiversity(Measure):
                 "type": "integer", "minimum": 1,
                 "description": "Also count the records whose distinct l-diversity is "
                                "below l.",
+            },
+            "c": {
+                "type": "number", "exclusiveMinimum": 0,
+                "description": "With l: also test recursive (c, l)-diversity, r_1 < c (r_l + "
+                               "... + r_m) over the counts of a class's sensitive values "
+                               "sorted descending, and count the records whose class fails.",
             },
         },
     }
@@ -76,6 +83,7 @@ class LDiversity(Measure):
         return set(self.variables(params, meta)) | set(self.sensitive(params, meta))
 
     def check(self, params: Mapping, meta: Metadata) -> Iterator[Finding]:
+        yield from self.check_recursive(params)
         keys = self.variables(params, meta)
         if not keys:
             yield ("variables",), "no key variables: declare variables with role 'key'"
@@ -94,6 +102,12 @@ class LDiversity(Measure):
                 yield ("sensitive", i), (f"'{name}' is a key variable; a sensitive variable "
                                          "must not be one of the keys")
 
+    def check_recursive(self, params: Mapping) -> Iterator[Finding]:
+        """``c`` needs ``l`` (recursive (c, l)-diversity)."""
+        if params.get("c") is not None and params.get("l") is None:
+            yield ("c",), ("recursive (c, l)-diversity needs l too: give 'l' (the number of "
+                           "values whose counts r_l + ... + r_m must outweigh r_1 / c)")
+
     def result_shape(self, params, meta):
         l_wanted = params.get("l")
         # (the minima are null without records)
@@ -102,6 +116,9 @@ class LDiversity(Measure):
         if l_wanted is not None:
             stats["below_l"] = COUNT
             fields.update(l=COUNT, below_l=COUNT, below_l_percent=NUMBER)
+        if params.get("c") is not None:
+            stats["not_recursive"] = COUNT
+            fields.update(c=NUMBER, not_recursive=COUNT, not_recursive_percent=NUMBER)
         fields["sensitive"] = by_variable(self.sensitive(params, meta), Record(stats))
         return Record(fields)
 
@@ -110,7 +127,10 @@ class LDiversity(Measure):
         number of equivalence ``classes`` and, for each sensitive variable, the smallest
         distinct and entropy l over the records and, with ``l``, the number of records
         whose distinct l is below it (``below_l``; overall: below l for at least one
-        sensitive variable)."""
+        sensitive variable). With ``c`` too, per record ``l_recursive_<var>``, the ratio
+        ``r_1 / (r_l + ... + r_m)`` of its class (infinite with fewer than l values; the
+        class is (c, l)-diverse when it is below c) and the records whose class is not
+        (``not_recursive``, per variable and overall)."""
         keys = self.variables(params, data.meta)
         sensitive = self.sensitive(params, data.meta)
         classes, rep = row_ids(key_codes(data.frame, keys))
@@ -118,9 +138,12 @@ class LDiversity(Measure):
         l_wanted = params.get("l")
         columns: dict[str, np.ndarray] = {}
         by_variable: dict[str, dict] = {}
+        c = params.get("c")
         below_any = np.zeros(n, dtype=bool)
+        not_recursive_any = np.zeros(n, dtype=bool)
         for var in sensitive:
-            distinct, entropy = l_diversity(classes, key_codes(data.frame, [var])[:, 0])
+            codes = key_codes(data.frame, [var])[:, 0]
+            distinct, entropy = l_diversity(classes, codes)
             columns[f"l_distinct_{var}"] = distinct
             columns[f"l_entropy_{var}"] = entropy
             stats: dict = {
@@ -131,6 +154,13 @@ class LDiversity(Measure):
                 below = distinct < l_wanted
                 below_any |= below
                 stats["below_l"] = int(below.sum())
+            if c is not None and l_wanted is not None:
+                ratio = (recursive_l_diversity(classes, codes, l_wanted)[classes] if n
+                         else np.zeros(0))
+                columns[f"l_recursive_{var}"] = ratio
+                failed = ~(ratio < c)
+                not_recursive_any |= failed
+                stats["not_recursive"] = int(failed.sum())
             by_variable[var] = stats
         summary: dict = {
             "variables": keys,
@@ -142,4 +172,9 @@ class LDiversity(Measure):
             summary["l"] = l_wanted
             summary["below_l"] = int(below_any.sum())
             summary["below_l_percent"] = round(100.0 * below_any.sum() / n, 3) if n else 0.0
+        if c is not None and l_wanted is not None:
+            summary["c"] = c
+            summary["not_recursive"] = int(not_recursive_any.sum())
+            summary["not_recursive_percent"] = (round(100.0 * not_recursive_any.sum() / n, 3)
+                                                if n else 0.0)
         return MeasureResult(summary, pd.DataFrame(columns, index=data.frame.index))

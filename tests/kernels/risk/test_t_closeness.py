@@ -63,6 +63,8 @@ def test_missing_values_and_degenerate_tables():
     assert t_closeness(classes, np.full(4, -1), "equal").tolist() == [0.0] * 4
     assert t_closeness(np.zeros(0, dtype=int), np.zeros(0, dtype=int)).size == 0
     with pytest.raises(ValueError, match="distance must be one of"):
+        t_closeness(classes, codes, "euclidean")
+    with pytest.raises(ValueError, match="needs a hierarchy"):
         t_closeness(classes, codes, "hierarchical")
 
 

@@ -104,3 +104,32 @@ def test_checks():
 
 def test_conformance(testdata):
     check_method(PLUGIN, testdata, {"sensitive": ["income"], "l": 2})
+
+
+def test_recursive_c_l_diversity_by_hand():
+    # Machanavajjhala et al. (2007), definition 4.2: a class is (c, l)-diverse when
+    # r_1 < c (r_l + ... + r_m), counts sorted descending. Class x: s = a, a, a, b, c
+    # (3, 1, 1): l = 2: 3 / (1 + 1) = 1.5; class y: a, a, b, b (2, 2): 2 / 2 = 1;
+    # class z: a (one value): infinite. c = 1.5: x fails (1.5 is not < 1.5), y passes,
+    # z fails -> 6 of 10 records.
+    data = small_dataset(k=("key", "categorical", list("xxxxxyyyyz")),
+                         s=("sensitive", "categorical", list("aaabcaabba")))
+    result = evaluate(data, l=2, c=1.5)
+    assert result.per_record["l_recursive_s"].tolist() == [1.5] * 5 + [1.0] * 4 + [math.inf]
+    assert result.summary["sensitive"]["s"]["not_recursive"] == 6
+    assert (result.summary["c"], result.summary["not_recursive"],
+            result.summary["not_recursive_percent"]) == (1.5, 6, 60.0)
+    # c = 2: only z fails
+    assert evaluate(data, l=2, c=2).summary["not_recursive"] == 1
+
+
+def test_recursive_needs_l():
+    meta = Metadata({"a": Variable("a", "key", "categorical"),
+                     "s": Variable("s", "sensitive", "categorical")})
+    assert list(PLUGIN.check({"c": 2}, meta)) == [
+        (("c",), ("recursive (c, l)-diversity needs l too: give 'l' (the number of values "
+                 "whose counts r_l + ... + r_m must outweigh r_1 / c)"))]
+
+
+def test_conformance_recursive(testdata):
+    check_method(PLUGIN, testdata, {"sensitive": ["income"], "l": 2, "c": 3})

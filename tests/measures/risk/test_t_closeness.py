@@ -73,3 +73,62 @@ def test_checks():
 
 def test_conformance(testdata):
     check_method(PLUGIN, testdata, {"sensitive": ["income", "expend"], "t": 0.2})
+
+
+# Li et al. (2007), Figure 1: the disease hierarchy (height 3), finest level first
+DISEASE_LEVELS = {
+    "group": {"gastric ulcer": "stomach", "gastritis": "stomach", "stomach cancer": "stomach",
+              "colitis": "colon", "colon cancer": "colon", "flu": "respiratory infection",
+              "pneumonia": "respiratory infection", "bronchitis": "respiratory infection",
+              "pulmonary edema": "vascular lung", "pulmonary embolism": "vascular lung"},
+    "system": {"stomach": "digestive", "colon": "digestive",
+               "respiratory infection": "respiratory", "vascular lung": "respiratory"},
+    "all": {"digestive": "*", "respiratory": "*"},
+}
+
+
+def test_hierarchical_distance_with_a_declared_and_a_given_hierarchy():
+    # the paper's Table 4 with the hierarchical distance; by hand from the paper's
+    # extra / pos_extra / neg_extra formula (see tests/kernels/privacy/test_models.py):
+    # class {gastric ulcer, gastritis, stomach cancer}: 4/9 (all moved across the root);
+    # {gastritis, flu, bronchitis}: 1/27 + 1/27 + 2/9 = 8/27;
+    # {bronchitis, pneumonia, stomach cancer}: 8/27 too.
+    data = paper_table()
+    data.variables["disease"] = data.variables["disease"].evolve(hierarchy=DISEASE_LEVELS)
+    expected = [4 / 9] * 3 + [8 / 27] * 6
+    declared = evaluate(data, sensitive=["disease"], distance="hierarchical", t=0.3)
+    np.testing.assert_allclose(declared.per_record["t_closeness_disease"], expected,
+                               rtol=1e-14)
+    stats = declared.summary["sensitive"]["disease"]
+    assert stats["distance"] == "hierarchical" and stats["above_t"] == 3
+    assert abs(stats["max"] - 4 / 9) < 1e-14
+    given = evaluate(paper_table(), sensitive=["disease"], distance="hierarchical",
+                     hierarchy=DISEASE_LEVELS)
+    np.testing.assert_allclose(given.per_record["t_closeness_disease"], expected, rtol=1e-14)
+
+
+def test_hierarchical_checks():
+    meta = Metadata({"zip": Variable("zip", "key", "categorical"),
+                     "d": Variable("d", "sensitive", "categorical"),
+                     "e": Variable("e", "sensitive", "categorical")})
+    assert list(PLUGIN.check({"sensitive": ["d"], "distance": "hierarchical"}, meta)) == [
+        (("sensitive", 0), ("'d' has no hierarchy: the hierarchical distance needs one "
+                           "(declare 'hierarchy' on the variable or give the 'hierarchy' "
+                           "parameter)"))]
+    assert list(PLUGIN.check({"distance": "hierarchical", "hierarchy": DISEASE_LEVELS},
+                             meta)) == [
+        (("hierarchy",), ("one 'hierarchy' for 2 sensitive variables: name one in "
+                         "'sensitive', or declare each variable's hierarchy"))]
+    assert list(PLUGIN.check({"sensitive": ["d"], "hierarchy": DISEASE_LEVELS}, meta)) == [
+        (("hierarchy",), "a hierarchy is used only with distance: hierarchical")]
+    data = paper_table()
+    params = {"sensitive": ["disease"], "distance": "hierarchical",
+              "hierarchy": {"group": {"flu": "respiratory"}}}
+    assert list(PLUGIN.check_data(params, data)) == [
+        (("hierarchy",), ("values of 'disease' missing from its hierarchy: ['bronchitis', "
+                         "'gastric ulcer', 'gastritis', 'pneumonia', 'stomach cancer']"))]
+
+
+def test_conformance_hierarchical():
+    check_method(PLUGIN, paper_table(), {"sensitive": ["disease"], "distance": "hierarchical",
+                                         "hierarchy": DISEASE_LEVELS, "t": 0.3})

@@ -1,0 +1,236 @@
+"""Privacy models evaluated per equivalence class. NumPy only.
+
+Every function takes ``classes``: the equivalence class id of each record, ``0..C-1``
+(``-1``: a suppressed record, which belongs to no class), and returns one value per class
+(an array of length ``C``, ``C = n_classes`` or ``classes.max() + 1``), so that a search
+can test "every class satisfies" with one comparison. ``sensitive`` holds integer codes
+of a sensitive variable (``-1``: missing, left out everywhere); ``weights`` (optional)
+count each record that many times in the distributions of sensitive values.
+
+The distribution of the whole table, against which t-closeness and beta-likeness compare
+a class, is taken over *every* record with an observed sensitive value, suppressed ones
+included: suppression removes the key values of a record, not its sensitive value, which
+stays in the release.
+
+* l-diversity (Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam (2007), "l-Diversity:
+  Privacy Beyond k-Anonymity", ACM TKDD 1(1)): distinct l (the number of distinct
+  sensitive values in the class), entropy l (``exp(H)``, definition 4.1) and recursive
+  (c, l)-diversity (definition 4.2: with the counts of the class's values sorted
+  descending ``r_1 >= r_2 >= ... >= r_m``, the class is (c, l)-diverse when
+  ``r_1 < c (r_l + r_{l+1} + ... + r_m)``);
+* t-closeness (Li, Li & Venkatasubramanian (2007), "t-Closeness: Privacy Beyond
+  k-Anonymity and l-Diversity", ICDE): :func:`sdcflow.kernels.risk.t_closeness.class_emd`;
+* delta-presence (Nergiz, Atzori & Clifton (2007), "Hiding the Presence of Individuals
+  from Shared Databases", SIGMOD): the share of a class's population records that are in
+  the research sample, ``delta_min <= p <= delta_max``;
+* basic beta-likeness (Cao & Karras (2012), "Publishing Microdata with a Robust Privacy
+  Guarantee", PVLDB 5(11), definition 2): for every sensitive value with overall
+  frequency ``p`` and class frequency ``q > p``, ``(q - p) / p <= beta``;
+* re-identification risk of the prosecutor model as ARX reports it (Prasser, Kohlmayer et
+  al., "ARX - A Comprehensive Tool for Anonymizing Biomedical Data", AMIA 2014): a record
+  of a class of ``f`` records is re-identified with probability ``1 / f``; the average over
+  the records is the number of classes over the number of records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..risk.frequencies import row_ids
+from ..risk.t_closeness import class_emd
+
+__all__ = [
+    "average_reidentification_risk", "beta_likeness", "class_emd", "class_sizes",
+    "delta_presence", "distinct_l_diversity", "entropy_l_diversity",
+    "recursive_l_diversity", "reidentification_risk", "t_closeness",
+]
+
+
+def _classes(classes: np.ndarray, n_classes: int | None) -> tuple[np.ndarray, int]:
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or (classes.size and not np.issubdtype(classes.dtype, np.integer)):
+        raise ValueError("classes must be a 1-dimensional array of integer class ids")
+    classes = classes.astype(np.int64)
+    if classes.size and classes.min() < -1:
+        raise ValueError("class ids must be >= 0 (or -1 for a suppressed record)")
+    top = int(classes.max(initial=-1)) + 1
+    if n_classes is None:
+        n_classes = top
+    elif n_classes < top:
+        raise ValueError(f"n_classes is {n_classes} but a class id is {top - 1}")
+    return classes, int(n_classes)
+
+
+def _codes(sensitive: np.ndarray, n: int) -> np.ndarray:
+    sensitive = np.asarray(sensitive)
+    if sensitive.shape != (n,) or (n and not np.issubdtype(sensitive.dtype, np.integer)):
+        raise ValueError("sensitive must be integer codes, one per record")
+    return sensitive.astype(np.int64)
+
+
+def _weights(weights: np.ndarray | None, n: int) -> np.ndarray:
+    if weights is None:
+        return np.ones(n)
+    weights = np.asarray(weights, dtype=float)
+    if weights.shape != (n,) or not np.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError("weights must be finite, non-negative, one per record")
+    return weights
+
+
+def _pairs(classes: np.ndarray, sensitive: np.ndarray, weights: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (class, value) pairs of the records in a class with an observed value,
+    sorted by class then value: their class, value and (weighted) count."""
+    keep = (classes >= 0) & (sensitive >= 0)
+    if not keep.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0)
+    c, s = classes[keep], sensitive[keep]
+    pair, rep = row_ids(np.column_stack([c, s]))
+    count = np.bincount(pair, weights=weights[keep])
+    return c[rep], s[rep], count
+
+
+def class_sizes(classes: np.ndarray, n_classes: int | None = None) -> np.ndarray:
+    """The number of records of each class (suppressed records are in none)."""
+    classes, size = _classes(classes, n_classes)
+    return np.bincount(classes[classes >= 0], minlength=size)
+
+
+def distinct_l_diversity(classes: np.ndarray, sensitive: np.ndarray,
+                         n_classes: int | None = None) -> np.ndarray:
+    """The number of distinct observed sensitive values of each class (0 when none)."""
+    classes, size = _classes(classes, n_classes)
+    pair_class, _, _ = _pairs(classes, _codes(sensitive, classes.size), np.ones(classes.size))
+    return np.bincount(pair_class, minlength=size)
+
+
+def entropy_l_diversity(classes: np.ndarray, sensitive: np.ndarray,
+                        weights: np.ndarray | None = None,
+                        n_classes: int | None = None) -> np.ndarray:
+    """``exp(H)`` of each class, ``H = -sum_s p_s log p_s`` (natural log) over the
+    distribution of its observed sensitive values (0 when it has none); the class is
+    entropy l-diverse when this is at least l."""
+    classes, size = _classes(classes, n_classes)
+    w = _weights(weights, classes.size)
+    pair_class, _, count = _pairs(classes, _codes(sensitive, classes.size), w)
+    out = np.zeros(size)
+    positive = count > 0
+    pair_class, count = pair_class[positive], count[positive]
+    distinct = np.bincount(pair_class, minlength=size)
+    total = np.bincount(pair_class, weights=count, minlength=size)
+    sum_c_log_c = np.bincount(pair_class, weights=count * np.log(count), minlength=size)
+    has = total > 0
+    # H = log N - (1/N) sum c log c for counts c summing to N; exp(H) lies in
+    # [1, distinct]: clip the rounding error of the subtraction
+    h = np.log(total[has]) - sum_c_log_c[has] / total[has]
+    out[has] = np.clip(np.exp(h), 1.0, distinct[has])
+    return out
+
+
+def recursive_l_diversity(classes: np.ndarray, sensitive: np.ndarray, l: int,
+                          weights: np.ndarray | None = None,
+                          n_classes: int | None = None) -> np.ndarray:
+    """``r_1 / (r_l + ... + r_m)`` of each class, its value counts sorted descending; the
+    class is recursive (c, l)-diverse when this is below c. A class with fewer than l
+    distinct observed values has ``inf`` (no c makes it diverse); with ``l = 1`` the
+    ratio is ``r_1 / n`` of the class."""
+    if int(l) != l or l < 1:
+        raise ValueError("l must be an integer >= 1")
+    l = int(l)
+    classes, size = _classes(classes, n_classes)
+    w = _weights(weights, classes.size)
+    pair_class, _, count = _pairs(classes, _codes(sensitive, classes.size), w)
+    positive = count > 0
+    pair_class, count = pair_class[positive], count[positive]
+    # rank of each count within its class, largest first
+    order = np.lexsort((-count, pair_class))
+    pair_class, count = pair_class[order], count[order]
+    first = np.searchsorted(pair_class, pair_class, side="left")
+    rank = np.arange(pair_class.size) - first  # 0 = the largest
+    top = np.zeros(size)
+    top[pair_class[rank == 0]] = count[rank == 0]
+    tail = np.bincount(pair_class[rank >= l - 1], weights=count[rank >= l - 1], minlength=size)
+    out = np.full(size, np.inf)
+    np.divide(top, tail, out=out, where=tail > 0)
+    return out
+
+
+def t_closeness(classes: np.ndarray, sensitive: np.ndarray, distance: str = "equal",
+                hierarchy: np.ndarray | None = None, weights: np.ndarray | None = None,
+                n_classes: int | None = None) -> np.ndarray:
+    """The Earth Mover's Distance of each class's distribution of the sensitive values to
+    the whole table's (see :func:`sdcflow.kernels.risk.t_closeness.class_emd`); the class
+    is t-close when it is at most t."""
+    classes, size = _classes(classes, n_classes)
+    return class_emd(classes, _codes(sensitive, classes.size), distance, hierarchy=hierarchy,
+                     weights=weights, n_classes=size)
+
+
+def beta_likeness(classes: np.ndarray, sensitive: np.ndarray,
+                  weights: np.ndarray | None = None,
+                  n_classes: int | None = None) -> np.ndarray:
+    """The largest relative gain ``(q - p) / p`` of each class over the sensitive values
+    more frequent in it (``q``) than in the whole table (``p``); 0 when none is. The class
+    satisfies basic beta-likeness when this is at most beta."""
+    classes, size = _classes(classes, n_classes)
+    codes = _codes(sensitive, classes.size)
+    w = _weights(weights, classes.size)
+    out = np.zeros(size)
+    seen = codes >= 0
+    total = w[seen].sum()
+    if total <= 0:
+        return out
+    p = np.bincount(codes[seen], weights=w[seen]) / total
+    pair_class, pair_value, count = _pairs(classes, codes, w)
+    class_total = np.bincount(pair_class, weights=count, minlength=size)
+    has = class_total[pair_class] > 0
+    q = np.zeros(count.size)
+    q[has] = count[has] / class_total[pair_class][has]
+    p_pair = p[pair_value]
+    gain = np.zeros(count.size)
+    up = (q > p_pair) & (p_pair > 0)
+    gain[up] = (q[up] - p_pair[up]) / p_pair[up]
+    np.maximum.at(out, pair_class, gain)
+    return out
+
+
+def delta_presence(classes: np.ndarray, population_classes: np.ndarray,
+                   n_classes: int | None = None) -> np.ndarray:
+    """For each class, the number of research-sample records (``classes``) over the number
+    of population records (``population_classes``, ids in the same numbering) in it: the
+    probability that a population member of the class is in the sample. Classes without
+    sample records get 0 (Nergiz et al.: nothing in the release says they are present).
+    The sample must be part of the population: a class with more sample than population
+    records is an error."""
+    classes, top = _classes(classes, None)
+    population, pop_top = _classes(population_classes, None)
+    size = max(top, pop_top, n_classes or 0)
+    sample = np.bincount(classes[classes >= 0], minlength=size)
+    pop = np.bincount(population[population >= 0], minlength=size)
+    wrong = np.flatnonzero(sample > pop)
+    if wrong.size:
+        raise ValueError(f"class {int(wrong[0])} holds {int(sample[wrong[0]])} sample records "
+                         f"but only {int(pop[wrong[0]])} population records: the sample must "
+                         "be part of the population")
+    out = np.zeros(size)
+    np.divide(sample, pop, out=out, where=pop > 0)
+    return out
+
+
+def reidentification_risk(classes: np.ndarray, n_classes: int | None = None) -> np.ndarray:
+    """``1 / f`` for each class of ``f`` records (0 for an empty class id)."""
+    sizes = class_sizes(classes, n_classes).astype(float)
+    out = np.zeros(sizes.size)
+    np.divide(1.0, sizes, out=out, where=sizes > 0)
+    return out
+
+
+def average_reidentification_risk(classes: np.ndarray) -> float:
+    """The mean of ``1 / f`` over the records in a class (suppressed ones left out): the
+    number of non-empty classes over the number of such records; 0 without records."""
+    classes, _ = _classes(classes, None)
+    kept = classes[classes >= 0]
+    if kept.size == 0:
+        return 0.0
+    return float(np.unique(kept).size / kept.size)

@@ -1,0 +1,214 @@
+"""``delta_presence``: how surely an intruder who holds the population can tell that a
+person is in the released research sample (Nergiz, Atzori & Clifton (2007), "Hiding the
+Presence of Individuals from Shared Databases", SIGMOD): for a person of the population
+whose key combination is that of an equivalence class of the release, the probability
+of being in the sample is the number of sample records of the class over the number of
+population records of the class; the release is delta-present for
+``(delta_min, delta_max)`` when every class's probability lies within. The formula is in
+:func:`sdcflow.kernels.privacy.models.delta_presence`.
+
+The population is a CSV file (``population``, read relative to the recipe) holding the
+key variables coded as the data at this step (generalised the same way); it is read when
+the recipe is validated, and the step carries the counts of its key combinations
+(``population_counts``), so that the manifest and the cache key hold it. Equivalence
+classes are records with exactly the same key combination, a missing value being a
+category of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ...data.codes import key_codes
+from ...data.dataset import Metadata
+from ...errors import PluginError
+from ...kernels.privacy.models import delta_presence
+from ...kernels.risk.frequencies import row_ids
+from ...plain_words import figure
+from ...registry import Finding, Measure, MeasureResult, register
+from ...results import COUNT, NAMES, NUMBER, Record
+from .frequencies import VARIABLES_PARAM, key_variables
+
+_MISSING = "\x00missing"  # a missing key value: a category of its own on both sides
+
+
+@register
+class DeltaPresence(Measure):
+    name = "delta_presence"
+    summary = ("delta-presence: for each key combination, the share of its population "
+               "records that are in the released sample.")
+    roles = ("key",)
+    # the population's key combinations stay internal (a register may not be public)
+    public_params = ("variables", "population", "delta_min", "delta_max")
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "variables": VARIABLES_PARAM,
+            "population": {
+                "type": "string", "minLength": 1,
+                "description": "CSV file of the population (relative to the recipe) with "
+                               "the key variables as columns, coded as the data at this "
+                               "step.",
+            },
+            "population_counts": {
+                "type": "object", "additionalProperties": False,
+                "required": ["columns", "rows", "counts"],
+                "properties": {
+                    "columns": {"type": "array", "items": {"type": "string"}},
+                    "rows": {"type": "array", "items": {"type": "array"}},
+                    "counts": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+                },
+                "description": "The population's key combinations and their counts (filled "
+                               "from 'population' when the recipe is read).",
+            },
+            "delta_min": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
+                          "description": "Lower bound of the probability of presence."},
+            "delta_max": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
+                          "description": "Upper bound of the probability of presence."},
+        },
+    }
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "max" not in result:
+            return self.summary
+        return (f"Knowing the population, an intruder can tell that a person is in the data "
+                f"with probability at most {figure(result['max'])} (delta-presence; Nergiz "
+                "et al. 2007).")
+
+    def variables(self, params: Mapping, meta: Metadata) -> list[str]:
+        return key_variables(params, meta)
+
+    def read_files(self, params: dict, base_dir: Path) -> tuple[dict, list]:
+        """``population`` read relative to the recipe: the step then carries the counts of
+        the population's rows (``population_counts``)."""
+        if "population" not in params or "population_counts" in params:
+            return params, []
+        path = base_dir / params["population"]
+        try:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=True)
+        except (OSError, ValueError, pd.errors.ParserError) as exc:
+            return params, [(("population",), f"cannot read the population file: {exc}")]
+        return {**params, "population_counts": population_counts(frame)}, []
+
+    def check(self, params: Mapping, meta: Metadata) -> Iterator[Finding]:
+        keys = self.variables(params, meta)
+        if not keys:
+            yield ("variables",), "no key variables: declare variables with role 'key'"
+        if params.get("delta_min", 0) > params.get("delta_max", 1):
+            yield ("delta_min",), "delta_min is above delta_max"
+        counts = params.get("population_counts")
+        if counts is None:
+            if "population" not in params:
+                yield (), "give the population file ('population')"
+            return
+        where = ("population",) if "population" in params else ("population_counts",)
+        columns = counts.get("columns", [])
+        for name in keys:
+            if name not in columns:
+                yield where, (f"the population has no column '{name}' (its columns: "
+                              f"{', '.join(columns) or 'none'})")
+
+    def check_data(self, params, data):
+        counts = params.get("population_counts")
+        keys = self.variables(params, data.meta)
+        if counts is None or any(k not in counts.get("columns", []) for k in keys):
+            return
+        _, _, problem = self._classes(params, data)
+        if problem:
+            yield (("population",) if "population" in params else ("population_counts",),
+                   problem)
+
+    def result_shape(self, params, meta):
+        return Record({"variables": NAMES, "records": COUNT, "classes": COUNT,
+                       "population_records": COUNT, "min": NUMBER, "max": NUMBER,
+                       "delta_min": NUMBER, "delta_max": NUMBER, "outside": COUNT,
+                       "outside_percent": NUMBER})
+
+    def _classes(self, params, data) -> tuple[np.ndarray, np.ndarray, str | None]:
+        """Class ids of the records and of the population (one per population record),
+        and what is wrong, if anything, with the sample against the population."""
+        keys = self.variables(params, data.meta)
+        counts = params["population_counts"]
+        columns = list(counts["columns"])
+        pop = pd.DataFrame(counts["rows"], columns=columns, dtype=object)
+        sample = pd.DataFrame({k: key_text(data.frame[k], data.variables.get(k)) for k in keys})
+        pop_keys = pd.DataFrame({k: key_text(pop[k], data.variables.get(k)) for k in keys})
+        both = pd.concat([sample, pop_keys], ignore_index=True)
+        ids, _ = row_ids(key_codes(both, keys))
+        n = len(sample)
+        pop_ids = np.repeat(ids[n:], np.asarray(counts["counts"], dtype=np.int64))
+        sample_ids = ids[:n]
+        size = int(ids.max(initial=-1)) + 1
+        have = np.bincount(sample_ids, minlength=size)
+        pop_have = np.bincount(pop_ids, minlength=size)
+        wrong = np.flatnonzero(have > pop_have)
+        if wrong.size:
+            c = int(wrong[0])
+            record = int(np.flatnonzero(sample_ids == c)[0])
+            combo = {k: (None if v == _MISSING else v) for k, v in sample.iloc[record].items()}
+            return sample_ids, pop_ids, (
+                f"{int(have[c])} records of the data have the key combination {combo} "
+                f"(the first: record {record + 1}), the population {int(pop_have[c])}: the "
+                "data must be a sample of the population, coded as it")
+        return sample_ids, pop_ids, None
+
+    def evaluate(self, data, params, rng, *, original):
+        """Per record ``delta_presence``, the probability of presence of its class; in the
+        summary the number of ``classes`` of the data, the ``population_records``, the
+        smallest and largest probability over the classes of the data (``min``, ``max``)
+        and the records whose class lies outside ``[delta_min, delta_max]``
+        (``outside``)."""
+        keys = self.variables(params, data.meta)
+        sample_ids, pop_ids, problem = self._classes(params, data)
+        if problem:
+            raise PluginError(self.name, problem)
+        n = len(data)
+        size = int(max(sample_ids.max(initial=-1), pop_ids.max(initial=-1))) + 1
+        delta = delta_presence(sample_ids, pop_ids, n_classes=size)
+        per_record = delta[sample_ids]
+        lo, hi = params.get("delta_min", 0), params.get("delta_max", 1)
+        outside = (per_record < lo * (1 - 1e-12)) | (per_record > hi * (1 + 1e-12))
+        summary = {"variables": keys, "records": n,
+                   "classes": int(np.unique(sample_ids).size),
+                   "population_records": int(pop_ids.size),
+                   "min": float(per_record.min()) if n else 0.0,
+                   "max": float(per_record.max()) if n else 0.0,
+                   "delta_min": lo, "delta_max": hi,
+                   "outside": int(outside.sum()),
+                   "outside_percent": round(100.0 * outside.sum() / n, 3) if n else 0.0}
+        return MeasureResult(summary, pd.DataFrame({"delta_presence": per_record},
+                                                   index=data.frame.index))
+
+
+def population_counts(frame: pd.DataFrame) -> dict:
+    """The distinct rows of a population file (text, None for missing) and their counts."""
+    columns = [str(c) for c in frame.columns]
+    if frame.empty:
+        return {"columns": columns, "rows": [], "counts": []}
+    grouped = frame.fillna(_MISSING).value_counts(sort=False).sort_index()
+    rows = [[None if v == _MISSING else v for v in (idx if isinstance(idx, tuple) else (idx,))]
+            for idx in grouped.index]
+    return {"columns": columns, "rows": rows, "counts": [int(c) for c in grouped.to_numpy()]}
+
+
+def key_text(column: pd.Series, var) -> pd.Series:
+    """A key column as text to match the data with the population: numbers written the
+    same on both sides (``30`` for 30 and 30.0), missing values as a category."""
+    if var is not None and var.is_numeric:
+        x = pd.to_numeric(pd.Series(column, dtype=object), errors="coerce").astype(float)
+        values = x.to_numpy()
+        seen = ~np.isnan(values)
+        whole = np.zeros(values.size, dtype=bool)
+        whole[seen] = values[seen] == np.round(values[seen])
+        out = np.full(values.size, _MISSING, dtype=object)
+        out[whole] = [str(int(v)) for v in values[whole]]
+        rest = seen & ~whole
+        out[rest] = [repr(float(v)) for v in values[rest]]
+        return pd.Series(out, dtype=object)
+    text = pd.Series(column, dtype=object).reset_index(drop=True)
+    return text.where(text.notna(), _MISSING).astype(str).astype(object)
