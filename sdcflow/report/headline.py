@@ -48,6 +48,16 @@ def risk_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
                     summary.get("below_l")))
     elif plugin == "t_closeness":
         out.append(("records in classes farther than t", summary.get("above_t")))
+    elif plugin == "beta_likeness":
+        out.append(("records in classes above beta-likeness", summary.get("above_beta")))
+    elif plugin == "delta_presence":
+        out.append(("records in classes outside the delta-presence bounds",
+                    summary.get("outside")))
+    elif plugin == "reidentification_risk":
+        out.append(("average re-identification risk (1/class size)", summary.get("average")))
+        if "above_threshold" in summary:
+            out.append((f"records with re-identification risk above {summary['threshold']}",
+                        summary.get("above_threshold")))
     elif plugin == "suda":
         out.append(("records with a sample unique combination",
                     summary.get("records_with_msu")))
