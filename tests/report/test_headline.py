@@ -1,0 +1,42 @@
+"""The figures the report's summary compares (sdcflow.report.headline), read from each
+measure's result as the measure writes it."""
+
+from sdcflow.report.build import risk_before_after
+from sdcflow.report.headline import number_text, risk_figures, utility_figures
+
+
+def test_risk_figures_of_each_kind():
+    assert risk_figures("k_anonymity", {"violations": {"2": 653, "3": 1087}}) == [
+        ("records violating 2-anonymity", 653), ("records violating 3-anonymity", 1087)]
+    assert risk_figures("global_risk", {"expected_reidentifications": 1.8, "percent": 0.04,
+                                        "household": {"percent": 0.19}}) == [
+        ("global risk: expected re-identifications", 1.8), ("global risk (% of records)", 0.04),
+        ("household risk (% of records)", 0.19)]
+    assert risk_figures("beta_likeness", {"above_beta": 12}) == [
+        ("records in classes above beta-likeness", 12)]
+    assert risk_figures("reidentification_risk", {"average": 0.25, "threshold": 0.2,
+                                                  "above_threshold": 4}) == [
+        ("average re-identification risk (1/class size)", 0.25),
+        ("records with re-identification risk above 0.2", 4)]
+    # a figure the result does not hold is left out; an unknown plugin has none
+    assert risk_figures("individual_risk", {"max": None}) == []
+    assert risk_figures("no_such_plugin", {"percent": 3}) == []
+    assert utility_figures("suppressions", {"total": 211}) == [("values suppressed", 211)]
+
+
+def test_before_is_the_first_measure_on_the_original_and_after_the_last_on_the_release():
+    timeline = [("k_anonymity", "a", {"violations": {"2": 653}}, "before"),
+                ("k_anonymity", "b", {"violations": {"2": 113}}, ""),  # in between: left out
+                ("k_anonymity", "c", {"violations": {"2": 106}}, "after"),
+                ("global_risk", "d", {"expected_reidentifications": 1.8, "percent": 0.04},
+                 "after")]
+    assert risk_before_after(timeline) == [
+        ("records violating 2-anonymity", 653, 106),
+        ("global risk: expected re-identifications", None, 1.8),
+        ("global risk (% of records)", None, 0.04)]
+
+
+def test_numbers_for_people():
+    assert [number_text(v) for v in (3, 12345, 0.000403162, 32.583, 4.0, None, True,
+                                     float("nan"))] == [
+        "3", "12\u202f345", "0.0004032", "32.58", "4", "\u2014", "yes", "\u2014"]
