@@ -1,0 +1,1 @@
+"""Kernels of privacy models and of the search for the least-loss generalisation."""
