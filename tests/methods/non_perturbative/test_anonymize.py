@@ -129,10 +129,10 @@ steps:
 
 
 @pytest.mark.parametrize("params, message", [
-    ("{targets: [{k_anonymity: 2}], variables: [urbrur, sex], loss: discernibility, "
-     "weights: {sex: 2}}", "does not add up over variables"),
-    ("{targets: [{l_diversity: {l: 2, variable: sex}}], variables: [urbrur, sex], "
-     "hierarchies: {urbrur: {mask: true}, sex: {mask: true}}}", "must not be one"),
+    (("{targets: [{k_anonymity: 2}], variables: [urbrur, sex], loss: discernibility, "
+      "weights: {sex: 2}}"), "does not add up over variables"),
+    (("{targets: [{l_diversity: {l: 2, variable: sex}}], variables: [urbrur, sex], "
+      "hierarchies: {urbrur: {mask: true}, sex: {mask: true}}}"), "must not be one"),
     ("{targets: [{l_diversity: {l: 2, variable: wals}}], variables: [urbrur]}",
      "'wals' is not a declared variable"),
     ("{targets: [{k_anonymity: 2}], variables: [urbrur]}", "no hierarchy nor taxonomy"),
@@ -140,16 +140,16 @@ steps:
      "intervals need a numeric variable"),
     ("{targets: [{k_anonymity: 2}], variables: [water], hierarchies: {water: {mask: true}}}",
      "household-level"),
-    ("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {breaks: "
-     "[[0, 50, 40]]}}}", "strictly increasing"),
-    ("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {breaks: "
-     "[[0, 50, 90]]}}}", "lies outside the breaks of level 1"),
-    ("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {breaks: "
-     "[[0, 50, 100], [0, 40, 100]]}}}", "is not a generalisation of level 1"),
+    (("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {breaks: "
+      "[[0, 50, 40]]}}}"), "strictly increasing"),
+    (("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {breaks: "
+      "[[0, 50, 90]]}}}"), "lies outside the breaks of level 1"),
+    (("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {breaks: "
+      "[[0, 50, 100], [0, 40, 100]]}}}"), "is not a generalisation of level 1"),
     ("{targets: [{k_anonymity: 5000}], variables: [sex], hierarchies: {sex: {mask: true}}}",
      "larger than the number of records"),
-    ("{targets: [{k_anonymity: 2}, {k_anonymity: 3}], variables: [sex], "
-     "hierarchies: {sex: {mask: true}}}", "give k_anonymity once"),
+    (("{targets: [{k_anonymity: 2}, {k_anonymity: 3}], variables: [sex], "
+      "hierarchies: {sex: {mask: true}}}"), "give k_anonymity once"),
     ("{targets: [{k_anonymity: 2}], variables: [sex], hierarchies: {sx: {mask: true}}}",
      "'sx' is not one of the key variables"),
 ])
@@ -157,3 +157,32 @@ def test_bad_parameters_are_reported(write_recipe, params, message):
     with pytest.raises(RecipeError) as info:
         validate(write_recipe(BASE + "      " + params + "\n"))
     assert message in str(info.value)
+
+
+def test_taxonomy_levels():
+    # health {nurse, doctor} and education {teacher, lecturer} under the root '*':
+    # 2-anonymity fails at the leaves (one teacher, one lecturer) and holds one level up
+    data = small_dataset(job=("key", "categorical",
+                              ["nurse", "doctor", "nurse", "teacher", "lecturer", "doctor"]))
+    data.variables["job"] = data.variables["job"].evolve(taxonomy={"parents": {
+        "health": None, "education": None, "nurse": "health", "doctor": "health",
+        "teacher": "education", "lecturer": "education"}})
+    out = apply(data, targets=[{"k_anonymity": 2}])
+    assert out.info["node"] == {"job": 1} and out.info["lattice_size"] == 3
+    assert out.data.frame["job"].tolist() == ["health"] * 3 + ["education"] * 2 + ["health"]
+
+
+def test_t_closeness_and_average_risk_targets():
+    # sensitive s: a a b b; at age level 1 the classes 20-29 and 30-39 each hold one
+    # value, EMD (equal) 1/2 (|1 - 1/2| + |0 - 1/2|) from the whole (a, b half each); at
+    # level 2 ('*') the single class equals the whole: EMD 0, average risk 1/4
+    data = small_dataset(age=("key", "integer", [21, 23, 34, 36]),
+                         s=("sensitive", "categorical", ["a", "a", "b", "b"]))
+    out = apply(data, targets=[{"t_closeness": {"t": 0.2, "variable": "s"}},
+                               {"average_risk": 0.5}],
+                hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 2}
+    assert out.info["targets_met"] == ["t_closeness(0.2, equal)", "average_risk(0.5)"]
+    out = apply(data, targets=[{"l_diversity": {"l": 1.5, "variable": "s", "kind": "entropy"}}],
+                hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 2}  # entropy l of {a, a, b, b}: 2
