@@ -186,3 +186,22 @@ def test_t_closeness_and_average_risk_targets():
     out = apply(data, targets=[{"l_diversity": {"l": 1.5, "variable": "s", "kind": "entropy"}}],
                 hierarchies={"age": {"width": 10, "levels": 1}})
     assert out.info["node"] == {"age": 2}  # entropy l of {a, a, b, b}: 2
+
+
+def test_missing_key_values_stay_missing_as_a_class_of_their_own():
+    # ages 21 23 missing missing: at level 0 the two missing ages are one class of 2 and
+    # 21, 23 two singletons; at level 1 (width 10) 20-29 holds 2: 2-anonymous, and the
+    # missing values stay missing (not suppressed, not generalised)
+    data = small_dataset(age=("key", "integer", [21, 23, None, None]))
+    out = apply(data, targets=[{"k_anonymity": 2}],
+                hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 1} and out.info["suppressed_records"] == 0
+    assert out.data.frame["age"].isna().tolist() == [False, False, True, True]
+    assert out.data.frame["age"].iloc[0] == "20-29"
+
+
+def test_empty_data_is_refused():
+    data = small_dataset(age=("key", "integer", []))
+    params = registry.with_defaults(PLUGIN.params, {"targets": [{"k_anonymity": 2}]})
+    found = [m for _, m in PLUGIN.check_data(params, data)]
+    assert found == ["the data hold no records"]
