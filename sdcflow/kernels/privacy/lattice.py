@@ -29,7 +29,8 @@ them) and every node is checked.
 
 Classes are computed on *units*: the distinct key combinations with their counts, or the
 records themselves when a target needs them (a sensitive variable); a node's classes are
-rolled up from the classes of a checked node one level below when there is one.
+rolled up from the classes of the checked node one level below with the fewest
+classes, when there is one.
 """
 
 from __future__ import annotations
@@ -268,15 +269,16 @@ def _classes(node: tuple, units: np.ndarray, counts: np.ndarray, maps, up, table
         ids, rep = row_ids(generalise(units, maps, node))
         table = (generalise(units[rep], maps, node), np.bincount(ids, minlength=len(rep)))
         return Partition(table[1], ids), table
-    for j in range(len(node)):
-        below = node[:j] + (node[j] - 1,) + node[j + 1:]
-        if node[j] > 0 and below in tables:
-            low_codes, low_counts = tables[below]
-            rolled = low_codes.copy()
-            rolled[:, j] = up[j][node[j] - 1][low_codes[:, j]]
-            ids, rep = row_ids(rolled)
-            table = (rolled[rep], np.bincount(ids, weights=low_counts, minlength=len(rep)))
-            break
+    # the checked node one level below with the fewest classes
+    below = [(len(tables[b][1]), j, b) for j in range(len(node)) if node[j] > 0
+             for b in [node[:j] + (node[j] - 1,) + node[j + 1:]] if b in tables]
+    if below:
+        _, j, b = min(below)
+        low_codes, low_counts = tables[b]
+        rolled = low_codes.copy()
+        rolled[:, j] = up[j][node[j] - 1][low_codes[:, j]]
+        ids, rep = row_ids(rolled)
+        table = (rolled[rep], np.bincount(ids, weights=low_counts, minlength=len(rep)))
     else:
         gen = generalise(units, maps, node)
         ids, rep = row_ids(gen)
