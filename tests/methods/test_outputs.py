@@ -55,6 +55,11 @@ CASES = {
         {"variable": "income", "bottom": {"quantile": 0.1}},
     ],
     "local_suppression": [{"k": 3, "variables": ["urbrur", "water", "sex", "age"]}],
+    # every key becomes category text (an integer age and an ordinal relat included)
+    "anonymize": [{"targets": [{"k_anonymity": 3}], "suppression_limit": 0.05,
+                   "variables": ["sex", "age", "relat"],
+                   "hierarchies": {"sex": {"mask": True}, "age": {"width": 10},
+                                   "relat": {"mask": True}}}],
     "microaggregation": [{"variables": ["income", "expend"]},
                          {"variables": ["age", "roof"], "aggregation": "median"},
                          {"variables": ["income", "relat", "water"]},
