@@ -106,10 +106,12 @@ class Anonymize(Method):
         if not isinstance(result, dict) or "node" not in result:
             return self.summary
         levels = ", ".join(f"{v} at level {lv}" for v, lv in result["node"].items())
+        count = result.get("suppressed_records")
+        records = "1 record was" if count == 1 else f"{figure(count)} records were"
         return (f"The least-loss generalisation of the key variables meeting "
                 f"{', '.join(result.get('targets_met', []))} was found among "
                 f"{figure(result.get('lattice_size'))} combinations of levels ({levels}); "
-                f"{figure(result.get('suppressed_records'))} records were suppressed.")
+                f"{records} suppressed.")
 
     def check(self, params, meta):
         keys = self.variables(params, meta)

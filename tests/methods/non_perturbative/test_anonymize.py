@@ -205,3 +205,15 @@ def test_empty_data_is_refused():
     params = registry.with_defaults(PLUGIN.params, {"targets": [{"k_anonymity": 2}]})
     found = [m for _, m in PLUGIN.check_data(params, data)]
     assert found == ["the data hold no records"]
+
+
+def test_explain_names_the_node_and_the_suppressions():
+    data = small_dataset(age=("key", "integer", [21, 23, 27, 34, 36]),
+                         sex=("key", "categorical", ["m", "m", "f", "f", "f"]))
+    params = registry.with_defaults(PLUGIN.params, {
+        "targets": [{"k_anonymity": 2}], "suppression_limit": 0.2,
+        "hierarchies": {"age": {"width": 10, "levels": 1}, "sex": {"mask": True}}})
+    out = PLUGIN.apply(data, params, np.random.default_rng(0))
+    text = PLUGIN.explain(params, out.info)
+    assert "among 6 combinations of levels (age at level 1, sex at level 0)" in text
+    assert "k_anonymity(2)" in text and "1 record was suppressed" in text
