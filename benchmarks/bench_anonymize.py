@@ -4,11 +4,11 @@ nodes): nodes checked and seconds, per target, suppression limit and loss.
 
     python benchmarks/bench_anonymize.py [--records 100000] [--cases N]
 
-At 100,000 records (2 shared cores): k=5 without suppression 1,743 nodes checked in
-4.9 s; with 1% suppression 1,212 nodes in 5.1 s (precision), 2,510 in 4.9 s
-(discernibility), 2,696 in 5.4 s (non-uniform entropy); with distinct 2-diversity too
-(classes counted on the records) 1,212 nodes in 13.1 s. At 1,000,000 records
-(``--cases 2``): 908 nodes in 50 s without suppression, 756 nodes in 35 s with 1%.
+At 100,000 records (2 shared cores): k=5 without suppression 546 nodes checked in 1.5 s;
+with 1% suppression 668 nodes in 2.0 s (precision), 792 in 2.3 s (discernibility), 671
+in 1.9 s (non-uniform entropy); with distinct 2-diversity too (classes counted on the
+records) 668 nodes in 3.5 s. At 1,000,000 records: 693 nodes in 32.5 s, 786 in 34.1 s,
+958 in 43.4 s, 783 in 38.4 s, 786 in 57.0 s (3 min 26 s for the five).
 
 Data (seeded): age 0-99 (levels: years, 5-year, 20-year groups, *), a 3-digit postcode
 of 1,000 codes (masked one digit per level), occupation (64 codes: groups of 8, of 32,

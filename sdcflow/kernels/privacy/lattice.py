@@ -12,20 +12,25 @@ classes meet it; the records of classes failing some target are suppressed, and 
 *meets the targets* when at most ``floor(limit * n)`` records are suppressed and every
 *release* target (a condition on the whole release) holds.
 
-The search visits the nodes level-wise from the bottom (by their sum of levels, then in
-lexicographic order) and keeps the first node of least loss among those that meet the
-targets. It is exact: a node is skipped only when a lower bound of its loss (see
-:mod:`sdcflow.kernels.privacy.loss`: the loss of its generalisation alone, which grows
-with generalisation and is passed from every node to the nodes above it) is not below
-the best loss found, so no skipped node could have been better. Monotone targets save
-work besides: when a node meets targets that are all monotone (a node above one that
-meets them meets them too), the nodes above it are known to meet them without checking
-(their loss is still evaluated unless bounded). Without suppression k-anonymity,
-distinct and entropy l-diversity, t-closeness and the average re-identification risk
-are monotone; with suppression k-anonymity and distinct l-diversity stay monotone (a
+When every target is monotone (a node above one that meets them meets them too), the
+search first classifies the nodes as Flash does: from each node not yet classified, taken
+bottom-up, it follows a path of unclassified nodes upwards and binary-searches it for its
+lowest node meeting the targets; a node that meets them marks every node above it as
+meeting them, one that fails marks every node below it as failing. Without suppression
+k-anonymity, distinct and entropy l-diversity, t-closeness and the average
+re-identification risk are monotone; with suppression k-anonymity and distinct l-diversity stay monotone (a
 failing class merged with a meeting one meets them, so the suppressed records only
 shrink), entropy l-diversity, t-closeness and the average risk are not (as ARX treats
-them) and every node is checked.
+them), and then no node is classified in advance.
+
+Then the search visits the nodes level-wise from the bottom (by their sum of levels,
+then in lexicographic order) and keeps the first node of least loss among those that
+meet the targets. It is exact: a node is skipped only when it is known to fail, or when
+a lower bound of its loss (see :mod:`sdcflow.kernels.privacy.loss`: the loss of its
+generalisation alone, which grows with generalisation and is passed from every node to
+the nodes above it) is not below the best loss found, so no skipped node could have
+been better. Without suppression the precision and non-uniform entropy of a node known
+to meet the targets are computed from its levels alone.
 
 Classes are computed on *units*: the distinct key combinations with their counts, or the
 records themselves when a target needs them (a sensitive variable); a node's classes are
@@ -193,20 +198,31 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     nodes = sorted(itertools.product(*(range(s) for s in shape)), key=lambda v: (sum(v), v))
     bound = np.zeros(size)
     known_ok = np.zeros(size, dtype=bool)
+    status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
+    checked = 0
+    if monotone:
+        checked = _classify(nodes, shape, status, lambda v: _check(
+            _classes(v, units, counts, maps, up, {}, by_records)[0], targets, allowed,
+            False)[1])
+    # without suppression, these losses of a node meeting the targets need no classes
+    static = allowed == 0 and loss in ("precision", "non_uniform_entropy")
     tables: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # node -> (class codes, counts)
     best: tuple[float, tuple, np.ndarray, np.ndarray | None] | None = None
-    checked, level_now = 0, -1
+    level_now = -1
     for node in nodes:
         if sum(node) != level_now:  # keep only the tables one level below
             level_now = sum(node)
             tables = {v: t for v, t in tables.items() if sum(v) == level_now - 1}
         at = int(np.ravel_multi_index(node, shape))
         bound[at] = max(bound[at], ctx.static_bound(node))
-        if best is None or bound[at] < best[0]:
+        if status[at] == 1 and static:
+            if best is None or bound[at] < best[0]:
+                best = (ctx.static_bound(node), node, None, None)
+        elif status[at] >= 0 and (best is None or bound[at] < best[0]):
             partition, table = _classes(node, units, counts, maps, up, tables, by_records)
             tables[node] = table
             checked += 1
-            ok, passed = _check(partition, targets, allowed, known_ok[at])
+            ok, passed = _check(partition, targets, allowed, known_ok[at] or status[at] == 1)
             bound[at] = max(bound[at], ctx.bound(node, partition.counts))
             if passed:
                 suppressed = None
@@ -229,7 +245,55 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     value, node, ok, record_class = best
     unit_class = record_class if record_class is not None else _unit_class(units, maps, node)
     record_class = unit_class[ids]
-    return SearchResult(node, value, record_class, ~ok[record_class], size, checked)
+    suppressed = ~ok[record_class] if ok is not None else np.zeros(n, dtype=bool)
+    return SearchResult(node, value, record_class, suppressed, size, checked)
+
+
+def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
+              meets: Callable[[tuple], bool]) -> int:
+    """Flash's idea for monotone targets (Kohlmayer et al. 2012): from each node not yet
+    classified, bottom-up, a path of unclassified nodes upwards, binary-searched for its
+    lowest node meeting the targets; a node that meets them marks every node above it,
+    one that fails every node below (``status`` 1 / -1). Returns the nodes checked."""
+    stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(len(shape))]
+    grid = np.array(list(itertools.product(*(range(s) for s in shape))), dtype=np.int64)
+
+    def mark(start: int, value: int) -> None:
+        stack = [start]
+        while stack:
+            at = stack.pop()
+            if status[at] == value:
+                continue
+            status[at] = value
+            for j, level in enumerate(grid[at]):
+                if value > 0 and level + 1 < shape[j]:
+                    stack.append(at + stride[j])
+                elif value < 0 and level > 0:
+                    stack.append(at - stride[j])
+
+    checked = 0
+    for node in nodes:
+        at = int(np.ravel_multi_index(node, shape))
+        if status[at]:
+            continue
+        path = [at]
+        while True:
+            above = [path[-1] + stride[j] for j in range(len(shape))
+                     if grid[path[-1]][j] + 1 < shape[j] and not status[path[-1] + stride[j]]]
+            if not above:
+                break
+            path.append(above[0])
+        lo, hi = 0, len(path) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            checked += 1
+            if meets(tuple(int(v) for v in grid[path[mid]])):
+                mark(path[mid], 1)
+                hi = mid - 1
+            else:
+                mark(path[mid], -1)
+                lo = mid + 1
+    return checked
 
 
 def _check(partition: Partition, targets: Sequence[Target], allowed: int, known: bool
