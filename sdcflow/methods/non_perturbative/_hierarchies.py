@@ -48,8 +48,12 @@ HIERARCHY_PARAM = {
                 "description": "Generated hierarchies end with a level '*' (every value "
                                "one)."},
     },
-    "oneOf": [{"required": [k]} for k in ("declared", "taxonomy", "width", "breaks", "mask")],
-    "x-error": "give exactly one of 'declared', 'taxonomy', 'width', 'breaks' or 'mask'",
+    # (inside allOf, so that `sdcflow methods` reads the parameter as an object)
+    "allOf": [{
+        "oneOf": [{"required": [k]} for k in ("declared", "taxonomy", "width", "breaks",
+                                              "mask")],
+        "x-error": "give exactly one of 'declared', 'taxonomy', 'width', 'breaks' or 'mask'",
+    }],
 }
 
 

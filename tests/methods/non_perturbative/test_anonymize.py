@@ -150,6 +150,8 @@ steps:
      "larger than the number of records"),
     (("{targets: [{k_anonymity: 2}, {k_anonymity: 3}], variables: [sex], "
       "hierarchies: {sex: {mask: true}}}"), "give k_anonymity once"),
+    ("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {width: 5, mask: true}}}",
+     "give exactly one of 'declared', 'taxonomy', 'width', 'breaks' or 'mask'"),
     ("{targets: [{k_anonymity: 2}], variables: [sex], hierarchies: {sx: {mask: true}}}",
      "'sx' is not one of the key variables"),
 ])
