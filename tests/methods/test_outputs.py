@@ -61,6 +61,11 @@ CASES = {
                  {"k": 3, "variables": ["age", "relat"], "representation": "median",
                   "l": 2, "sensitive": "walls", "strict": False},
                  ("hierarchy", {"k": 3, "variables": ["urbrur", "age"]})],
+    # every key becomes category text (an integer age and an ordinal relat included)
+    "anonymize": [{"targets": [{"k_anonymity": 3}], "suppression_limit": 0.05,
+                   "variables": ["sex", "age", "relat"],
+                   "hierarchies": {"sex": {"mask": True}, "age": {"width": 10},
+                                   "relat": {"mask": True}}}],
     "microaggregation": [{"variables": ["income", "expend"]},
                          {"variables": ["age", "roof"], "aggregation": "median"},
                          {"variables": ["income", "relat", "water"]},

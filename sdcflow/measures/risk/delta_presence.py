@@ -25,6 +25,7 @@ import pandas as pd
 
 from ...data.codes import key_codes
 from ...data.dataset import Metadata
+from ...data.text import text_column
 from ...errors import PluginError
 from ...kernels.privacy.models import delta_presence
 from ...kernels.risk.frequencies import row_ids
@@ -90,7 +91,7 @@ class DeltaPresence(Measure):
             return params, []
         path = base_dir / params["population"]
         try:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=True)
+            frame = pd.read_csv(path, dtype=object, keep_default_na=True)
         except (OSError, ValueError, pd.errors.ParserError) as exc:
             return params, [(("population",), f"cannot read the population file: {exc}")]
         return {**params, "population_counts": population_counts(frame)}, []
@@ -211,4 +212,4 @@ def key_text(column: pd.Series, var) -> pd.Series:
         out[rest] = [repr(float(v)) for v in values[rest]]
         return pd.Series(out, dtype=object)
     text = pd.Series(column, dtype=object).reset_index(drop=True)
-    return text.where(text.notna(), _MISSING).astype(str).astype(object)
+    return text_column(text).fillna(_MISSING).astype(object)

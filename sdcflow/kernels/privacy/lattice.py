@@ -1,0 +1,357 @@
+"""The optimal full-domain generalisation: a search of the generalisation lattice for the
+node of least information loss that meets privacy targets, records of the classes that
+fail them suppressed up to a limit (as ARX does: F. Kohlmayer, F. Prasser, C. Eckert, A.
+Kemper & K. Kuhn, "Flash: efficient, stable and optimal k-anonymity", IEEE SocialCom/
+PASSAT 2012; F. Prasser & F. Kohlmayer, "Putting statistical disclosure control into
+practice: the ARX data anonymization tool", 2015).
+
+A node gives each key variable a level of its hierarchy (0: the original values); node
+``a`` lies below ``b`` when every level of ``a`` is at most that of ``b``. At a node, the
+records fall into equivalence classes (equal generalised keys). Each *target* says which
+classes meet it; the records of classes failing some target are suppressed, and the node
+*meets the targets* when at most ``floor(limit * n)`` records are suppressed and every
+*release* target (a condition on the whole release) holds.
+
+When every target is monotone (a node above one that meets them meets them too), the
+search first classifies the nodes as Flash does: from each node not yet classified, taken
+bottom-up, it follows a path of unclassified nodes upwards and binary-searches it for its
+lowest node meeting the targets; a node that meets them marks every node above it as
+meeting them, one that fails marks every node below it as failing. Without suppression
+k-anonymity, distinct and entropy l-diversity, t-closeness and the average
+re-identification risk are monotone; with suppression k-anonymity and distinct l-diversity stay monotone (a
+failing class merged with a meeting one meets them, so the suppressed records only
+shrink), entropy l-diversity, t-closeness and the average risk are not (as ARX treats
+them), and then no node is classified in advance.
+
+Then the search visits the nodes level-wise from the bottom (by their sum of levels,
+then in lexicographic order) and keeps the first node of least loss among those that
+meet the targets. It is exact: a node is skipped only when it is known to fail, or when
+a lower bound of its loss (see :mod:`sdcflow.kernels.privacy.loss`: the loss of its
+generalisation alone, which grows with generalisation and is passed from every node to
+the nodes above it) is not below the best loss found, so no skipped node could have
+been better. Without suppression the precision and non-uniform entropy of a node known
+to meet the targets are computed from its levels alone.
+
+Classes are computed on *units*: the distinct key combinations with their counts, or the
+records themselves when a target needs them (a sensitive variable); a node's classes are
+rolled up from the classes of the checked node one level below with the fewest
+classes, when there is one.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..risk.frequencies import row_ids
+from ..risk.risk import l_diversity
+from ..risk.t_closeness import t_closeness
+from .loss import LossContext
+
+MAX_NODES = 1_000_000  # nodes of a lattice the search may visit
+
+
+@dataclass(frozen=True)
+class Partition:
+    """A node's equivalence classes: the number of records of each (``counts``) and, when
+    the search works on records, the class of each record (``record_class``)."""
+
+    counts: np.ndarray
+    record_class: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """A privacy target. ``classes_ok(partition)`` says for each class whether it meets
+    the target (a release target: one value for the whole release, computed on the
+    classes kept, ``kept``); ``monotone(suppressing)``: whether generalising a node that
+    meets it keeps it met (with or without suppression); ``needs_records``: whether it
+    reads ``partition.record_class``."""
+
+    name: str
+    classes_ok: Callable[..., np.ndarray]
+    monotone_without_suppression: bool = True
+    monotone_with_suppression: bool = False
+    needs_records: bool = False
+    release: bool = False
+
+    def monotone(self, suppressing: bool) -> bool:
+        return (self.monotone_with_suppression if suppressing
+                else self.monotone_without_suppression)
+
+
+def k_anonymity(k: int) -> Target:
+    """Every class holds at least k records (Samarati & Sweeney 1998)."""
+    return Target(f"k_anonymity({k})", lambda p: p.counts >= k,
+                  monotone_with_suppression=True)
+
+
+def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "distinct"
+                       ) -> Target:
+    """Every class holds at least ``l`` distinct values of the sensitive variable
+    (``distinct``) or has an entropy of at least ``log l`` (``entropy``) (Machanavajjhala
+    et al., "l-Diversity: Privacy beyond k-anonymity", 2007), computed by
+    :func:`sdcflow.kernels.risk.risk.l_diversity` on integer codes (-1 missing)."""
+    if kind not in ("distinct", "entropy"):
+        raise ValueError(f"kind must be 'distinct' or 'entropy', not {kind!r}")
+    column = 0 if kind == "distinct" else 1
+
+    def ok(p: Partition) -> np.ndarray:
+        per_record = l_diversity(p.record_class, sensitive)[column]
+        per_class = np.zeros(len(p.counts))
+        per_class[p.record_class] = per_record
+        return per_class >= l_value - 1e-9
+
+    return Target(f"{kind}_l_diversity({l_value:g})", ok,
+                  monotone_with_suppression=(kind == "distinct"), needs_records=True)
+
+
+def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal") -> Target:
+    """The Earth Mover's Distance between each class's distribution of the sensitive
+    variable and the whole input's is at most t (Li, Li & Venkatasubramanian,
+    "t-Closeness: privacy beyond k-anonymity and l-diversity", 2007), computed by
+    :func:`sdcflow.kernels.risk.t_closeness.t_closeness`."""
+
+    def ok(p: Partition) -> np.ndarray:
+        per_class = np.zeros(len(p.counts))
+        per_class[p.record_class] = t_closeness(p.record_class, sensitive, distance)
+        return per_class <= t + 1e-9
+
+    return Target(f"t_closeness({t:g}, {distance})", ok, needs_records=True)
+
+
+def average_risk(threshold: float) -> Target:
+    """The average re-identification risk of the released records, the mean over them
+    of 1 / (size of their class) = classes / records, is at most ``threshold``."""
+
+    def ok(p: Partition, kept: np.ndarray) -> np.ndarray:
+        records = p.counts[kept].sum()
+        return np.array(records == 0 or kept.sum() / records <= threshold + 1e-12)
+
+    return Target(f"average_risk({threshold:g})", ok, release=True)
+
+
+@dataclass
+class SearchResult:
+    """The chosen node (None when no node meets the targets), its loss, each record's
+    class id there and whether it is suppressed, with the lattice's size and the number
+    of nodes whose classes were computed."""
+
+    node: tuple[int, ...] | None
+    loss: float | None
+    record_class: np.ndarray | None
+    suppressed: np.ndarray | None
+    lattice_size: int
+    checked: int
+
+
+def generalise(codes: np.ndarray, maps: Sequence[np.ndarray], node: Sequence[int]
+               ) -> np.ndarray:
+    """The level-0 codes (u x m) at the node's levels."""
+    out = np.empty_like(codes)
+    for j, level in enumerate(node):
+        out[:, j] = maps[j][level][codes[:, j]]
+    return out
+
+
+def lattice_size(maps: Sequence[np.ndarray]) -> int:
+    size = 1
+    for m in maps:
+        size *= len(m)
+    return size
+
+
+def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Target],
+           loss: str = "precision", *, suppression_limit: float = 0.0,
+           weights: Sequence[float] | None = None, k: int = 1) -> SearchResult:
+    """The least-loss node of the lattice meeting ``targets``.
+
+    ``codes``: the records' key codes (n x m, integers 0 .. d_j - 1); ``maps[j]``: a
+    (levels x d_j) integer array, row l giving each level-0 code its code at level l
+    (row 0 the identity; each level a function of the level below); ``loss``: one of
+    :data:`sdcflow.kernels.privacy.loss.LOSSES`; ``weights``: per variable (default 1);
+    ``k``: the k of the average class size."""
+    codes = np.asarray(codes, dtype=np.int64)
+    n, m = codes.shape
+    maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
+    if len(maps) != m:
+        raise ValueError("one hierarchy per key variable")
+    up = [_steps(mp) for mp in maps]
+    size = lattice_size(maps)
+    if size > MAX_NODES:
+        raise ValueError(f"the lattice has {size} nodes, more than {MAX_NODES}")
+    by_records = any(t.needs_records for t in targets)
+    if by_records:
+        units, counts = codes, np.ones(n, dtype=np.int64)
+        ids = np.arange(n)
+    else:
+        ids, rep = row_ids(codes)
+        units, counts = codes[rep], np.bincount(ids, minlength=len(rep))
+    w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
+    ctx = LossContext(loss, units, counts, maps, w, k=k)
+    allowed = int(np.floor(suppression_limit * n + 1e-9))
+    monotone = all(t.monotone(allowed > 0) for t in targets)
+    shape = tuple(len(mp) for mp in maps)
+    nodes = sorted(itertools.product(*(range(s) for s in shape)), key=lambda v: (sum(v), v))
+    bound = np.zeros(size)
+    known_ok = np.zeros(size, dtype=bool)
+    status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
+    checked = 0
+    if monotone:
+        checked = _classify(nodes, shape, status, lambda v: _check(
+            _classes(v, units, counts, maps, up, {}, by_records)[0], targets, allowed,
+            False)[1])
+    # without suppression, these losses of a node meeting the targets need no classes
+    static = allowed == 0 and loss in ("precision", "non_uniform_entropy")
+    tables: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # node -> (class codes, counts)
+    best: tuple[float, tuple, np.ndarray, np.ndarray | None] | None = None
+    level_now = -1
+    for node in nodes:
+        if sum(node) != level_now:  # keep only the tables one level below
+            level_now = sum(node)
+            tables = {v: t for v, t in tables.items() if sum(v) == level_now - 1}
+        at = int(np.ravel_multi_index(node, shape))
+        bound[at] = max(bound[at], ctx.static_bound(node))
+        if status[at] == 1 and static:
+            if best is None or bound[at] < best[0]:
+                best = (ctx.static_bound(node), node, None, None)
+        elif status[at] >= 0 and (best is None or bound[at] < best[0]):
+            partition, table = _classes(node, units, counts, maps, up, tables, by_records)
+            tables[node] = table
+            checked += 1
+            ok, passed = _check(partition, targets, allowed, known_ok[at] or status[at] == 1)
+            bound[at] = max(bound[at], ctx.bound(node, partition.counts))
+            if passed:
+                suppressed = None
+                if loss == "non_uniform_entropy" and not ok.all():
+                    rc = (partition.record_class if by_records
+                          else _unit_class(units, maps, node))
+                    suppressed = ~ok[rc]
+                value = ctx.value(node, partition.counts, ok, suppressed)
+                if monotone:
+                    known_ok[at] = True
+                if best is None or value < best[0]:
+                    best = (value, node, ok, partition.record_class)
+        for j in range(m):  # pass what is known to the nodes one level above
+            if node[j] + 1 < shape[j]:
+                above = at + int(np.prod(shape[j + 1:], dtype=np.int64))
+                bound[above] = max(bound[above], bound[at])
+                known_ok[above] |= known_ok[at]
+    if best is None:
+        return SearchResult(None, None, None, None, size, checked)
+    value, node, ok, record_class = best
+    unit_class = record_class if record_class is not None else _unit_class(units, maps, node)
+    record_class = unit_class[ids]
+    suppressed = ~ok[record_class] if ok is not None else np.zeros(n, dtype=bool)
+    return SearchResult(node, value, record_class, suppressed, size, checked)
+
+
+def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
+              meets: Callable[[tuple], bool]) -> int:
+    """Flash's idea for monotone targets (Kohlmayer et al. 2012): from each node not yet
+    classified, bottom-up, a path of unclassified nodes upwards, binary-searched for its
+    lowest node meeting the targets; a node that meets them marks every node above it,
+    one that fails every node below (``status`` 1 / -1). Returns the nodes checked."""
+    stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(len(shape))]
+    grid = np.array(list(itertools.product(*(range(s) for s in shape))), dtype=np.int64)
+
+    def mark(start: int, value: int) -> None:
+        stack = [start]
+        while stack:
+            at = stack.pop()
+            if status[at] == value:
+                continue
+            status[at] = value
+            for j, level in enumerate(grid[at]):
+                if value > 0 and level + 1 < shape[j]:
+                    stack.append(at + stride[j])
+                elif value < 0 and level > 0:
+                    stack.append(at - stride[j])
+
+    checked = 0
+    for node in nodes:
+        at = int(np.ravel_multi_index(node, shape))
+        if status[at]:
+            continue
+        path = [at]
+        while True:
+            above = [path[-1] + stride[j] for j in range(len(shape))
+                     if grid[path[-1]][j] + 1 < shape[j] and not status[path[-1] + stride[j]]]
+            if not above:
+                break
+            path.append(above[0])
+        lo, hi = 0, len(path) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            checked += 1
+            if meets(tuple(int(v) for v in grid[path[mid]])):
+                mark(path[mid], 1)
+                hi = mid - 1
+            else:
+                mark(path[mid], -1)
+                lo = mid + 1
+    return checked
+
+
+def _check(partition: Partition, targets: Sequence[Target], allowed: int, known: bool
+           ) -> tuple[np.ndarray | None, bool]:
+    """(classes meeting every class target, whether the node meets the targets)."""
+    ok = np.ones(len(partition.counts), dtype=bool)
+    if known:
+        # a node above one that met monotone targets: same suppressions as computed
+        for t in targets:
+            if not t.release:
+                ok &= t.classes_ok(partition)
+        return ok, True
+    for t in targets:
+        if not t.release:
+            ok &= t.classes_ok(partition)
+    if partition.counts[~ok].sum() > allowed:
+        return ok, False
+    return ok, all(bool(t.classes_ok(partition, ok)) for t in targets if t.release)
+
+
+def _steps(maps: np.ndarray) -> list[np.ndarray]:
+    """For each level l, the code at level l + 1 of each code at level l."""
+    out = []
+    for lo, hi in itertools.pairwise(maps):
+        step = np.full(int(lo.max(initial=-1)) + 1, -1, dtype=np.int64)
+        step[lo] = hi
+        if (step[lo] != hi).any():
+            raise ValueError("a hierarchy level is not a function of the level below")
+        out.append(step)
+    return out
+
+
+def _classes(node: tuple, units: np.ndarray, counts: np.ndarray, maps, up, tables, by_records
+             ) -> tuple[Partition, tuple[np.ndarray, np.ndarray]]:
+    """The node's partition, rolled up from a table one level below when there is one."""
+    if by_records:
+        ids, rep = row_ids(generalise(units, maps, node))
+        table = (generalise(units[rep], maps, node), np.bincount(ids, minlength=len(rep)))
+        return Partition(table[1], ids), table
+    # the checked node one level below with the fewest classes
+    below = [(len(tables[b][1]), j, b) for j in range(len(node)) if node[j] > 0
+             for b in [node[:j] + (node[j] - 1,) + node[j + 1:]] if b in tables]
+    if below:
+        _, j, b = min(below)
+        low_codes, low_counts = tables[b]
+        rolled = low_codes.copy()
+        rolled[:, j] = up[j][node[j] - 1][low_codes[:, j]]
+        ids, rep = row_ids(rolled)
+        table = (rolled[rep], np.bincount(ids, weights=low_counts, minlength=len(rep)))
+    else:
+        gen = generalise(units, maps, node)
+        ids, rep = row_ids(gen)
+        table = (gen[rep], np.bincount(ids, weights=counts, minlength=len(rep)))
+    table = (table[0], table[1].astype(np.int64))
+    return Partition(table[1]), table
+
+
+def _unit_class(units: np.ndarray, maps, node) -> np.ndarray:
+    """Each unit's class id at the node (ids in the lexicographic order of the classes,
+    as the tables number them)."""
+    return row_ids(generalise(units, maps, node))[0]

@@ -1,0 +1,137 @@
+"""Information loss of a full-domain generalisation with suppressed records, for the
+lattice search of :mod:`sdcflow.kernels.privacy.lattice`.
+
+A node of the lattice gives each key variable ``j`` a level ``l_j`` of its hierarchy
+(height ``h_j``: its number of levels minus one); records of equivalence classes that
+fail the privacy targets are suppressed (``s`` of the ``n`` records), as in ARX
+(Prasser & Kohlmayer, "Putting statistical disclosure control into practice: the ARX
+data anonymization tool", 2015). Each loss gives its value and a *bound*: the value the
+node's generalisation alone would cost with no record suppressed. The bound never
+exceeds the value and never decreases when a variable is generalised further, which is
+what lets the search skip nodes that cannot beat the best one found.
+
+* ``precision``: Sweeney's precision loss ``1 - Prec`` (L. Sweeney, "Achieving
+  k-anonymity privacy protection using generalization and suppression", 2002), i.e. the
+  generalisation intensity: per record and variable ``w_j l_j / h_j`` (a suppressed value
+  counts 1), averaged over records and divided by the sum of the weights; in [0, 1].
+* ``discernibility``: ``sum |E|^2`` over the released classes plus ``n`` for each
+  suppressed record (R. Bayardo & R. Agrawal, "Data privacy through optimal
+  k-anonymization", ICDE 2005).
+* ``non_uniform_entropy``: ``sum_j w_j sum_records -log2 P(original value | released
+  value)``, with P the share of the released value's records holding the original value
+  in the input (A. Gionis & T. Tassa, "k-Anonymization with minimal loss of
+  information", IEEE TKDE 21(2), 2009; as ARX computes it); a suppressed value's
+  released value covers every record. In bits.
+* ``average_class_size``: ``(n / classes) / k`` (K. LeFevre, D. DeWitt & R.
+  Ramakrishnan, "Mondrian multidimensional k-anonymity", ICDE 2006, C_avg), the suppressed
+  records counting as one class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+LOSSES = ("precision", "discernibility", "non_uniform_entropy", "average_class_size")
+WEIGHTED = ("precision", "non_uniform_entropy")  # the losses that add up over variables
+
+
+@dataclass
+class LossContext:
+    """What a loss needs to know of the data: the units' level-0 codes (u x m) and
+    record counts, each variable's generalisation ``maps`` (levels x codes) and weights."""
+
+    name: str
+    codes: np.ndarray
+    counts: np.ndarray
+    maps: Sequence[np.ndarray]
+    weights: np.ndarray
+    k: int = 1
+    heights: np.ndarray = field(init=False)
+    _entropy: list = field(init=False, default_factory=list)
+    _sums: list = field(init=False, default_factory=list)
+    _top: np.ndarray | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.name not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, not {self.name!r}")
+        self.heights = np.array([len(m) - 1 for m in self.maps], dtype=np.int64)
+        self.weights = np.asarray(self.weights, dtype=float)
+        if self.name == "non_uniform_entropy":
+            self._prepare_entropy()
+
+    @property
+    def n(self) -> float:
+        return float(self.counts.sum())
+
+    def _prepare_entropy(self) -> None:
+        """Per variable and level, each unit's ``-log2 P(original | generalised)``."""
+        n = self.n
+        top = np.zeros(len(self.codes))
+        for j, maps in enumerate(self.maps):
+            code = self.codes[:, j]
+            f0 = np.bincount(code, weights=self.counts, minlength=maps.shape[1])
+            per_level = []
+            for level in maps:
+                g = level[code]
+                fg = np.bincount(g, weights=self.counts, minlength=int(level.max()) + 1)
+                per_level.append(np.log2(fg[g]) - np.log2(f0[code]))
+            self._entropy.append(per_level)
+            self._sums.append([float(self.counts @ c) for c in per_level])
+            top += self.weights[j] * (np.log2(n) - np.log2(f0[code]))
+        self._top = top
+
+    def static_bound(self, node: Sequence[int]) -> float:
+        """The loss of ``node`` with no record suppressed, when it can be told from the
+        levels alone (precision, non-uniform entropy); 0 otherwise."""
+        if self.name == "precision":
+            return _intensity(node, self.heights, self.weights)
+        if self.name == "non_uniform_entropy":
+            return float(sum(self.weights[j] * self._sums[j][lv] for j, lv in enumerate(node)))
+        return 0.0
+
+    def bound(self, node: Sequence[int], class_counts: np.ndarray) -> float:
+        """The loss of ``node`` (whose classes have ``class_counts`` records) with no
+        record suppressed: a lower bound of its loss and of every node above it."""
+        n = self.n
+        if self.name == "discernibility":
+            return float((class_counts.astype(float) ** 2).sum())
+        if self.name == "average_class_size":
+            return n / len(class_counts) / self.k if len(class_counts) else 0.0
+        return self.static_bound(node)
+
+    def value(self, node: Sequence[int], class_counts: np.ndarray, class_ok: np.ndarray,
+              suppressed_units: np.ndarray | None = None) -> float:
+        """The loss of ``node`` whose classes have ``class_counts`` records, those with
+        ``class_ok`` false suppressed (``suppressed_units``: which units; needed by the
+        non-uniform entropy only, when some class is suppressed)."""
+        n = self.n
+        s = float(class_counts[~class_ok].sum())
+        if self.name == "precision":
+            g = _intensity(node, self.heights, self.weights)
+            return ((n - s) * g + s) / n if n else 0.0
+        if self.name == "discernibility":
+            return float((class_counts[class_ok].astype(float) ** 2).sum() + s * n)
+        if self.name == "average_class_size":
+            classes = int(class_ok.sum()) + (1 if s > 0 else 0)
+            return n / classes / self.k if classes else 0.0
+        bound = self.static_bound(node)
+        if s == 0:
+            return bound
+        if suppressed_units is None:
+            raise ValueError("non-uniform entropy needs the suppressed units")
+        units = np.flatnonzero(suppressed_units)
+        extra = self._top[units].copy()
+        for j, lv in enumerate(node):
+            extra -= self.weights[j] * self._entropy[j][lv][units]
+        return bound + float(self.counts[units] @ extra)
+
+
+def _intensity(node: Sequence[int], heights: np.ndarray, weights: np.ndarray) -> float:
+    """``sum_j w_j l_j / h_j / sum_j w_j`` (variables that cannot be generalised: 0)."""
+    levels = np.asarray(node, dtype=float)
+    share = np.divide(levels, heights, out=np.zeros_like(levels), where=heights > 0)
+    total = weights.sum()
+    return float(weights @ share / total) if total > 0 else 0.0

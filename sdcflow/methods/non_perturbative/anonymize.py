@@ -1,0 +1,225 @@
+"""``anonymize``: state the privacy targets (k-anonymity, l-diversity, t-closeness, an
+average re-identification risk) and a suppression limit, and get the full-domain
+generalisation of the key variables with the least information loss that meets them,
+the records of classes that still fail suppressed, as ARX does (F. Kohlmayer, F. Prasser,
+C. Eckert, A. Kemper & K. Kuhn, "Flash: efficient, stable and optimal k-anonymity",
+2012; F. Prasser & F. Kohlmayer, "Putting statistical disclosure control into practice:
+the ARX data anonymization tool", 2015). The search is
+:func:`sdcflow.kernels.privacy.lattice.search`, the losses are in
+:mod:`sdcflow.kernels.privacy.loss`, the hierarchies in
+:mod:`sdcflow.kernels.non_perturbative.hierarchies`."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ...data.codes import key_codes
+from ...data.text import text_column
+from ...errors import PluginError
+from ...kernels.privacy import lattice
+from ...kernels.privacy.loss import LOSSES, WEIGHTED
+from ...plain_words import figure
+from ...registry import Method, MethodResult, Output, register, variables_param
+from ...suggest import did_you_mean
+from ._hierarchies import HIERARCHY_PARAM, build, released, spec_for, spec_problems
+
+SENSITIVE = {"type": "string", "description": "The sensitive variable."}
+TARGET = {
+    "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
+    "properties": {
+        "k_anonymity": {"type": "integer", "minimum": 1,
+                        "description": "Every class holds at least k records."},
+        "l_diversity": {
+            "type": "object", "additionalProperties": False, "required": ["l", "variable"],
+            "properties": {"l": {"type": "number", "minimum": 1}, "variable": SENSITIVE,
+                           "kind": {"enum": ["distinct", "entropy"], "default": "distinct"}},
+            "description": "Every class holds l distinct values of the sensitive variable "
+                           "(distinct) or an entropy of at least log l (entropy)."},
+        "t_closeness": {
+            "type": "object", "additionalProperties": False, "required": ["t", "variable"],
+            "properties": {"t": {"type": "number", "minimum": 0, "maximum": 1},
+                           "variable": SENSITIVE,
+                           "distance": {"enum": ["equal", "ordered"], "default": "equal"}},
+            "description": "Every class's distribution of the sensitive variable lies within "
+                           "Earth Mover's Distance t of the whole input's."},
+        "average_risk": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                         "description": "The mean over the released records of 1 / (size of "
+                                        "their class) is at most this."},
+    },
+    "x-error": "each target is one of k_anonymity, l_diversity, t_closeness, average_risk",
+}
+
+
+@register
+class Anonymize(Method):
+    name = "anonymize"
+    summary = ("Least-loss full-domain generalisation meeting privacy targets (k-anonymity, "
+               "l-diversity, t-closeness, average risk), with a suppression limit.")
+    makes_missing = True  # the key values of suppressed records
+    roles = ("key",)
+    default_roles = ("key",)
+    params: ClassVar[dict] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["targets"],
+        "properties": {
+            "targets": {"type": "array", "minItems": 1, "items": TARGET,
+                        "description": "The privacy targets every release class must meet."},
+            "suppression_limit": {
+                "type": "number", "minimum": 0, "maximum": 1, "default": 0,
+                "description": "Share of the records that may be suppressed (their key "
+                               "values made missing) when their classes fail the targets."},
+            "variables": variables_param("Key variables (default: every variable with role "
+                                         "key)."),
+            "hierarchies": {"type": "object", "additionalProperties": HIERARCHY_PARAM,
+                            "description": "Per key variable, how it is generalised."},
+            "loss": {"enum": list(LOSSES), "default": "precision",
+                     "description": "The information loss minimised."},
+            "weights": {"type": "object",
+                        "additionalProperties": {"type": "number", "minimum": 0,
+                                                 "maximum": 1e6},
+                        "description": "Per key variable, its weight in the loss (default 1; "
+                                       "precision and non_uniform_entropy)."},
+        },
+    }
+
+    def _sensitive(self, params) -> list[tuple[tuple, str]]:
+        out = []
+        for i, target in enumerate(params.get("targets", [])):
+            for kind in ("l_diversity", "t_closeness"):
+                if isinstance(target.get(kind), dict) and "variable" in target[kind]:
+                    out.append((("targets", i, kind, "variable"), target[kind]["variable"]))
+        return out
+
+    def reads(self, params, meta):
+        return set(self.variables(params, meta)) | {v for _, v in self._sensitive(params)}
+
+    def outputs(self, params, meta):
+        # the chosen level is known only from the data: every key becomes category text
+        return {v: Output(meta.variables[v].evolve(type="categorical", order=None,
+                                                   hierarchy=None, taxonomy=None))
+                for v in self.variables(params, meta) if v in meta.variables}
+
+    def explain(self, params, result):
+        if not isinstance(result, dict) or "node" not in result:
+            return self.summary
+        levels = ", ".join(f"{v} at level {lv}" for v, lv in result["node"].items())
+        count = result.get("suppressed_records")
+        records = "1 record was" if count == 1 else f"{figure(count)} records were"
+        return (f"The least-loss generalisation of the key variables meeting "
+                f"{', '.join(result.get('targets_met', []))} was found among "
+                f"{figure(result.get('lattice_size'))} combinations of levels ({levels}); "
+                f"{records} suppressed.")
+
+    def check(self, params, meta):
+        keys = self.variables(params, meta)
+        if not keys:
+            yield ("variables",), "no key variables: declare variables with role 'key'"
+        for name in keys:
+            var = meta.variables.get(name)
+            if var is None:
+                continue
+            if var.level == "household":
+                yield ("variables",), (f"'{name}' is household-level: anonymize suppresses "
+                                       "per record and would leave it visible through the "
+                                       "other members; generalise it with global_recode")
+            path = ("hierarchies", name) if name in params.get("hierarchies", {}) else (
+                "variables",)
+            yield from spec_problems(var, spec_for(var, params), path)
+        for field in ("hierarchies", "weights"):
+            for name in params.get(field, {}):
+                if name not in keys:
+                    yield (field, name), (f"'{name}' is not one of the key variables "
+                                          f"{keys}{did_you_mean(name, keys)}")
+        if params.get("weights") and params["loss"] not in WEIGHTED:
+            yield ("weights",), (f"the {params['loss']} loss does not add up over variables: "
+                                 f"weights need one of {list(WEIGHTED)}")
+        for path, name in self._sensitive(params):
+            if name not in meta.variables:
+                yield path, f"'{name}' is not a declared variable{did_you_mean(name, meta.variables)}"
+            elif name in keys:
+                yield path, f"'{name}' is a key variable; the sensitive variable must not be one"
+        ks = [t["k_anonymity"] for t in params["targets"] if "k_anonymity" in t]
+        if len(ks) > 1:
+            yield ("targets",), "give k_anonymity once"
+
+    def check_data(self, params, data):
+        n = len(data)
+        if n == 0:
+            yield (), "the data hold no records"
+            return
+        for i, target in enumerate(params["targets"]):
+            if target.get("k_anonymity", 0) > n:
+                yield ("targets", i, "k_anonymity"), (
+                    f"k = {target['k_anonymity']} is larger than the number of records ({n})")
+        keys = self.variables(params, data.meta)
+        size = 1
+        for name in keys:
+            var = data.variables[name]
+            spec = spec_for(var, params)
+            path = ("hierarchies", name) if name in params.get("hierarchies", {}) else (
+                "variables",)
+            if "declared" in spec:
+                known = {str(k) for k in next(iter(var.hierarchy.values()))}
+                values = {str(v) for v in data.frame[name].dropna().unique()}
+                if values - known:
+                    yield path, (f"values of '{name}' missing from its hierarchy: "
+                                 f"{sorted(values - known)[:5]}")
+                    continue
+            try:
+                size *= len(build(data, name, spec).maps)
+            except ValueError as exc:
+                yield path, f"the hierarchy of '{name}': {exc}"
+        if size > lattice.MAX_NODES:
+            yield ("hierarchies",), (f"the hierarchies make {size:,} combinations of levels, "
+                                     f"more than {lattice.MAX_NODES:,}: use fewer levels")
+
+    def apply(self, data, params, rng):
+        keys = self.variables(params, data.meta)
+        built = [build(data, name, spec_for(data.variables[name], params)) for name in keys]
+        targets, k = [], 1
+        for t in params["targets"]:
+            if "k_anonymity" in t:
+                k = t["k_anonymity"]
+                targets.append(lattice.k_anonymity(k))
+            elif "l_diversity" in t:
+                spec = t["l_diversity"]
+                sens = key_codes(data.frame, [spec["variable"]])[:, 0]
+                targets.append(lattice.l_diversity_target(sens, spec["l"],
+                                                          spec.get("kind", "distinct")))
+            elif "t_closeness" in t:
+                spec = t["t_closeness"]
+                sens = key_codes(data.frame, [spec["variable"]])[:, 0]
+                targets.append(lattice.t_closeness_target(sens, spec["t"],
+                                                          spec.get("distance", "equal")))
+            else:
+                targets.append(lattice.average_risk(t["average_risk"]))
+        codes = (np.column_stack([b.codes for b in built]) if built
+                 else np.zeros((len(data), 0), dtype=np.int64))
+        weights = [float(params.get("weights", {}).get(v, 1.0)) for v in keys]
+        limit = float(params["suppression_limit"])
+        result = lattice.search(codes, [b.maps for b in built], targets, params["loss"],
+                                suppression_limit=limit, weights=weights, k=k)
+        if result.node is None:
+            raise PluginError(self.name, (
+                f"no combination of hierarchy levels ({result.lattice_size:,}) meets "
+                f"{', '.join(t.name for t in targets)} with at most {limit:g} of the records "
+                "suppressed: allow more suppression or give hierarchies with more levels"))
+        columns = {}
+        for j, name in enumerate(keys):
+            out = released(built[j], result.node[j], result.suppressed)
+            columns[name] = text_column(out).set_axis(data.frame.index)
+        new_vars = [data.variables[v].evolve(type="categorical", order=None, hierarchy=None,
+                                             taxonomy=None) for v in keys]
+        info = {
+            "lattice_size": result.lattice_size,
+            "nodes_checked": result.checked,
+            "node": {v: int(lv) for v, lv in zip(keys, result.node, strict=True)},
+            "loss": params["loss"],
+            "loss_value": float(result.loss),
+            "targets_met": [t.name for t in targets],
+            "suppressed_records": int(result.suppressed.sum()),
+        }
+        return MethodResult(data.with_columns(columns, new_vars), info)

@@ -1,0 +1,221 @@
+"""anonymize: the least-loss full-domain generalisation meeting privacy targets, through
+a recipe (checked by the k_anonymity and l_diversity measures and by brute force over
+the whole lattice), the conformance suite, and bad input."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers import ROOT, small_dataset
+
+from sdcflow import registry, run, validate
+from sdcflow.errors import PluginError, RecipeError
+from sdcflow.testing import check_method
+
+PLUGIN = registry.get("anonymize")
+RECIPE = ROOT / "recipes" / "testdata_anonymize.yaml"
+
+
+def apply(data, **params):
+    return PLUGIN.apply(data, registry.with_defaults(PLUGIN.params, params),
+                        np.random.default_rng(0))
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    return run(RECIPE, tmp_path_factory.mktemp("anon") / "out", use_cache=False)
+
+
+def test_recipe_is_3_anonymous_2_diverse_within_the_suppression_limit(shipped):
+    info = next(s.info for s in shipped.steps if s.node == "anon")
+    assert shipped.measures["risk"]["violations"] == {"3": 0}
+    assert shipped.measures["ldiv"]["below_l"] == 0
+    assert info["suppressed_records"] <= 0.02 * 4580
+    # levels: urbrur 2 (code, *), water 3, sex 2, age 6 (age, widths 5 10 20 40, *), relat 3
+    assert info["lattice_size"] == 2 * 3 * 2 * 6 * 3
+    assert info["nodes_checked"] < info["lattice_size"]
+    # every suppressed record lost all its key values, the others none
+    keys = ["urbrur", "water", "sex", "age", "relat"]
+    gone = shipped.data[keys].isna()
+    assert gone.all(axis=1).sum() == info["suppressed_records"] == gone.any(axis=1).sum()
+
+
+def test_recipe_node_is_optimal_by_brute_force(shipped):
+    # every node of the lattice, from the levels written out here by hand (the recipe's
+    # hierarchies), its classes by pandas, the targets and the precision loss by their
+    # definitions: no node meeting the targets has a lower loss than the chosen one
+    d = pd.read_csv(ROOT / "sdcflow" / "data" / "datasets" / "testdata.csv")
+    water = {1: "piped", 2: "piped", 3: "well", 4: "well", 5: "surface"}
+    relat = {1: "head", 2: "core", 3: "core", 4: "relative", 5: "relative", 6: "relative"}
+    levels = {
+        "urbrur": [d.urbrur, "*"], "sex": [d.sex, "*"],
+        "water": [d.water, d.water.map(lambda v: water.get(v, "other")), "*"],
+        "relat": [d.relat, d.relat.map(lambda v: relat.get(v, "other")), "*"],
+        "age": [d.age] + [d.age // (5 * 2 ** i) for i in range(4)] + ["*"],
+    }
+    n, best = len(d), None
+    for node in itertools.product(*(range(len(v)) for v in levels.values())):
+        frame = pd.DataFrame({v: levels[v][lv] if not isinstance(levels[v][lv], str)
+                              else "*" for v, lv in zip(levels, node)}, index=d.index)
+        frame["walls"] = d.walls
+        groups = frame.groupby(list(levels))["walls"]
+        size, distinct = groups.transform("size"), groups.transform("nunique")
+        suppressed = int(((size < 3) | (distinct < 2)).sum())
+        if suppressed > 0.02 * n:
+            continue
+        g = np.mean([lv / (len(levels[v]) - 1) for v, lv in zip(levels, node)])
+        loss = ((n - suppressed) * g + suppressed) / n
+        if best is None or loss < best[0] - 1e-12:
+            best = (loss, node)
+    info = next(s.info for s in shipped.steps if s.node == "anon")
+    assert info["loss_value"] == pytest.approx(best[0])
+    assert tuple(info["node"][v] for v in levels) == best[1]
+
+
+def test_conformance(testdata):
+    check_method(PLUGIN, testdata, {
+        "targets": [{"k_anonymity": 3}], "suppression_limit": 0.05,
+        "hierarchies": {"age": {"width": 10}, "urbrur": {"mask": True}, "sex": {"mask": True},
+                        "water": {"mask": True}, "relat": {"mask": True}}})
+
+
+def test_hand_worked_small_case():
+    # ages 21 23 27 34 36 and sexes m m f f f; width-10 intervals then '*'; sex then '*'.
+    # 2-anonymity: node (1, 0) gives 20-29/m x2, 20-29/f, 30-39/f x2: the single record
+    # fails; with a limit of 1/5 it is suppressed, precision ((5-1) * (1/2)/2 + 1) / 5 =
+    # 0.4 (age has 2 levels above 0, sex 1); node (0, 1) (sex '*', ages distinct) fails;
+    # (2, 0) (age '*') costs (1 + 0) / 2 = 0.5, (1, 1) (1/2 + 1) / 2 = 0.75.
+    data = small_dataset(age=("key", "integer", [21, 23, 27, 34, 36]),
+                         sex=("key", "categorical", ["m", "m", "f", "f", "f"]))
+    out = apply(data, targets=[{"k_anonymity": 2}], suppression_limit=0.2,
+                hierarchies={"age": {"width": 10, "levels": 1}, "sex": {"mask": True}})
+    assert out.info["node"] == {"age": 1, "sex": 0}
+    assert out.info["loss_value"] == pytest.approx(0.4)
+    frame = out.data.frame.astype(object).where(out.data.frame.notna(), None)
+    assert frame["age"].tolist() == ["20-29", "20-29", None, "30-39", "30-39"]
+    assert frame["sex"].tolist() == ["m", "m", None, "f", "f"]
+    # without suppression, (2, 0) is the least-loss node: every age '*'
+    out = apply(data, targets=[{"k_anonymity": 2}],
+                hierarchies={"age": {"width": 10, "levels": 1}, "sex": {"mask": True}})
+    assert out.info["node"] == {"age": 2, "sex": 0} and out.info["suppressed_records"] == 0
+    assert out.data.frame["age"].tolist() == ["*"] * 5
+
+
+def test_no_solution_is_a_plugin_error():
+    data = small_dataset(sex=("key", "categorical", ["m", "f"]))
+    with pytest.raises(PluginError, match="no combination of hierarchy levels"):
+        apply(data, targets=[{"k_anonymity": 2}, {"average_risk": 0.1}],
+              hierarchies={"sex": {"mask": True}})
+
+
+BASE = """
+sdcflow: 1
+name: t
+seed: 1
+data: {builtin: testdata}
+variables:
+  urbrur: {role: key}
+  sex: {role: key}
+  age: {role: key, type: integer}
+  walls: {role: sensitive}
+  water: {role: key, level: household}
+  ori_hid: {role: household}
+steps:
+  - id: anon
+    method: anonymize
+    params:
+"""
+
+
+@pytest.mark.parametrize("params, message", [
+    (("{targets: [{k_anonymity: 2}], variables: [urbrur, sex], loss: discernibility, "
+      "weights: {sex: 2}}"), "does not add up over variables"),
+    (("{targets: [{l_diversity: {l: 2, variable: sex}}], variables: [urbrur, sex], "
+      "hierarchies: {urbrur: {mask: true}, sex: {mask: true}}}"), "must not be one"),
+    ("{targets: [{l_diversity: {l: 2, variable: wals}}], variables: [urbrur]}",
+     "'wals' is not a declared variable"),
+    ("{targets: [{k_anonymity: 2}], variables: [urbrur]}", "no hierarchy nor taxonomy"),
+    ("{targets: [{k_anonymity: 2}], variables: [sex], hierarchies: {sex: {width: 2}}}",
+     "intervals need a numeric variable"),
+    ("{targets: [{k_anonymity: 2}], variables: [water], hierarchies: {water: {mask: true}}}",
+     "household-level"),
+    (("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {breaks: "
+      "[[0, 50, 40]]}}}"), "strictly increasing"),
+    (("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {breaks: "
+      "[[0, 50, 90]]}}}"), "lies outside the breaks of level 1"),
+    (("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {breaks: "
+      "[[0, 50, 100], [0, 40, 100]]}}}"), "is not a generalisation of level 1"),
+    ("{targets: [{k_anonymity: 5000}], variables: [sex], hierarchies: {sex: {mask: true}}}",
+     "larger than the number of records"),
+    (("{targets: [{k_anonymity: 2}, {k_anonymity: 3}], variables: [sex], "
+      "hierarchies: {sex: {mask: true}}}"), "give k_anonymity once"),
+    ("{targets: [{k_anonymity: 2}], variables: [age], hierarchies: {age: {width: 5, mask: true}}}",
+     "give exactly one of 'declared', 'taxonomy', 'width', 'breaks' or 'mask'"),
+    ("{targets: [{k_anonymity: 2}], variables: [sex], hierarchies: {sx: {mask: true}}}",
+     "'sx' is not one of the key variables"),
+])
+def test_bad_parameters_are_reported(write_recipe, params, message):
+    with pytest.raises(RecipeError) as info:
+        validate(write_recipe(BASE + "      " + params + "\n"))
+    assert message in str(info.value)
+
+
+def test_taxonomy_levels():
+    # health {nurse, doctor} and education {teacher, lecturer} under the root '*':
+    # 2-anonymity fails at the leaves (one teacher, one lecturer) and holds one level up
+    data = small_dataset(job=("key", "categorical",
+                              ["nurse", "doctor", "nurse", "teacher", "lecturer", "doctor"]))
+    data.variables["job"] = data.variables["job"].evolve(taxonomy={"parents": {
+        "health": None, "education": None, "nurse": "health", "doctor": "health",
+        "teacher": "education", "lecturer": "education"}})
+    out = apply(data, targets=[{"k_anonymity": 2}])
+    assert out.info["node"] == {"job": 1} and out.info["lattice_size"] == 3
+    assert out.data.frame["job"].tolist() == ["health"] * 3 + ["education"] * 2 + ["health"]
+
+
+def test_t_closeness_and_average_risk_targets():
+    # sensitive s: a a b b; at age level 1 the classes 20-29 and 30-39 each hold one
+    # value, EMD (equal) 1/2 (|1 - 1/2| + |0 - 1/2|) from the whole (a, b half each); at
+    # level 2 ('*') the single class equals the whole: EMD 0, average risk 1/4
+    data = small_dataset(age=("key", "integer", [21, 23, 34, 36]),
+                         s=("sensitive", "categorical", ["a", "a", "b", "b"]))
+    out = apply(data, targets=[{"t_closeness": {"t": 0.2, "variable": "s"}},
+                               {"average_risk": 0.5}],
+                hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 2}
+    assert out.info["targets_met"] == ["t_closeness(0.2, equal)", "average_risk(0.5)"]
+    out = apply(data, targets=[{"l_diversity": {"l": 1.5, "variable": "s", "kind": "entropy"}}],
+                hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 2}  # entropy l of {a, a, b, b}: 2
+
+
+def test_missing_key_values_stay_missing_as_a_class_of_their_own():
+    # ages 21 23 missing missing: at level 0 the two missing ages are one class of 2 and
+    # 21, 23 two singletons; at level 1 (width 10) 20-29 holds 2: 2-anonymous, and the
+    # missing values stay missing (not suppressed, not generalised)
+    data = small_dataset(age=("key", "integer", [21, 23, None, None]))
+    out = apply(data, targets=[{"k_anonymity": 2}],
+                hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 1} and out.info["suppressed_records"] == 0
+    assert out.data.frame["age"].isna().tolist() == [False, False, True, True]
+    assert out.data.frame["age"].iloc[0] == "20-29"
+
+
+def test_empty_data_is_refused():
+    data = small_dataset(age=("key", "integer", []))
+    params = registry.with_defaults(PLUGIN.params, {"targets": [{"k_anonymity": 2}]})
+    found = [m for _, m in PLUGIN.check_data(params, data)]
+    assert found == ["the data hold no records"]
+
+
+def test_explain_names_the_node_and_the_suppressions():
+    data = small_dataset(age=("key", "integer", [21, 23, 27, 34, 36]),
+                         sex=("key", "categorical", ["m", "m", "f", "f", "f"]))
+    params = registry.with_defaults(PLUGIN.params, {
+        "targets": [{"k_anonymity": 2}], "suppression_limit": 0.2,
+        "hierarchies": {"age": {"width": 10, "levels": 1}, "sex": {"mask": True}}})
+    out = PLUGIN.apply(data, params, np.random.default_rng(0))
+    text = PLUGIN.explain(params, out.info)
+    assert "among 6 combinations of levels (age at level 1, sex at level 0)" in text
+    assert "k_anonymity(2)" in text and "1 record was suppressed" in text
