@@ -17,11 +17,14 @@ search first classifies the nodes as Flash does: from each node not yet classifi
 bottom-up, it follows a path of unclassified nodes upwards and binary-searches it for its
 lowest node meeting the targets; a node that meets them marks every node above it as
 meeting them, one that fails marks every node below it as failing. Without suppression
-k-anonymity, distinct and entropy l-diversity, t-closeness and the average
-re-identification risk are monotone; with suppression k-anonymity and distinct l-diversity stay monotone (a
-failing class merged with a meeting one meets them, so the suppressed records only
-shrink), entropy l-diversity, t-closeness and the average risk are not (as ARX treats
-them), and then no node is classified in advance.
+k-anonymity, distinct, entropy and recursive l-diversity, t-closeness (every distance),
+beta-likeness and the average re-identification risk are monotone; with suppression
+k-anonymity and distinct l-diversity stay monotone (a failing class merged with a meeting
+one meets them, so the suppressed records only shrink), the others are not (as ARX treats
+them); delta-presence is monotone in neither case (see
+:func:`sdcflow.kernels.privacy.model_targets.delta_presence_target`).
+When some target is not monotone, no node is classified in advance: every node is
+checked unless its loss bound rules it out.
 
 Then the search visits the nodes level-wise from the bottom (by their sum of levels,
 then in lexicographic order) and keeps the first node of least loss among those that
@@ -50,17 +53,21 @@ from ..risk.frequencies import row_ids
 from ..risk.risk import l_diversity
 from ..risk.t_closeness import t_closeness
 from .loss import LossContext
+from .models import class_emd, recursive_l_diversity
 
 MAX_NODES = 1_000_000  # nodes of a lattice the search may visit
 
 
 @dataclass(frozen=True)
 class Partition:
-    """A node's equivalence classes: the number of records of each (``counts``) and, when
-    the search works on records, the class of each record (``record_class``)."""
+    """A node's equivalence classes: the number of records of each (``counts``), when
+    the search works on records the class of each record (``record_class``), the
+    generalised key codes of each class (``keys``, one row per class) and the node."""
 
     counts: np.ndarray
     record_class: np.ndarray | None = None
+    keys: np.ndarray | None = None
+    node: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -89,14 +96,36 @@ def k_anonymity(k: int) -> Target:
                   monotone_with_suppression=True)
 
 
-def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "distinct"
-                       ) -> Target:
+def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "distinct",
+                       c: float | None = None) -> Target:
     """Every class holds at least ``l`` distinct values of the sensitive variable
-    (``distinct``) or has an entropy of at least ``log l`` (``entropy``) (Machanavajjhala
-    et al., "l-Diversity: Privacy beyond k-anonymity", 2007), computed by
-    :func:`sdcflow.kernels.risk.risk.l_diversity` on integer codes (-1 missing)."""
-    if kind not in ("distinct", "entropy"):
-        raise ValueError(f"kind must be 'distinct' or 'entropy', not {kind!r}")
+    (``distinct``), has an entropy of at least ``log l`` (``entropy``) or is recursive
+    (c, l)-diverse, ``r_1 < c (r_l + ... + r_m)`` for its value counts sorted descending
+    (``recursive``) (Machanavajjhala et al., "l-Diversity: Privacy beyond k-anonymity",
+    2007), on integer codes (-1 missing): distinct and entropy by
+    :func:`sdcflow.kernels.risk.risk.l_diversity`, recursive by
+    :func:`sdcflow.kernels.privacy.models.recursive_l_diversity`.
+
+    Monotonicity: the three are monotone under generalisation without suppression (the
+    paper's section 5: merging two l-diverse classes gives an l-diverse class). With
+    suppression only distinct l-diversity stays monotone; for entropy and recursive
+    l-diversity a failing class merged with a meeting one may still fail, so more
+    records may be suppressed above a node meeting the targets (ARX treats them so)."""
+    if kind not in ("distinct", "entropy", "recursive"):
+        raise ValueError(f"kind must be 'distinct', 'entropy' or 'recursive', not {kind!r}")
+    if kind == "recursive":
+        if c is None or not c > 0:
+            raise ValueError("recursive l-diversity needs c > 0")
+        if int(l_value) != l_value or l_value < 1:
+            raise ValueError("recursive l-diversity needs an integer l >= 1")
+
+        def recursive_ok(p: Partition) -> np.ndarray:
+            ratio = recursive_l_diversity(p.record_class, sensitive, int(l_value),
+                                          n_classes=len(p.counts))
+            return ratio < c
+
+        return Target(f"recursive_l_diversity({c:g}, {l_value:g})", recursive_ok,
+                      needs_records=True)
     column = 0 if kind == "distinct" else 1
 
     def ok(p: Partition) -> np.ndarray:
@@ -109,11 +138,29 @@ def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "disti
                   monotone_with_suppression=(kind == "distinct"), needs_records=True)
 
 
-def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal") -> Target:
+def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
+                       hierarchy: np.ndarray | None = None) -> Target:
     """The Earth Mover's Distance between each class's distribution of the sensitive
     variable and the whole input's is at most t (Li, Li & Venkatasubramanian,
     "t-Closeness: privacy beyond k-anonymity and l-diversity", 2007), computed by
-    :func:`sdcflow.kernels.risk.t_closeness.t_closeness`."""
+    :func:`sdcflow.kernels.risk.t_closeness.t_closeness`; for the ``hierarchical``
+    distance ``hierarchy`` is the ancestor matrix of
+    :func:`sdcflow.kernels.risk.t_closeness.class_emd`.
+
+    Monotone without suppression (the paper's theorem: the distribution of a merged
+    class is a mixture of the two, whose EMD to the whole is at most the larger of
+    theirs); not with suppression, where a failing class merged into a meeting one may
+    make it fail."""
+    if distance == "hierarchical":
+        if hierarchy is None:
+            raise ValueError("the hierarchical distance needs the sensitive hierarchy")
+
+        def tree_ok(p: Partition) -> np.ndarray:
+            emd = class_emd(p.record_class, sensitive, "hierarchical", hierarchy=hierarchy,
+                            n_classes=len(p.counts))
+            return emd <= t + 1e-9
+
+        return Target(f"t_closeness({t:g}, hierarchical)", tree_ok, needs_records=True)
 
     def ok(p: Partition) -> np.ndarray:
         per_class = np.zeros(len(p.counts))
@@ -332,7 +379,7 @@ def _classes(node: tuple, units: np.ndarray, counts: np.ndarray, maps, up, table
     if by_records:
         ids, rep = row_ids(generalise(units, maps, node))
         table = (generalise(units[rep], maps, node), np.bincount(ids, minlength=len(rep)))
-        return Partition(table[1], ids), table
+        return Partition(table[1], ids, table[0], node), table
     # the checked node one level below with the fewest classes
     below = [(len(tables[b][1]), j, b) for j in range(len(node)) if node[j] > 0
              for b in [node[:j] + (node[j] - 1,) + node[j + 1:]] if b in tables]
@@ -348,7 +395,7 @@ def _classes(node: tuple, units: np.ndarray, counts: np.ndarray, maps, up, table
         ids, rep = row_ids(gen)
         table = (gen[rep], np.bincount(ids, weights=counts, minlength=len(rep)))
     table = (table[0], table[1].astype(np.int64))
-    return Partition(table[1]), table
+    return Partition(table[1], None, table[0], node), table
 
 
 def _unit_class(units: np.ndarray, maps, node) -> np.ndarray:

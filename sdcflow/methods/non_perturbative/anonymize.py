@@ -1,5 +1,6 @@
-"""``anonymize``: state the privacy targets (k-anonymity, l-diversity, t-closeness, an
-average re-identification risk) and a suppression limit, and get the full-domain
+"""``anonymize``: state the privacy targets (k-anonymity, l-diversity, t-closeness,
+beta-likeness, delta-presence against a population file, an average re-identification
+risk) and a suppression limit, and get the full-domain
 generalisation of the key variables with the least information loss that meets them,
 the records of classes that still fail suppressed, as ARX does (F. Kohlmayer, F. Prasser,
 C. Eckert, A. Kemper & K. Kuhn, "Flash: efficient, stable and optimal k-anonymity",
@@ -14,8 +15,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 
-from ...data.codes import key_codes
+from ...data import Dataset
 from ...data.text import text_column
 from ...errors import PluginError
 from ...kernels.privacy import lattice
@@ -23,7 +25,8 @@ from ...kernels.privacy.loss import LOSSES, WEIGHTED
 from ...plain_words import figure
 from ...registry import Method, MethodResult, Output, register, variables_param
 from ...suggest import did_you_mean
-from ._hierarchies import HIERARCHY_PARAM, build, released, spec_for, spec_problems
+from . import _anonymize_targets as targets_of
+from ._hierarchies import HIERARCHY_PARAM, Built, build, released, spec_for, spec_problems
 
 SENSITIVE = {"type": "string", "description": "The sensitive variable."}
 TARGET = {
@@ -34,21 +37,46 @@ TARGET = {
         "l_diversity": {
             "type": "object", "additionalProperties": False, "required": ["l", "variable"],
             "properties": {"l": {"type": "number", "minimum": 1}, "variable": SENSITIVE,
-                           "kind": {"enum": ["distinct", "entropy"], "default": "distinct"}},
+                           "kind": {"enum": ["distinct", "entropy", "recursive"],
+                                    "default": "distinct"},
+                           "c": {"type": "number", "exclusiveMinimum": 0,
+                                 "description": "The c of recursive (c, l)-diversity."}},
             "description": "Every class holds l distinct values of the sensitive variable "
-                           "(distinct) or an entropy of at least log l (entropy)."},
+                           "(distinct), an entropy of at least log l (entropy), or is "
+                           "recursive (c, l)-diverse: its most frequent value's count below "
+                           "c times the sum of the counts from the l-th most frequent on "
+                           "(recursive, with c)."},
         "t_closeness": {
             "type": "object", "additionalProperties": False, "required": ["t", "variable"],
             "properties": {"t": {"type": "number", "minimum": 0, "maximum": 1},
                            "variable": SENSITIVE,
-                           "distance": {"enum": ["equal", "ordered"], "default": "equal"}},
+                           "distance": {"enum": ["equal", "ordered", "hierarchical"],
+                                        "default": "equal"}},
             "description": "Every class's distribution of the sensitive variable lies within "
-                           "Earth Mover's Distance t of the whole input's."},
+                           "Earth Mover's Distance t of the whole input's (hierarchical: "
+                           "over the sensitive variable's declared hierarchy)."},
+        "beta_likeness": {
+            "type": "object", "additionalProperties": False, "required": ["beta", "variable"],
+            "properties": {"beta": {"type": "number", "minimum": 0}, "variable": SENSITIVE},
+            "description": "In every class, a sensitive value more frequent there (q) than "
+                           "in the whole input (p) has (q - p) / p at most beta."},
+        "delta_presence": {
+            "type": "object", "additionalProperties": False, "required": ["population"],
+            "properties": {
+                "population": {"type": "string", "minLength": 1,
+                               "description": "CSV file of the population (relative to the "
+                                              "recipe) with the key variables as columns, "
+                                              "coded as the data."},
+                "delta_min": {"type": "number", "minimum": 0, "maximum": 1, "default": 0},
+                "delta_max": {"type": "number", "minimum": 0, "maximum": 1, "default": 1}},
+            "description": "In every class, the share of its population records that are "
+                           "in the data lies within [delta_min, delta_max]."},
         "average_risk": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
                          "description": "The mean over the released records of 1 / (size of "
                                         "their class) is at most this."},
     },
-    "x-error": "each target is one of k_anonymity, l_diversity, t_closeness, average_risk",
+    "x-error": ("each target is one of k_anonymity, l_diversity, t_closeness, beta_likeness, "
+                "delta_presence, average_risk"),
 }
 
 
@@ -56,7 +84,11 @@ TARGET = {
 class Anonymize(Method):
     name = "anonymize"
     summary = ("Least-loss full-domain generalisation meeting privacy targets (k-anonymity, "
-               "l-diversity, t-closeness, average risk), with a suppression limit.")
+               "l-diversity, t-closeness, beta-likeness, delta-presence, average risk), with "
+               "a suppression limit.")
+    # the population's key combinations stay internal (a register may not be public)
+    public_params = ("targets", "suppression_limit", "variables", "hierarchies", "loss",
+                     "weights")
     makes_missing = True  # the key values of suppressed records
     roles = ("key",)
     default_roles = ("key",)
@@ -77,6 +109,17 @@ class Anonymize(Method):
                             "description": "Per key variable, how it is generalised."},
             "loss": {"enum": list(LOSSES), "default": "precision",
                      "description": "The information loss minimised."},
+            "population_counts": {
+                "type": "object", "additionalProperties": False,
+                "required": ["columns", "rows", "counts"],
+                "properties": {
+                    "columns": {"type": "array", "items": {"type": "string"}},
+                    "rows": {"type": "array", "items": {"type": "array"}},
+                    "counts": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+                },
+                "description": "The delta_presence population's key combinations and their "
+                               "counts (filled from its 'population' file when the recipe "
+                               "is read)."},
             "weights": {"type": "object",
                         "additionalProperties": {"type": "number", "minimum": 0,
                                                  "maximum": 1e6},
@@ -88,10 +131,14 @@ class Anonymize(Method):
     def _sensitive(self, params) -> list[tuple[tuple, str]]:
         out = []
         for i, target in enumerate(params.get("targets", [])):
-            for kind in ("l_diversity", "t_closeness"):
+            for kind in ("l_diversity", "t_closeness", "beta_likeness"):
                 if isinstance(target.get(kind), dict) and "variable" in target[kind]:
                     out.append((("targets", i, kind, "variable"), target[kind]["variable"]))
         return out
+
+    def read_files(self, params, base_dir):
+        """The delta_presence target's population file, read relative to the recipe."""
+        return targets_of.read_population(params, base_dir)
 
     def reads(self, params, meta):
         return set(self.variables(params, meta)) | {v for _, v in self._sensitive(params)}
@@ -144,6 +191,7 @@ class Anonymize(Method):
         ks = [t["k_anonymity"] for t in params["targets"] if "k_anonymity" in t]
         if len(ks) > 1:
             yield ("targets",), "give k_anonymity once"
+        yield from targets_of.problems(params, meta, keys)
 
     def check_data(self, params, data):
         n = len(data)
@@ -172,32 +220,31 @@ class Anonymize(Method):
                 size *= len(build(data, name, spec).maps)
             except ValueError as exc:
                 yield path, f"the hierarchy of '{name}': {exc}"
+        yield from targets_of.data_problems(params, data, keys)
         if size > lattice.MAX_NODES:
             yield ("hierarchies",), (f"the hierarchies make {size:,} combinations of levels, "
                                      f"more than {lattice.MAX_NODES:,}: use fewer levels")
 
     def apply(self, data, params, rng):
         keys = self.variables(params, data.meta)
-        built = [build(data, name, spec_for(data.variables[name], params)) for name in keys]
-        targets, k = [], 1
-        for t in params["targets"]:
-            if "k_anonymity" in t:
-                k = t["k_anonymity"]
-                targets.append(lattice.k_anonymity(k))
-            elif "l_diversity" in t:
-                spec = t["l_diversity"]
-                sens = key_codes(data.frame, [spec["variable"]])[:, 0]
-                targets.append(lattice.l_diversity_target(sens, spec["l"],
-                                                          spec.get("kind", "distinct")))
-            elif "t_closeness" in t:
-                spec = t["t_closeness"]
-                sens = key_codes(data.frame, [spec["variable"]])[:, 0]
-                targets.append(lattice.t_closeness_target(sens, spec["t"],
-                                                          spec.get("distance", "equal")))
-            else:
-                targets.append(lattice.average_risk(t["average_risk"]))
+        n = len(data)
+        population = None
+        source = data
+        if any("delta_presence" in t for t in params["targets"]):
+            # the hierarchies built on the data and the population together, so that the
+            # population's records have codes (and classes at each node) too
+            pop = targets_of.population_frame(params, data, keys)
+            frame = pd.concat([data.frame[keys].reset_index(drop=True), pop],
+                              ignore_index=True)
+            source = Dataset(frame, {v: data.variables[v] for v in keys})
+        built = [build(source, name, spec_for(data.variables[name], params)) for name in keys]
         codes = (np.column_stack([b.codes for b in built]) if built
-                 else np.zeros((len(data), 0), dtype=np.int64))
+                 else np.zeros((len(source), 0), dtype=np.int64))
+        if source is not data:
+            population, codes = codes[n:], codes[:n]
+            built = [Built(b.codes[:n], b.maps, b.names, b.missing) for b in built]
+        targets, k = targets_of.kernel_targets(params, data, population,
+                                               [b.maps for b in built])
         weights = [float(params.get("weights", {}).get(v, 1.0)) for v in keys]
         limit = float(params["suppression_limit"])
         result = lattice.search(codes, [b.maps for b in built], targets, params["loss"],
