@@ -219,3 +219,180 @@ def test_explain_names_the_node_and_the_suppressions():
     text = PLUGIN.explain(params, out.info)
     assert "among 6 combinations of levels (age at level 1, sex at level 0)" in text
     assert "k_anonymity(2)" in text and "1 record was suppressed" in text
+
+
+# --- recursive (c, l)-diversity, hierarchical t-closeness, beta-likeness, delta-presence
+
+def test_recursive_l_diversity_target_with_and_without_suppression():
+    # ages 21 22 31 32 33 34 (width 10, then '*'); s = a a a b c d. Recursive (2, 2)
+    # (Machanavajjhala et al. 2007, r_1 < c (r_2 + ...)): level 1 gives 20-29 {a, a}
+    # (one value: fails) and 30-39 {a, b, c, d} (1 < 2 * 3); level 2 {a x3, b, c, d}:
+    # 3 < 2 * 3 holds. Without suppression: level 2; with 2 of 6 allowed: level 1 with
+    # the two 20-29 records suppressed, precision ((6 - 2) * 1/2 + 2) / 6 = 2/3 < 1
+    data = small_dataset(age=("key", "integer", [21, 22, 31, 32, 33, 34]),
+                         s=("sensitive", "categorical", ["a", "a", "a", "b", "c", "d"]))
+    target = {"l_diversity": {"l": 2, "c": 2, "variable": "s", "kind": "recursive"}}
+    out = apply(data, targets=[target], hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 2} and out.info["suppressed_records"] == 0
+    assert out.info["targets_met"] == ["recursive_l_diversity(2, 2)"]
+    out = apply(data, targets=[target], suppression_limit=1 / 3,
+                hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 1} and out.info["suppressed_records"] == 2
+    assert out.info["loss_value"] == pytest.approx(2 / 3)
+    assert out.data.frame["age"].isna().tolist() == [True, True] + [False] * 4
+
+
+def test_hierarchical_t_closeness_target_uses_the_declared_hierarchy():
+    # diseases under {respiratory: flu, cold} {digestive: ulcer, gastritis}, height 2
+    # (Li et al. 2007, section 4.3). Ages 21 22 31 32, diseases flu cold ulcer gastritis:
+    # at level 1 the class 20-29 = {flu, cold}: its extra over the whole (1/4 each) is
+    # +1/4 +1/4 on respiratory, -1/4 -1/4 on digestive: inner nodes cost 0, the root
+    # 2/2 * 1/2 = 1/2 (30-39 the same): t = 0.5 holds at level 1, t = 0.4 only at '*'
+    data = small_dataset(age=("key", "integer", [21, 22, 31, 32]),
+                         d=("sensitive", "categorical", ["flu", "cold", "ulcer", "gastritis"]))
+    data.variables["d"] = data.variables["d"].evolve(hierarchy={"group": {
+        "flu": "respiratory", "cold": "respiratory", "ulcer": "digestive",
+        "gastritis": "digestive"}})
+    for t, level in ((0.5, 1), (0.4, 2)):
+        out = apply(data, targets=[{"t_closeness": {"t": t, "variable": "d",
+                                                    "distance": "hierarchical"}}],
+                    hierarchies={"age": {"width": 10, "levels": 1}})
+        assert out.info["node"] == {"age": level}
+    # a class {flu, cold, ulcer} against the whole (ages 21 22 23 | 31): with 1 of 4
+    # suppressed allowed, level 1 suppresses the 30-39 class {gastritis} (EMD 3/4) and
+    # keeps 20-29: extras +1/12 +1/12 +1/12 -1/4: respiratory costs 0, digestive
+    # 1/2 * 1/12, the root 1 * 1/6: 1/24 + 1/6 = 0.208 <= 0.25
+    data = small_dataset(age=("key", "integer", [21, 22, 23, 31]),
+                         d=("sensitive", "categorical", ["flu", "cold", "ulcer", "gastritis"]))
+    data.variables["d"] = data.variables["d"].evolve(hierarchy={"group": {
+        "flu": "respiratory", "cold": "respiratory", "ulcer": "digestive",
+        "gastritis": "digestive"}})
+    out = apply(data, targets=[{"t_closeness": {"t": 0.25, "variable": "d",
+                                                "distance": "hierarchical"}}],
+                suppression_limit=0.25, hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 1} and out.info["suppressed_records"] == 1
+    out = apply(data, targets=[{"t_closeness": {"t": 0.2, "variable": "d",
+                                                "distance": "hierarchical"}}],
+                suppression_limit=0.25, hierarchies={"age": {"width": 10, "levels": 1}})
+    assert out.info["node"] == {"age": 2}
+
+
+def test_beta_likeness_target():
+    # s = a b a b over ages 21 23 25 34 (p = 1/2 each). Level 0: every class holds one
+    # record, q = 1: gain (1 - 1/2) / (1/2) = 1 (Cao & Karras 2012, definition 2); level
+    # 1: 20-29 {a, b, a}: q(a) = 2/3, gain 1/3; 30-39 {b}: gain 1; level 2: gain 0.
+    # beta 1 holds at level 0; beta 0.5 only at '*' without suppression, and at level 1
+    # with 1 of 4 records suppressed allowed (the 30-39 record)
+    data = small_dataset(age=("key", "integer", [21, 23, 25, 34]),
+                         s=("sensitive", "categorical", ["a", "b", "a", "b"]))
+    h = {"age": {"width": 10, "levels": 1}}
+    out = apply(data, targets=[{"beta_likeness": {"beta": 1, "variable": "s"}}], hierarchies=h)
+    assert out.info["node"] == {"age": 0}
+    out = apply(data, targets=[{"beta_likeness": {"beta": 0.5, "variable": "s"}}], hierarchies=h)
+    assert out.info["node"] == {"age": 2} and out.info["suppressed_records"] == 0
+    out = apply(data, targets=[{"beta_likeness": {"beta": 0.5, "variable": "s"}}],
+                hierarchies=h, suppression_limit=0.25)
+    assert out.info["node"] == {"age": 1} and out.info["suppressed_records"] == 1
+    assert out.info["targets_met"] == ["beta_likeness(0.5)"]
+
+
+DELTA = """
+sdcflow: 1
+name: delta
+seed: 1
+data: {builtin: testdata}
+variables:
+  urbrur: {role: key}
+  sex: {role: key}
+steps:
+  - id: anon
+    method: anonymize
+    params:
+      targets: [{delta_presence: {population: pop.csv, delta_min: DMIN}}]
+      suppression_limit: LIMIT
+      hierarchies: {urbrur: {mask: true}, sex: {mask: true}}
+"""
+
+
+@pytest.mark.parametrize("delta_min, limit", [(0.6, 0), (0.6, 0.2), (0.75, 0)])
+def test_delta_presence_recipe_variant(tmp_path, write_recipe, delta_min, limit):
+    # the population: testdata's records plus a second copy of those with urbrur 1 and
+    # sex 1, so that class is half present (Nergiz et al. 2007: sample / population
+    # records of the class). The expected node by brute force over the 4 nodes with
+    # pandas: each node's classes, their shares, the suppressed records of the failing
+    # classes, the precision loss; the first (by level sum, then order) of least loss
+    d = pd.read_csv(ROOT / "sdcflow" / "data" / "datasets" / "testdata.csv")
+    twice = d[(d.urbrur == 1) & (d.sex == 1)]
+    pop = pd.concat([d, twice])[["urbrur", "sex"]]
+    pop.to_csv(tmp_path / "pop.csv", index=False)
+    recipe = write_recipe(DELTA.replace("DMIN", str(delta_min)).replace("LIMIT", str(limit)))
+    n, best = len(d), None
+    for node in [(0, 0), (0, 1), (1, 0), (1, 1)]:
+        def key(f, node=node):
+            return [f[v] if lv == 0 else pd.Series("*", index=f.index)
+                    for v, lv in zip(("urbrur", "sex"), node)]
+        sample = d.groupby(key(d)).size()
+        share = sample / pop.groupby(key(pop)).size().reindex(sample.index)
+        suppressed = int(sample[share < delta_min - 1e-12].sum())
+        if suppressed > np.floor(limit * n):
+            continue
+        loss = ((n - suppressed) * sum(node) / 2 + suppressed) / n
+        if best is None or loss < best[0] - 1e-12:
+            best = (loss, node, suppressed)
+    result = run(recipe, tmp_path / "out", use_cache=False)
+    info = next(s.info for s in result.steps if s.node == "anon")
+    assert (info["node"]["urbrur"], info["node"]["sex"]) == best[1]
+    assert info["loss_value"] == pytest.approx(best[0])
+    assert info["suppressed_records"] == best[2]
+    assert info["targets_met"] == [f"delta_presence({delta_min:g}, 1)"]
+    # (the three cases choose (0, 1); (0, 0) with the 310 records of (1, 1) suppressed;
+    # (1, 0): the shares 0.53 of urbrur 1 at sex '*' and 0.74 of sex 1 at urbrur '*')
+
+
+TARGETS = """
+sdcflow: 1
+name: t
+seed: 1
+data: {builtin: testdata}
+variables:
+  urbrur: {role: key}
+  sex: {role: key}
+  walls: {role: sensitive}
+steps:
+  - id: anon
+    method: anonymize
+    params:
+"""
+
+
+@pytest.mark.parametrize("params, message", [
+    ("{targets: [{l_diversity: {l: 2, variable: walls, kind: recursive}}]}",
+     "recursive l-diversity needs c"),
+    ("{targets: [{l_diversity: {l: 2.5, c: 2, variable: walls, kind: recursive}}]}",
+     "needs an integer l"),
+    ("{targets: [{l_diversity: {l: 2, c: 2, variable: walls}}]}",
+     "c goes with kind: recursive"),
+    ("{targets: [{t_closeness: {t: 0.2, variable: walls, distance: hierarchical}}]}",
+     "'walls' has no hierarchy"),
+    ("{targets: [{beta_likeness: {beta: 1, variable: wals}}]}",
+     "'wals' is not a declared variable"),
+    ("{targets: [{delta_presence: {population: nowhere.csv}}]}",
+     "cannot read the population file"),
+    ("{targets: [{delta_presence: {population: pop.csv, delta_min: 0.8, delta_max: 0.5}}]}",
+     "delta_min is above delta_max"),
+    ("{targets: [{delta_presence: {population: sex.csv}}]}",
+     "the population has no column 'urbrur'"),
+    ("{targets: [{delta_presence: {population: small.csv}}]}",
+     "the data must be a sample of the population"),
+    ("{targets: [{beta_likeness: {beta: -1, variable: walls}}]}", "beta"),
+])
+def test_bad_target_parameters_are_reported(tmp_path, write_recipe, params, message):
+    d = pd.read_csv(ROOT / "sdcflow" / "data" / "datasets" / "testdata.csv")
+    d[["urbrur", "sex"]].to_csv(tmp_path / "pop.csv", index=False)
+    d[["sex"]].to_csv(tmp_path / "sex.csv", index=False)
+    d[["urbrur", "sex"]].head(10).to_csv(tmp_path / "small.csv", index=False)
+    recipe = write_recipe(TARGETS + "      " + params.replace(
+        "}]}", "}], hierarchies: {urbrur: {mask: true}, sex: {mask: true}}}") + "\n")
+    with pytest.raises(RecipeError) as info:
+        validate(recipe)
+    assert message in str(info.value)
