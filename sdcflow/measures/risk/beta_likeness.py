@@ -22,6 +22,7 @@ from ...kernels.risk.frequencies import row_ids
 from ...plain_words import figure
 from ...registry import MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, Record, by_variable
+from ._class_summary import class_summary, score_stats
 from .frequencies import VARIABLES_PARAM
 from .l_diversity import LDiversity
 
@@ -80,17 +81,10 @@ class BetaLikeness(LDiversity):
             gain = (beta_likeness(classes, key_codes(data.frame, [name])[:, 0])[classes]
                     if n else np.zeros(0))
             columns[f"beta_likeness_{name}"] = gain
-            stats: dict = {"max": float(gain.max()) if n else 0.0,
-                           "mean": float(gain.mean()) if n else 0.0}
+            above = None
             if beta is not None:
                 above = gain > beta * (1 + 1e-12)  # a class exactly at beta satisfies it
                 above_any |= above
-                stats["above_beta"] = int(above.sum())
-            per_var[name] = stats
-        summary: dict = {"variables": keys, "records": n,
-                         "classes": int(rep.size) if n else 0, "sensitive": per_var}
-        if beta is not None:
-            summary["beta"] = beta
-            summary["above_beta"] = int(above_any.sum())
-            summary["above_beta_percent"] = round(100.0 * above_any.sum() / n, 3) if n else 0.0
+            per_var[name] = score_stats(gain, above, "beta")
+        summary = class_summary(keys, n, int(rep.size), per_var, "beta", beta, above_any)
         return MeasureResult(summary, pd.DataFrame(columns, index=data.frame.index))

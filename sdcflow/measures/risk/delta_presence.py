@@ -37,6 +37,18 @@ from .frequencies import VARIABLES_PARAM, key_variables
 _MISSING = "\x00missing"  # a missing key value: a category of its own on both sides
 
 
+# The schema of a population file's key combinations and their counts, as read_files
+# stores them in a step's parameters (also anonymize's delta_presence target).
+POPULATION_COUNTS = {
+    "type": "object", "additionalProperties": False,
+    "required": ["columns", "rows", "counts"],
+    "properties": {
+        "columns": {"type": "array", "items": {"type": "string"}},
+        "rows": {"type": "array", "items": {"type": "array"}},
+        "counts": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+    },
+}
+
 @register
 class DeltaPresence(Measure):
     name = "delta_presence"
@@ -57,13 +69,7 @@ class DeltaPresence(Measure):
                                "step.",
             },
             "population_counts": {
-                "type": "object", "additionalProperties": False,
-                "required": ["columns", "rows", "counts"],
-                "properties": {
-                    "columns": {"type": "array", "items": {"type": "string"}},
-                    "rows": {"type": "array", "items": {"type": "array"}},
-                    "counts": {"type": "array", "items": {"type": "integer", "minimum": 1}},
-                },
+                **POPULATION_COUNTS,
                 "description": "The population's key combinations and their counts (filled "
                                "from 'population' when the recipe is read).",
             },

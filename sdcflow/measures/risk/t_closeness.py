@@ -24,6 +24,7 @@ from ...kernels.risk.frequencies import row_ids
 from ...kernels.risk.t_closeness import t_closeness
 from ...registry import MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, Record, Text, by_variable
+from ._class_summary import class_summary, score_stats
 from .frequencies import VARIABLES_PARAM
 from .l_diversity import LDiversity
 
@@ -158,20 +159,12 @@ class TCloseness(LDiversity):
                 emd = t_closeness(classes, sensitive_codes(data.frame[name], var, distance),
                                   distance)
             columns[f"t_closeness_{name}"] = emd
-            stats: dict = {"distance": distance,
-                           "max": float(emd.max()) if n else 0.0,
-                           "mean": float(emd.mean()) if n else 0.0}
+            above = None
             if t is not None:
                 above = emd > t + 1e-12  # a class exactly at t is t-close
                 above_any |= above
-                stats["above_t"] = int(above.sum())
-            per_var[name] = stats
-        summary: dict = {"variables": keys, "records": n,
-                         "classes": int(rep.size) if n else 0, "sensitive": per_var}
-        if t is not None:
-            summary["t"] = t
-            summary["above_t"] = int(above_any.sum())
-            summary["above_t_percent"] = round(100.0 * above_any.sum() / n, 3) if n else 0.0
+            per_var[name] = {"distance": distance, **score_stats(emd, above, "t")}
+        summary = class_summary(keys, n, int(rep.size), per_var, "t", t, above_any)
         return MeasureResult(summary, pd.DataFrame(columns, index=data.frame.index))
 
 

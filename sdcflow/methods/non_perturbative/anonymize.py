@@ -22,6 +22,7 @@ from ...data.text import text_column
 from ...errors import PluginError
 from ...kernels.privacy import lattice
 from ...kernels.privacy.loss import LOSSES, WEIGHTED
+from ...measures.risk.delta_presence import POPULATION_COUNTS
 from ...plain_words import figure
 from ...registry import Method, MethodResult, Output, register, variables_param
 from ...suggest import did_you_mean
@@ -110,13 +111,7 @@ class Anonymize(Method):
             "loss": {"enum": list(LOSSES), "default": "precision",
                      "description": "The information loss minimised."},
             "population_counts": {
-                "type": "object", "additionalProperties": False,
-                "required": ["columns", "rows", "counts"],
-                "properties": {
-                    "columns": {"type": "array", "items": {"type": "string"}},
-                    "rows": {"type": "array", "items": {"type": "array"}},
-                    "counts": {"type": "array", "items": {"type": "integer", "minimum": 1}},
-                },
+                **POPULATION_COUNTS,
                 "description": "The delta_presence population's key combinations and their "
                                "counts (filled from its 'population' file when the recipe "
                                "is read)."},
