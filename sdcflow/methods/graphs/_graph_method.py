@@ -3,7 +3,12 @@ declarations and of the edge list, and that it rebuilds the records (the edges).
 
 from __future__ import annotations
 
-from ...data.edge_list import edge_data_problems, edge_list_problems, edge_variables
+from ...data.edge_list import (
+    edge_data_problems,
+    edge_list_problems,
+    edge_variables,
+    nodes_and_edges,
+)
 from ...registry import Method, unchanged
 
 
@@ -12,6 +17,8 @@ class GraphMethod(Method):
     edge list on (a subset of) the same node labels."""
 
     distribution = None  # it changes the records themselves
+    # a method whose ``k`` counts nodes (groups or equal degrees of at least k nodes)
+    k_counts_nodes = False
     households = "own"  # (a graph has no households)
 
     def named_variables(self, params):
@@ -30,4 +37,10 @@ class GraphMethod(Method):
         yield from edge_list_problems(params, meta, alone=True)
 
     def check_data(self, params, data):
-        yield from edge_data_problems(params, data)
+        problems = list(edge_data_problems(params, data))
+        yield from problems
+        if problems or not self.k_counts_nodes or len(data) == 0:
+            return
+        labels, _, _ = nodes_and_edges(data, params)
+        if params["k"] > len(labels):
+            yield ("k",), f"k = {params['k']} is larger than the number of nodes ({len(labels)})"

@@ -16,6 +16,7 @@ from ._graph_method import GraphMethod
 @register
 class SupernodeGeneralisation(GraphMethod):
     name = "supernode_generalisation"
+    k_counts_nodes = True
     summary = ("Generalise a graph into super-nodes of at least k nodes and release a "
                "graph drawn from it.")
     params: ClassVar[dict] = {
@@ -31,15 +32,6 @@ class SupernodeGeneralisation(GraphMethod):
                            "description": "Simulated annealing moves tried."},
         },
     }
-
-    def check_data(self, params, data):
-        problems = list(super().check_data(params, data))
-        yield from problems
-        if problems or len(data) == 0:
-            return
-        labels, _, _ = nodes_and_edges(data, params)
-        if params["k"] > len(labels):
-            yield ("k",), f"k = {params['k']} is larger than the number of nodes ({len(labels)})"
 
     def apply(self, data, params, rng):
         labels, u, v = nodes_and_edges(data, params)
