@@ -20,11 +20,11 @@ from ...data.codes import key_codes
 from ...kernels.privacy.models import beta_likeness
 from ...kernels.risk.frequencies import row_ids
 from ...plain_words import figure
-from ...registry import MeasureResult, register, variables_param
+from ...registry import MeasureResult, register
 from ...results import COUNT, NAMES, NUMBER, Record, by_variable
 from ._class_summary import class_summary, score_stats
 from .frequencies import VARIABLES_PARAM
-from .l_diversity import LDiversity
+from .l_diversity import SENSITIVE_PARAM, LDiversity
 
 
 @register
@@ -37,8 +37,7 @@ class BetaLikeness(LDiversity):
         "additionalProperties": False,
         "properties": {
             "variables": VARIABLES_PARAM,
-            "sensitive": variables_param("Sensitive variables (default: every variable with role "
-                                         "sensitive).", unique=False),
+            "sensitive": SENSITIVE_PARAM,
             "beta": {
                 "type": "number", "exclusiveMinimum": 0,
                 "description": "Also count the records whose class gains more than beta.",

@@ -28,6 +28,9 @@ from ...results import COUNT, NAMES, NUMBER, Record, by_variable
 from ...suggest import did_you_mean
 from .frequencies import VARIABLES_PARAM, key_variables
 
+# the sensitive variables of the class measures (l-diversity, t-closeness, beta-likeness)
+SENSITIVE_PARAM = variables_param("Sensitive variables (default: every variable with role "
+                                  "sensitive).", unique=False)
 
 @register
 class LDiversity(Measure):
@@ -39,8 +42,7 @@ class LDiversity(Measure):
         "additionalProperties": False,
         "properties": {
             "variables": VARIABLES_PARAM,
-            "sensitive": variables_param("Sensitive variables (default: every variable with role "
-                                         "sensitive).", unique=False),
+            "sensitive": SENSITIVE_PARAM,
             "l": {
                 "type": "integer", "minimum": 1,
                 "description": "Also count the records whose distinct l-diversity is "

@@ -22,11 +22,11 @@ from ...data.dataset import Metadata
 from ...kernels.non_perturbative.recode import hierarchy_mapping
 from ...kernels.risk.frequencies import row_ids
 from ...kernels.risk.t_closeness import t_closeness
-from ...registry import MeasureResult, register, variables_param
+from ...registry import MeasureResult, register
 from ...results import COUNT, NAMES, NUMBER, Record, Text, by_variable
 from ._class_summary import class_summary, score_stats
 from .frequencies import VARIABLES_PARAM
-from .l_diversity import LDiversity
+from .l_diversity import SENSITIVE_PARAM, LDiversity
 
 ORDERED_TYPES = ("integer", "continuous", "ordinal")
 
@@ -41,8 +41,7 @@ class TCloseness(LDiversity):
         "additionalProperties": False,
         "properties": {
             "variables": VARIABLES_PARAM,
-            "sensitive": variables_param("Sensitive variables (default: every variable with role "
-                                         "sensitive).", unique=False),
+            "sensitive": SENSITIVE_PARAM,
             "distance": {
                 "enum": ["auto", "ordered", "equal", "hierarchical"], "default": "auto",
                 "description": "Ground distance of the EMD: ordered (numeric and ordinal "
