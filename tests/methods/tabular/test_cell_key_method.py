@@ -128,6 +128,18 @@ def test_impossible_ptables_and_bad_parameters_are_refused(tmp_path):
     with pytest.raises(RecipeError, match=r"recipe.yaml:\d+:\d+: .*impossible ptable: row "
                                           r"i = 1.*at least 2\b"):
         validate(path)
+    # D = 3, V = 2, js = 2: row 1's least variance is 2 + 4e-8 (every p >= 1e-8), which
+    # the ptable package refuses; it was built before
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {D: 3, V: 2, js: 2}}")
+    with pytest.raises(RecipeError, match=r"recipe.yaml:\d+:\d+: .*impossible ptable: row "
+                                          r"i = 1.*at least 2\.00000004 .*V = 2:"):
+        validate(path)
+    # a V beyond what perturbations of at most D can have: refused at validation, at once
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {D: 50, V: 1000}}")
+    with pytest.raises(RecipeError, match=r"V = 1000 cannot be reached.*at most 850"):
+        validate(path)
     path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, params: {js: 1}}")
     with pytest.raises(RecipeError, match="give D and V"):
         validate(path)
