@@ -137,6 +137,16 @@ def test_mcd_reaches_the_least_determinant_on_small_data(seed, n, p):
     assert mcd(x, np.random.default_rng(seed)).crit <= _least_log_det(x, h) + 1e-9
 
 
+def test_detmcd_gives_its_six_starts():
+    # the docstring promised DetMCD's six initial estimates where the code had five (the
+    # Gnanadesikan-Kettenring start was missing): six h-subsets on data in general position
+    from sdcflow.kernels.risk.robust_covariance import _deterministic_starts
+
+    z = np.random.default_rng(2).normal(size=(40, 3))
+    starts = list(_deterministic_starts(z, 22))
+    assert len(starts) == 6 and all(len(s) == 22 for s in starts)
+
+
 def test_mcd_is_deterministic_from_the_generator():
     rng = np.random.default_rng(7)
     x = rng.standard_t(3, (300, 3))
