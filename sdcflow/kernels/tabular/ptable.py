@@ -229,11 +229,20 @@ MAX_D = 50  # the largest perturbation D (and blocking js) a ptable is built for
 MAX_JS = 50
 
 
+def _whole(name: str, value, least: int, most: int | None = None) -> int:
+    """``value`` as a whole number in ``[least, most]``, else PTableError."""
+    try:
+        ok = not isinstance(value, bool) and float(value).is_integer() and value >= least
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise PTableError(f"{name} must be a whole number >= {least} (got {value!r})")
+    if most is not None and value > most:
+        raise PTableError(f"{name} = {value:g} is more than the limit of {most}")
+    return int(value)
+
+
 def _check_common(D, V, optim, mono, ncat):
-    if isinstance(D, bool) or not float(D).is_integer() or D < 1:
-        raise PTableError(f"D must be a whole number >= 1 (got {D!r})")
-    if D > MAX_D:
-        raise PTableError(f"D = {D:g} is more than the limit of {MAX_D}")
     if isinstance(V, bool) or not np.isfinite(V) or V <= 0:
         raise PTableError(f"V must be a positive number (got {V!r})")
     optims = _per_row("optim", optim, ncat, 1)
@@ -300,13 +309,8 @@ def count_ptable(D: int, V: float, js: int = 0, pstay: float | Sequence[float] |
     standing for every larger count. ``pstay``, ``optim`` and ``mono`` are one value or
     one per row ``i >= 1``. Every row is checked before any is built; a ptable is built
     once for its parameters (its arrays are read-only)."""
-    if isinstance(js, bool) or not float(js).is_integer() or js < 0:
-        raise PTableError(f"js must be a whole number >= 0 (got {js!r})")
-    if js > MAX_JS:
-        raise PTableError(f"js = {js:g} is more than the limit of {MAX_JS}")
-    if isinstance(D, bool) or not float(D).is_integer() or D < 1:
-        raise PTableError(f"D must be a whole number >= 1 (got {D!r})")
-    D, js = int(D), int(js)
+    js = _whole("js", js, 0, MAX_JS)
+    D = _whole("D", D, 1, MAX_D)
     ncat = D if js == 0 else D + js + 1
     optims, monos = _check_common(D, V, optim, mono, ncat)
     stays = [0.0 if s is None else s for s in _per_row("pstay", pstay, ncat, None)]
@@ -336,10 +340,8 @@ def magnitude_ptable(D: int, V: float, step: int = 2, icat: Sequence[float] | No
     optim, mono)``: rows ``i`` in ``0`` and ``icat`` (whole numbers, which must hold 1 and
     ``D``), perturbations on a grid of ``1 / step``. Every row is checked before any is
     built; a ptable is built once for its parameters (its arrays are read-only)."""
-    if isinstance(step, bool) or not float(step).is_integer() or step < 1:
-        raise PTableError(f"step must be a whole number >= 1 (got {step!r})")
-    if isinstance(D, bool) or not float(D).is_integer() or D < 1:
-        raise PTableError(f"D must be a whole number >= 1 (got {D!r})")
+    step = _whole("step", step, 1)
+    D = _whole("D", D, 1, MAX_D)
     if D * step >= 50:
         raise PTableError(f"D * step = {D * step:g} must be below 50: lower D or step")
     try:
@@ -355,7 +357,7 @@ def magnitude_ptable(D: int, V: float, step: int = 2, icat: Sequence[float] | No
     if max(cats) > D:
         raise PTableError(f"the largest entry of icat can be D = {D} (got {max(cats):g})")
     optims, monos = _check_common(D, V, optim, mono, len(cats))
-    return _magnitude_ptable(int(D), float(V), int(step), tuple(cats), optims, monos)
+    return _magnitude_ptable(D, float(V), step, tuple(cats), optims, monos)
 
 
 @lru_cache(maxsize=32)
