@@ -247,6 +247,11 @@ def test_impossible_parameters_are_refused_before_any_row_is_built(monkeypatch):
         with pytest.raises(PTableError, match=r"row i = 1: .*at most 2\.727272.*less than "
                                               r"V = 3, which optim 4 needs"):
             count_ptable(5, 3, optim=4)
+        # a V near the largest float (the closed form overflowed and warned before)
+        for build in (lambda: count_ptable(3, 1e308), lambda: count_ptable(3, 1e308, optim=4),
+                      lambda: magnitude_ptable(3, 1e308)):
+            with pytest.raises(PTableError, match="V = 1e\\+308"):
+                build()
         with pytest.raises(PTableError, match="D = 51 is more than the limit of 50"):
             count_ptable(51, 3)
         with pytest.raises(PTableError, match="js = 51 is more than the limit of 50"):

@@ -153,6 +153,20 @@ def test_impossible_ptables_and_bad_parameters_are_refused(tmp_path):
         validate(path)
 
 
+def test_a_huge_V_is_refused_by_the_cli_without_a_warning(tmp_path, capsys):
+    # V = 1000 with D = 50 (the schema's largest): refused at validation with the variance
+    # that can be reached (850), exit 1, no "please report it" warning
+    from helpers import validate_cli
+
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {D: 50, V: 1000}}")
+    code, lines = validate_cli(path, capsys)
+    assert code == 1
+    assert any("V = 1000 cannot be reached" in line and "at most 850" in line
+               for line in lines)
+    assert not any("warning" in line or "please report" in line for line in lines)
+
+
 def test_bad_record_keys_are_refused(tmp_path):
     path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, "
                            f"params: {{{PT_EX}, record_key: rkey}}}}",
