@@ -87,6 +87,9 @@ def _per_row(item: dict, description: str) -> dict:
 @register
 class CellKey(TableMethod):
     name = "cell_key"
+    # 2: ptable rows with large perturbations solved in closed form (they were solved
+    # numerically: the same optimum, possibly another last of the 8 decimals)
+    version = "2"
     summary = "Cell key method: consistent noise on frequency and magnitude tables from a ptable."
     params: ClassVar[dict] = {
         "type": "object",
