@@ -21,10 +21,13 @@ for the minimum covariance determinant estimator", Technometrics 41): 500 random
 ``(p+1)``-subsets (enlarged while singular) drawn from the step's generator, each
 followed by two C-steps (the ``h`` records nearest the current mean and covariance: the
 determinant never increases), on a random 1500 records when there are more (the
-partitioning of FAST-MCD, simplified); besides them the six deterministic starts of
+partitioning of FAST-MCD, simplified). The ten best, and the six deterministic starts of
 DetMCD (Hubert, Rousseeuw & Verdonck (2012), "A deterministic algorithm for robust
-location and scatter", JCGS 21). The ten best go on with C-steps on all records until
-the determinant stops decreasing; the smallest wins. NumPy and SciPy only.
+location and scatter", JCGS 21) on all records, go on with C-steps until the determinant
+stops decreasing, then with single swaps while one lowers it (Hawkins 1994); the smallest
+determinant wins. On data small enough to try every h-subset this finds the least
+determinant (the tests check it); on large files, as robustbase's, it is a search that
+two generators may end differently. NumPy and SciPy only.
 """
 
 from __future__ import annotations
