@@ -338,9 +338,10 @@ def build_parser() -> argparse.ArgumentParser:
     fmt(p)
     p.set_defaults(func=cmd_methods)
 
-    p = add("init", help="write a starter recipe from a data file (CSV or Parquet): "
-                         "variables with guessed roles and types, a k-anonymity measure "
-                         "and a release; never replaces a file")
+    p = add("init", help="write a starter recipe from a data file (CSV, Parquet, SPSS, "
+                         "Stata or SAS): variables with guessed roles and types, local "
+                         "suppression to 3-anonymity and microaggregation, k-anonymity "
+                         "measured and checked before release; never replaces a file")
     p.add_argument("data", metavar="DATAFILE", type=Path)
     p.add_argument("-o", "--output", type=Path, default=Path("recipe.yaml"),
                    help="the recipe to write (default: recipe.yaml; never replaced)")
