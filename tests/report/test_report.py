@@ -52,7 +52,7 @@ def test_report_is_written_when_a_check_fails(tmp_path, capsys):
     assert main(["report", str(recipe), "-o", str(tmp_path / "r.html")]) == 0
     assert "1 check(s) failed" in capsys.readouterr().out
     html = (tmp_path / "r.html").read_text()
-    assert "Not released: a check failed" in html and 'class="fail">FAIL' in html
+    assert "NOT RELEASED: a check failed" in html and 'class="fail">FAIL' in html
 
 
 def test_ru_map_svg_is_deterministic():
