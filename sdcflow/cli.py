@@ -162,18 +162,20 @@ def _left_in_place(args) -> list[str]:
     replaced nor withdrew (so that nobody takes it for this run's)."""
     from .engine import default_out_dir
     from .engine.outputs import earlier_release
+    from .errors import SdcflowError
     from .recipe import load_recipe
 
     try:
         target = Path(args.out) if args.out is not None else \
             default_out_dir(load_recipe(args.recipe))
         files = earlier_release(target)
-    except Exception:  # no output directory can be told from an unreadable recipe
+    except (SdcflowError, OSError):  # an unreadable recipe names no output directory
         return []
     if not files:
         return []
-    return [f"note: {target} still holds the release of an earlier run ({', '.join(files)}): "
-            "this run stopped before its checks and neither replaced nor withdrew it"]
+    return [(f"note: {target} still holds the release of an earlier run "
+             f"({', '.join(files)}): this run stopped before its checks and neither "
+             "replaced nor withdrew it")]
 
 
 def _not_released(args, exc) -> int:
@@ -233,8 +235,14 @@ def cmd_report(args) -> int:
         write_report(target, pdf_bytes(html, recipe.name), recipe.name)
     else:
         write_report(target, html, recipe.name)
-    failed = sum(1 for c in result.checks if not c["passed"])
-    print(f"report written to {target}" + (f" ({failed} check(s) failed)" if failed else ""))
+    failed = [c for c in result.checks if not c["passed"]]
+    print(f"report written to {target}" + (f" ({len(failed)} check(s) failed: a run "
+                                           "would release nothing)" if failed else ""))
+    if failed:
+        from .engine.checks import failure_text
+
+        for check in failed:
+            print(f"  {failure_text(check)}")
     return 0
 
 

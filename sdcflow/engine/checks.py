@@ -92,8 +92,7 @@ def figure_text(value, compared=()) -> str:
         return "missing"
     if not isinstance(value, float) or not math.isfinite(value):
         return str(value)
-    digits = max(4, len(str(int(abs(value)))))
-    for digits in range(digits, 18):
+    for digits in range(max(4, len(str(int(abs(value))))), 18):
         text = f"{value:.{digits}g}"
         shown = float(text)
         if shown == value or all(shown != other for other in compared):

@@ -125,7 +125,7 @@ def test_foreign_files_arriving_during_the_run_stop_the_withdrawal_and_it_is_sai
     """Someone adds a file to public/ while the steps run: DIR may no longer be replaced,
     so the earlier release stays; the run still exits 3 and says that the release left
     in DIR is not one its recipe stands behind."""
-    import sdcflow.engine.runner as runner
+    from sdcflow.engine import runner
 
     out = tmp_path / "out"
     run(recipe, out)
@@ -164,8 +164,8 @@ def test_the_command_line_names_figure_threshold_and_withdrawn_files(recipe, tmp
     assert err == [
         FAILURE + ": too many records violate 5-anonymity",
         "nothing was released",
-        f"withdrew the earlier release from {out}: {', '.join(PUBLIC)} (this recipe does "
-        "not stand behind it)",
+        (f"withdrew the earlier release from {out}: {', '.join(PUBLIC)} (this recipe does "
+         "not stand behind it)"),
         f"the report of the failed run is {out / 'report.html'} (internal: do not publish)"]
     # again: nothing left to withdraw, and nothing said of it
     assert main(["run", str(recipe), "--out", str(out)]) == 3

@@ -106,8 +106,8 @@ def test_failed_check_releases_nothing(quickstart):
     with pytest.raises(CheckFailed) as info:
         run(quickstart, out)
     assert info.value.failures == [
-        "check failed: risk.violations[5] <= 10 (risk.violations[5] = 316): too many "
-        "records violate 5-anonymity"]
+        ("check failed: risk.violations[5] <= 10 (risk.violations[5] = 316): too many "
+         "records violate 5-anonymity")]
     assert not (out / "public").exists()
     assert set(output_files(out)) == {"manifest.json", "measures.json", "report.html"}
     assert list(quickstart.parent.glob(".out*")) == []
