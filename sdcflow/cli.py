@@ -149,9 +149,10 @@ def cmd_run(args) -> int:
     if result.public_manifest is not None:
         text.append(f"publish {result.public_dir} (and nothing else: the other files are "
                     "internal)")
+    from .engine.checks import check_text
+
     for c in result.checks:
-        variant = f" [variant {c['variant']}]" if "variant" in c else ""
-        text.append(f"  check passed: {c['check']}{variant}")
+        text.append(f"  check passed: {check_text(c)}")
     _emit(args, "\n".join(text), summary)
     return 0
 

@@ -67,7 +67,13 @@ def failure_text(check: dict) -> str:
     report say it: the check with its threshold, the variant, the figures it compared,
     why it could not be decided, and the recipe's message, e.g.
     ``check failed: link.percent < 5 (link.percent = 32.08)``."""
-    text = f"check failed: {check['check']}"
+    return f"check failed: {check_text(check)}"
+
+
+def check_text(check: dict) -> str:
+    """A check (an entry of :func:`evaluate_checks`) with its variant, the figures it
+    compared and, when it failed, why: ``link.percent < 5 (link.percent = 32.08)``."""
+    text = check["check"]
     if "variant" in check:
         text += f" [variant {check['variant']}]"
     figures = check.get("figures") or {}
@@ -109,5 +115,5 @@ def _numbers(text: str) -> list:
     return [c for c in constants if not isinstance(c, bool)]
 
 
-__all__ = ["check_figures", "check_value", "evaluate_checks", "expression_value",
-           "failure_text", "figure_text"]
+__all__ = ["check_figures", "check_text", "check_value", "evaluate_checks",
+           "expression_value", "failure_text", "figure_text"]

@@ -114,7 +114,8 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
                   ("input", (f"{manifest['input'].get('file', '')} "
                              f"({manifest['input'].get('records', '?')} records)"))]
     if chosen is not None and len(plan.variants) > 1:
-        about.append(("released variant", variant_label(plan.variants[chosen])))
+        about.append(("released variant" if released_ok else "variant (not released)",
+                      variant_label(plan.variants[chosen])))
 
     tables = {}
     for tid, table in (getattr(result, "tables", None) or {}).items():

@@ -138,7 +138,9 @@ def _summary(data: ReportData) -> str:
     parts += ["<h3>Checks</h3>", _checks(data)]
     if data.risk:
         parts.append("<h3>Disclosure risk before and after</h3>")
-        parts.append(_table(["figure", "original data", "released data"],
+        after = "protected data (not released)" if data.status == "failed" else \
+            "released data"
+        parts.append(_table(["figure", "original data", after],
                             [[label, number_text(b), number_text(a)]
                              for label, b, a in data.risk], {1, 2}))
     if data.utility:

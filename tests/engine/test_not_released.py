@@ -57,6 +57,7 @@ def test_a_failed_run_withdraws_the_earlier_release(recipe, tmp_path):
     assert "NOT RELEASED: a check failed" in top
     assert "check failed: risk.percent[5] &lt; 5 (risk.percent[5] = 6.9)" in top
     assert "Released: every check passed" not in html
+    assert "<th>protected data (not released)</th>" in html  # not "released data"
 
 
 def test_the_failed_run_says_nothing_was_withdrawn_when_nothing_was_there(recipe, tmp_path):
@@ -157,8 +158,10 @@ def test_the_command_line_names_figure_threshold_and_withdrawn_files(recipe, tmp
                                                                     capsys):
     out = tmp_path / "out"
     assert main(["run", str(recipe), "--out", str(out)]) == 0
+    # a passed check is said with its figures too: how far it is from its threshold
+    assert "  check passed: risk.violations[5] <= 400 (risk.violations[5] = 316)\n" in \
+        capsys.readouterr().out
     tighten(recipe)
-    capsys.readouterr()
     assert main(["run", str(recipe), "--out", str(out)]) == 3
     err = capsys.readouterr().err.splitlines()
     assert err == [
