@@ -100,8 +100,8 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     failed run and no ``public/``, an earlier release there withdrawn, see
     :func:`not_released`). An error stops the run before its verdict and leaves the
     output directory as it was. ``use_cache=False`` recomputes every step (and refreshes
-    the cache). With ``write=False`` nothing is written and the result is only returned. ``progress``
-    hears how the run goes: a :class:`~sdcflow.engine.progress.RunObserver`, or a
+    the cache). With ``write=False`` nothing is written and the result is only returned.
+    ``progress`` hears how the run goes: a :class:`~sdcflow.engine.progress.RunObserver`, or a
     function that gets one line of text per finished step.
 
     ``engine`` (default: the recipe's ``execution.engine``, else ``"memory"``): ``"dask"``
