@@ -61,13 +61,6 @@ from ...kernels.partial_moments import (
     merge_columns,
     merge_matrices,
 )
-from ...kernels.perturbative.sdcmicro_noise import (
-    DELTA,
-    NOISE_METHODS,
-    column_means_and_sds,
-    correlated2_noise,
-    k_from_noise,
-)
 from ...kernels.perturbative.noise import (
     additive_noise,
     column_variances,
@@ -77,6 +70,13 @@ from ...kernels.perturbative.noise import (
     moments,
     multiplicative_noise,
     romm,
+)
+from ...kernels.perturbative.sdcmicro_noise import (
+    DELTA,
+    NOISE_METHODS,
+    column_means_and_sds,
+    correlated2_noise,
+    k_from_noise,
 )
 from ...kernels.perturbative.uniform_noise import uniform_noise
 from ...limits import FLOAT_MAX, NOISE_SIGMAS

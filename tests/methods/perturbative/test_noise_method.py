@@ -332,16 +332,19 @@ def noise_recipe(params_text: str) -> str:
         """
 
 
+MIXED = "'noise' is sdcMicro's percentage and 'k' sdcflow's noise level: give one of them"
+NOISE_ONLY = ("'noise' (sdcMicro's percentage) applies to methods additive and correlated, "
+              "as in sdcMicro; the others take 'k' (correlated2 'delta')")
+DELTA_ONLY = "'delta' applies to method correlated2 only"
+DELTA_LEVEL = "correlated2's noise level is 'delta' (sdcMicro's), not 'k' or 'noise'"
+
+
 @pytest.mark.parametrize("params_text, message", [
-    ("{noise: 5, k: 0.05}", "'noise' is sdcMicro's percentage and 'k' sdcflow's noise level: "
-                            "give one of them"),
-    ("{method: uniform, noise: 5}", "'noise' (sdcMicro's percentage) applies to methods "
-                                    "additive and correlated, as in sdcMicro; the others "
-                                    "take 'k' (correlated2 'delta')"),
-    ("{delta: 0.2}", "'delta' applies to method correlated2 only"),
-    ("{method: correlated, delta: 0.2}", "'delta' applies to method correlated2 only"),
-    ("{method: correlated2, k: 0.2}", "correlated2's noise level is 'delta' (sdcMicro's), "
-                                      "not 'k' or 'noise'"),
+    ("{noise: 5, k: 0.05}", MIXED),
+    ("{method: uniform, noise: 5}", NOISE_ONLY),
+    ("{delta: 0.2}", DELTA_ONLY),
+    ("{method: correlated, delta: 0.2}", DELTA_ONLY),
+    ("{method: correlated2, k: 0.2}", DELTA_LEVEL),
 ])
 def test_sdcmicro_parameters_are_not_mixed(write_recipe, params_text, message):
     from sdcflow import validate
