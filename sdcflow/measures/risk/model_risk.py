@@ -1,6 +1,6 @@
 """``model_risk``: re-identification risk of the sample uniques from a Poisson log-linear
-model of the key-combination counts, R sdcMicro's ``modRisk`` (Skinner & Holmes (1998), "Estimating the re-identification risk per record in
-microdata"; Skinner & Shlomo (2008), "Assessing identification risk in survey microdata
+model of the key-combination counts, R sdcMicro's ``modRisk`` (Skinner & Holmes (1998),
+"Estimating the re-identification risk per record in microdata"; Skinner & Shlomo (2008), "Assessing identification risk in survey microdata
 using log-linear models", JASA 103). The formulas are in
 :mod:`sdcflow.kernels.risk.model_risk`.
 
