@@ -242,16 +242,23 @@ def test_uniform_noise_is_bounded_by_its_half_width_per_stratum():
             assert change.max() <= a and change.max() > 0.9 * a
 
 
-def test_uniform_noise_on_partitions_uses_the_global_variances():
-    # map-reduce: partials of two halves merged give the variance of all the records, and
-    # each half is then bounded by the global half-width sqrt(3 k Var)
+def fitted_on_halves(**given):
+    """The data, the params, its two halves as partitions and the state map-reduce fits
+    on them (one round)."""
     data = numeric_data()
-    params = registry.with_defaults(PLUGIN.params, {"method": "uniform", "k": 0.3})
+    params = registry.with_defaults(PLUGIN.params, given)
     assert PLUGIN.distributes(params, data.meta).rounds == 1
     halves = [Dataset(data.frame.iloc[:300], data.variables),
               Dataset(data.frame.iloc[300:], data.variables)]
     state = PLUGIN.combine(0, [PLUGIN.partial(0, h, params, None) for h in halves], params,
                            None)
+    return data, params, halves, state
+
+
+def test_uniform_noise_on_partitions_uses_the_global_variances():
+    # map-reduce: partials of two halves merged give the variance of all the records, and
+    # each half is then bounded by the global half-width sqrt(3 k Var)
+    data, params, halves, state = fitted_on_halves(method="uniform", k=0.3)
     x = data.frame[["a", "b", "c"]].astype(float)
     np.testing.assert_allclose(state, x.var(ddof=1), rtol=1e-12)
     out = PLUGIN.apply_fitted(halves[1], params, np.random.default_rng(3), state)
@@ -300,13 +307,7 @@ def test_correlated2_small_stratum_uses_the_overall_mean_and_sd():
 
 
 def test_correlated2_on_partitions_uses_the_global_means_and_sds():
-    data = numeric_data()
-    params = registry.with_defaults(PLUGIN.params, {"method": "correlated2", "delta": 0.5})
-    assert PLUGIN.distributes(params, data.meta).rounds == 1
-    halves = [Dataset(data.frame.iloc[:300], data.variables),
-              Dataset(data.frame.iloc[300:], data.variables)]
-    means, sds = PLUGIN.combine(0, [PLUGIN.partial(0, h, params, None) for h in halves],
-                                params, None)
+    data, params, halves, (means, sds) = fitted_on_halves(method="correlated2", delta=0.5)
     x = data.frame[["a", "b", "c"]].astype(float)
     np.testing.assert_allclose(means, x.mean(), rtol=1e-12)
     np.testing.assert_allclose(sds, x.std(ddof=1), rtol=1e-12)
