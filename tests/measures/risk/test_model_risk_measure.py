@@ -126,13 +126,11 @@ def test_linear_checks():
                      "b": Variable("b", "key", "categorical")})
     assert list(PLUGIN.check({"linear": ["bb"]}, meta)) == [
         (("linear", 0), "'bb' is not one of the key variables (did you mean 'b'?)")]
+    ipf = "method IPF fits the main effects with every key a factor, as sdcMicro's loglm: no "
     assert list(PLUGIN.check({"method": "IPF", "linear": ["a"],
                               "interactions": [["a", "b"]]}, meta)) == [
-        (("interactions",), "method IPF fits the main effects with every key a factor, as "
-                            "sdcMicro's loglm: no interactions"),
-        (("linear",), "method IPF fits the main effects with every key a factor, as "
-                      "sdcMicro's loglm: no linear")]
+        (("interactions",), ipf + "interactions"), (("linear",), ipf + "linear")]
     params = registry.with_defaults(PLUGIN.params, {"linear": ["c"]})
-    assert list(PLUGIN.check_data(params, linear_dataset())) == [
-        (("linear",), "'c' has values that are not numbers: a linear term needs numbers "
-                      "(leave it out of 'linear' to fit it as a factor)")]
+    text = ("'c' has values that are not numbers: a linear term needs numbers (leave it out "
+            "of 'linear' to fit it as a factor)")
+    assert list(PLUGIN.check_data(params, linear_dataset())) == [(("linear",), text)]
