@@ -116,8 +116,10 @@ def eigen(x: np.ndarray, y: np.ndarray) -> float | None:
     """sdcMicro's ``dUtility(method = "eigen")`` (module docstring): ``sum |e - e'| / e``
     over the decreasing eigenvalues of the pairwise covariances of the standardised
     variables of ``x`` and ``y``."""
+    if x.shape[1] == 0:
+        return None
     vx, vy = pairwise_scaled_covariance(x), pairwise_scaled_covariance(y)
-    if vx is None or vy is None or x.shape[1] == 0:
+    if vx is None or vy is None:
         return None
     e1 = np.linalg.eigvalsh(vx)[::-1]
     e2 = np.linalg.eigvalsh(vy)[::-1]

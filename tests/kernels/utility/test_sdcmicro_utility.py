@@ -112,3 +112,15 @@ def test_scaling_the_differences_scales_il1_and_il1s(x, factor):
     if base["IL1s"] is not None:
         assert scaled["IL1s"] == pytest.approx(factor * base["IL1s"], rel=1e-9)
         assert scaled["IL1old"] == pytest.approx(scaled["IL1s"] / x.size, rel=1e-12)
+
+
+def test_edge_cases_as_r():
+    # no variables or no records: R's sum over nothing is 0, IL1old divides 0 by 0 (NaN)
+    # and eigen has no matrix; a variable with one observed value has no sd (NA in R),
+    # so its standardised distances are left out
+    for shape in ((5, 0), (0, 2)):
+        assert sdcmicro_utility(np.empty(shape), np.empty(shape)) == {
+            "IL1": 0.0, "IL1s": 0.0, "IL1old": None, "eigen": None}
+    x, y = np.array([[1.0], [np.nan]]), np.array([[2.0], [3.0]])
+    assert sdcmicro_utility(x, y) == {"IL1": 100.0, "IL1s": 0.0, "IL1old": 0.0,
+                                      "eigen": None}
