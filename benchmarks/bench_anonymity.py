@@ -83,8 +83,9 @@ def main() -> None:
     raw = raw_keys()
     for n in (4580, 45_000, 1_000_000):
         codes = base if n == 4580 else detailed_sample(raw, n, rng)
-        costs = 1000.0 ** (5 - np.array([3, 4, 2, 1, 5]))
-        seconds, result = best_of(suppress_to_k, codes, 3, alpha=0.7, costs=costs, repeat=1)
+        importance = np.array([3, 4, 2, 1, 5])
+        seconds, result = best_of(suppress_to_k, codes, 3, alpha=0.7, importance=importance,
+                                  repeat=1)
         per_var = "/".join(str(int(v)) for v in result.suppressed.sum(axis=0))
         note = f"{int(result.suppressed.sum())} suppressions ({per_var}), " \
                f"{result.unresolved} unresolved"

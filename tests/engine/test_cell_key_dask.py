@@ -26,7 +26,7 @@ tables:
   - {id: count, dims: [region, sex]}
   - {id: pay, dims: [region, sex], response: income}
 steps:
-  - {id: ck, method: cell_key, table: count, params: {D: 3, V: 2, js: 2, KEY}}
+  - {id: ck, method: cell_key, table: count, params: {D: 3, V: 2.5, js: 2, KEY}}
   - {id: ckp, method: cell_key, table: pay,
      params: {D: 10, V: 3, KEY, magnitude: {type: top_contr, top_k: 2, p: [0.2, 0.03],
                                             fp: 5000, q: 2, epsilon: [1, 0.5]}}}

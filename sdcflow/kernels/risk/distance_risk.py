@@ -67,8 +67,9 @@ def d_risk_rmd(original: np.ndarray, masked: np.ndarray, k: float = 0.01, k2: fl
                rng: np.random.Generator | None = None) -> RmdRisk:
     """sdcMicro's ``dRiskRMD``: both files standardised (each by its own means and
     standard deviations), ``rmd_i = 0.05 sqrt((x_i - mean)' C^{-1} (x_i - mean))`` with C
-    the robust MCD covariance of the standardised original data (and, as sdcMicro, the
-    plain column means); record i is *close* when some standardised masked value lies
+    the robust MCD covariance of the standardised original data (robustbase's ``covMcd``
+    with its defaults, as sdcMicro calls it: :func:`sdcflow.kernels.risk.robust_covariance.mcd`,
+    its random starts drawn from ``rng``) and, as sdcMicro, the plain column means; record i is *close* when some standardised masked value lies
     strictly inside ``x_ij +- k rmd_i``, and *isolated* when, besides, its masked record's
     Euclidean distance to every other masked record is above ``k2``.
 

@@ -58,7 +58,9 @@ def _fit(features: np.ndarray, target: np.ndarray) -> np.ndarray | None:
         while dual(theta + t * step) > here + 1e-4 * t * (grad @ step) and t > 1e-12:
             t /= 2
         if t <= 1e-12:
-            return None
+            # no step lowers the dual within rounding: converged if the gradient is as
+            # small as rounding lets it be, else failed
+            return theta if np.abs(grad).max() <= 1e-9 * scale else None
         theta = theta + t * step
     return None
 
@@ -68,11 +70,17 @@ def closed_form_row(v: np.ndarray, variance: float, lower: np.ndarray, mono: boo
     """The maximum-entropy row (see the module docstring), or None."""
     v = np.asarray(v, dtype=float)
     base = np.stack([v, v * v], axis=1)
+    # Newton's method on features scaled to about 1 (v / D, v^2 / D^2): with v up to 50
+    # the unscaled Hessian is too ill-conditioned to converge (the row then fell back on
+    # the slow numerical solver); p depends only on features @ theta, the same optimum
+    unit = np.array([1.0, 1.0]) * max(float(np.abs(v).max(initial=0.0)), 1.0)
+    unit[1] *= unit[0]
+    scaled = base / unit
     zero = np.flatnonzero(v == 0)
     z = int(zero[0]) if mono and len(zero) else None
     starts = [None] if z is None else list(range(z, -1, -1))
     for s in starts:
-        feats = base.copy()
+        feats = scaled.copy()
         if s is not None and s < z:
             feats[s:z + 1] = feats[s:z + 1].mean(axis=0)
         theta = None
@@ -81,7 +89,7 @@ def closed_form_row(v: np.ndarray, variance: float, lower: np.ndarray, mono: boo
             if a is not None and _probabilities(feats[:, :1], a) @ base[:, 1] <= variance:
                 theta = np.array([a[0], 0.0])
         if theta is None:
-            theta = _fit(feats, np.array([0.0, variance]))
+            theta = _fit(feats, np.array([0.0, variance / unit[1]]))
             if theta is None or (not equality and theta[1] > 0):
                 continue
         p = _probabilities(feats, theta)
@@ -91,7 +99,7 @@ def closed_form_row(v: np.ndarray, variance: float, lower: np.ndarray, mono: boo
             if (np.diff(p[:z + 1]) < -1e-15).any():
                 continue
             if s < z:  # the block's monotony multipliers must be >= 0
-                h = base[s:z + 1] @ theta
+                h = scaled[s:z + 1] @ theta
                 if (np.cumsum(h - h.mean())[:-1] < -1e-12).any():
                     continue
         return p

@@ -25,15 +25,24 @@ cell key in ``[p_int_lb, p_int_ub)`` of row ``i`` draws the perturbation ``v``.
 Magnitude tables (``table="nums"``): rows ``i`` in ``0`` and ``icat``, targets on a grid
 of ``1/step``, no blocking and no ``pstay`` (as the package does).
 
-A ptable that cannot exist is refused with the reason (:class:`PTableError`): targets
-left by the blocking that force a larger variance than ``V`` or allow no unbiased
-perturbation, or a ``V`` that perturbations of at most ``D`` cannot reach.
+A ptable that cannot exist is refused with the reason (:class:`PTableError`), before any
+row is built: for every row, linear programs give the least and the largest variance an
+unbiased row can have with every ``p >= 1e-8`` (``p(0)`` at least the lowest bound the
+``pstay`` loop reaches) and the monotony; the row is refused when its targets allow no
+unbiased perturbation, when its least variance is above ``V`` (the package's "The variance
+parameter you set is too small!"; e.g. ``D = 3, V = 2, js = 2``: from a count of 1 only
+``v = -1, 2, 3`` are left and their least variance is ``2 + 4e-8``), with ``optim`` 4 when
+its largest is below ``V``, and in the last row (every larger count) when the
+maximum-entropy perturbation without a variance limit stays below ``V`` (``V`` cannot be
+reached: the package builds such a table quietly with a smaller variance; sdcflow says
+so). The message says the variance that can be reached.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import linprog, minimize
@@ -43,11 +52,11 @@ from .max_entropy import closed_form_row
 EPSILON = 1e-8  # the package's lower bound of every probability (1 / 10^8)
 DIGITS = 8  # the package rounds the interval bounds to 8 decimals
 _TOL = 1e-9
-# The lower bound 1e-8 on every probability can push the least variance of a row a few
-# 1e-8 above a V that the row reaches without it (e.g. D = 3, V = 2, js = 2: from a count
-# of 1 only v = -1, 2, 3 are left and (2/3, 1/3, 0) has variance exactly 2). The package
-# accepts such rows (it checks the variance to 3 decimals): so does this, up to _SLACK.
-_SLACK = 1e-6
+# A variance counts as reached up to this relative tolerance (the linear programs' own
+# rounding), not more: the lower bound 1e-8 on every probability can push the least
+# variance of a row a few 1e-8 above V (D = 3, V = 2, js = 2 gives 2 + 4e-8), and the
+# package refuses such a row.
+_REL = 1e-12
 
 
 class PTableError(ValueError):
@@ -116,14 +125,18 @@ def _constraints(v: np.ndarray, lower: np.ndarray, mono: bool):
     return a_eq, b_eq, a_ub, np.zeros(len(a_ub))
 
 
-def _least_variance(v, lower, mono) -> float | None:
-    """The smallest variance an unbiased distribution on ``v`` within the bounds can have
-    (None: there is none)."""
+def _least_variance(v, lower, mono, sign: float = 1.0) -> float | None:
+    """The smallest (``sign`` -1: the largest) variance an unbiased distribution on ``v``
+    within the bounds can have (None: there is none)."""
     a_eq, b_eq, a_ub, b_ub = _constraints(v, lower, mono)
-    res = linprog(v * v, A_ub=a_ub if len(a_ub) else None, b_ub=b_ub if len(a_ub) else None,
-                  A_eq=a_eq, b_eq=b_eq, bounds=list(zip(lower, np.ones(len(v)))),
-                  method="highs")
-    return float(res.fun) if res.status == 0 else None
+    res = linprog(sign * v * v, A_ub=a_ub if len(a_ub) else None,
+                  b_ub=b_ub if len(a_ub) else None, A_eq=a_eq, b_eq=b_eq,
+                  bounds=list(zip(lower, np.ones(len(v)))), method="highs")
+    return sign * float(res.fun) if res.status == 0 else None
+
+
+def _above(x: float, V: float) -> bool:
+    return x > V + _REL * max(1.0, abs(V))
 
 
 def _max_entropy(v: np.ndarray, variance: float, lower: np.ndarray, mono: bool,
@@ -133,7 +146,7 @@ def _max_entropy(v: np.ndarray, variance: float, lower: np.ndarray, mono: bool,
     else solved with SLSQP as the package does (nloptr's SLSQP), to a tighter
     tolerance; the result is checked against every constraint."""
     least = _least_variance(v, lower, mono)
-    if least is None or least > variance + _SLACK:
+    if least is None or _above(least, variance):
         return None
     variance = max(variance, least)
     n = len(v)
@@ -187,22 +200,14 @@ def _row(i, D, V, step, blocked, pstay, optim, mono, last: bool):
             break
         if not (lower[v == 0] > EPSILON).any():
             break  # (the package tries again with the same bounds: the same result)
+    if p is not None and last and p @ (v * v) < V - 1e-6:
+        raise _unreachable(V, D, i, float(p @ (v * v)))
     if p is None:
-        base = np.full(len(v), EPSILON)
-        least = _least_variance(v, base, mono)
-        targets = ", ".join(f"{x:g}" for x in j)
-        block = f"; the targets 1..{blocked} are blocked (js = {blocked})" if blocked else ""
-        if least is None:
-            raise PTableError(f"row i = {i:g}: no unbiased perturbation exists: the allowed "
-                              f"perturbed values are {{{targets}}} (|perturbation| <= D = {D}"
-                              f"{block})")
-        raise PTableError(f"row i = {i:g}: the allowed perturbed values {{{targets}}} "
-                          f"(|perturbation| <= D = {D}{block}) force a variance of at least "
-                          f"{least:.6g}, more than V = {V:g}: raise V or lower js")
-    if last and p @ (v * v) < V - 1e-6:
-        raise PTableError(f"V = {V:g} cannot be reached with perturbations of at most D = {D}"
-                          f" (the maximum-entropy perturbation of the rows i >= {i:g} has "
-                          f"variance {float(p @ (v * v)):.6g}): raise D or lower V")
+        # (the checks before building refuse every row that cannot exist: this is a row
+        # the optimiser did not solve)
+        raise PTableError(f"row i = {i:g}: no perturbation probabilities meeting every "
+                          f"constraint were found (D = {D}, V = {V:.10g}"
+                          f"{f', js = {blocked}' if blocked else ''}): try another V")
     return j, v, p
 
 
@@ -220,15 +225,80 @@ def _assemble(rows: list[tuple[float, np.ndarray, np.ndarray, np.ndarray]],
     return PTable(c["i"], c["j"], c["p"], c["v"], c["lb"], c["ub"], table)
 
 
+MAX_D = 50  # the largest perturbation D (and blocking js) a ptable is built for
+MAX_JS = 50
+
+
+def _whole(name: str, value, least: int, most: int | None = None) -> int:
+    """``value`` as a whole number in ``[least, most]``, else PTableError."""
+    try:
+        ok = not isinstance(value, bool) and float(value).is_integer() and value >= least
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise PTableError(f"{name} must be a whole number >= {least} (got {value!r})")
+    if most is not None and value > most:
+        raise PTableError(f"{name} = {value:g} is more than the limit of {most}")
+    return int(value)
+
+
 def _check_common(D, V, optim, mono, ncat):
-    if isinstance(D, bool) or not float(D).is_integer() or D < 1:
-        raise PTableError(f"D must be a whole number >= 1 (got {D!r})")
-    if not np.isfinite(V) or V <= 0:
+    if isinstance(V, bool) or not np.isfinite(V) or V <= 0:
         raise PTableError(f"V must be a positive number (got {V!r})")
     optims = _per_row("optim", optim, ncat, 1)
     if any(o not in (1, 2, 3, 4) for o in optims):
         raise PTableError(f"optim must be 1, 2, 3 or 4 (got {optim!r})")
-    return optims, [bool(m) for m in _per_row("mono", mono, ncat, True)]
+    return tuple(optims), tuple(bool(m) for m in _per_row("mono", mono, ncat, True))
+
+
+def _check_row(i, D, V, step, blocked, pstay, optim, mono, last: bool) -> None:
+    """Refuse row ``i`` if it cannot exist (see the module docstring), saying the
+    variance it can reach; cheap (linear programs), so every row is checked before any
+    is built."""
+    j = _targets(i, D, step, blocked)
+    v = np.round(j - i, 4) if step != 1 else j - i
+    lower = np.full(len(v), EPSILON)
+    # the loosest bound on p(0) the package's pstay loop reaches (19 steps of 0.05)
+    lower[v == 0] = max(pstay - 19 * 0.05, EPSILON)
+    targets = ", ".join(f"{x:g}" for x in j)
+    block = f"; the targets 1..{blocked} are blocked (js = {blocked})" if blocked else ""
+    allowed = f"the allowed perturbed values {{{targets}}} (|perturbation| <= D = {D}{block})"
+    least = _least_variance(v, lower, mono)
+    if least is None:
+        raise PTableError(f"row i = {i:g}: no unbiased perturbation exists: {allowed}")
+    if _above(least, V):
+        raise PTableError(
+            f"row i = {i:g}: {allowed} force a variance of at least {least:.10g} (every "
+            f"probability at least {EPSILON:g}), more than V = {V:.10g}: raise V to at least "
+            f"{least:.10g}{' or lower js' if blocked else ''} (the ptable package refuses it "
+            "too: 'The variance parameter you set is too small!')")
+    if optim != 4 and not last:
+        return
+    most = _least_variance(v, lower, mono, sign=-1.0)
+    rising = " with the probabilities rising towards v = 0 for v < 0 (mono)"
+    if optim == 4 and _above(V, most):
+        raise PTableError(
+            f"row i = {i:g}: {allowed}{rising if mono else ''} allow a variance of at most "
+            f"{most:.10g}, less than V = {V:.10g}, which optim 4 needs exactly: lower V to at "
+            f"most {most:.10g} or raise D")
+    if last and optim != 4:
+        # the maximum-entropy row without the variance bound (uniform, unless a bound
+        # binds): what the row has when V is above its variance
+        p = _max_entropy(v, most, lower, mono, False)
+        if p is not None and p @ (v * v) < V - 1e-6:
+            raise _unreachable(V, D, i, float(p @ (v * v)))
+
+
+def _unreachable(V: float, D: int, i: float, top: float) -> PTableError:
+    return PTableError(f"V = {V:.10g} cannot be reached with perturbations of at most D = "
+                       f"{D} (the maximum-entropy perturbation of the rows i >= {i:g} has "
+                       f"variance {top:.6g}): raise D or lower V to at most {top:.6g}")
+
+
+def _read_only(table: PTable) -> PTable:
+    for a in (table.i, table.j, table.p, table.v, table.p_int_lb, table.p_int_ub):
+        a.flags.writeable = False  # shared by the cache
+    return table
 
 
 def count_ptable(D: int, V: float, js: int = 0, pstay: float | Sequence[float] | None = None,
@@ -237,45 +307,68 @@ def count_ptable(D: int, V: float, js: int = 0, pstay: float | Sequence[float] |
     """The ptable of frequency (count) tables, as ``ptable::create_cnt_ptable(D, V, js,
     pstay, optim, mono)``: rows ``i = 0..D`` (``js = 0``) or ``0..D + js + 1``, the last
     standing for every larger count. ``pstay``, ``optim`` and ``mono`` are one value or
-    one per row ``i >= 1``."""
-    if isinstance(js, bool) or not float(js).is_integer() or js < 0:
-        raise PTableError(f"js must be a whole number >= 0 (got {js!r})")
-    D, js = int(D), int(js)
+    one per row ``i >= 1``. Every row is checked before any is built; a ptable is built
+    once for its parameters (its arrays are read-only)."""
+    js = _whole("js", js, 0, MAX_JS)
+    D = _whole("D", D, 1, MAX_D)
     ncat = D if js == 0 else D + js + 1
     optims, monos = _check_common(D, V, optim, mono, ncat)
     stays = [0.0 if s is None else s for s in _per_row("pstay", pstay, ncat, None)]
-    if any(not 0 <= s < 1 or (s == 0 and pstay is not None) for s in stays):
+    if any(isinstance(s, bool) or not 0 <= s < 1 or (s == 0 and pstay is not None)
+           for s in stays):
         raise PTableError(f"pstay must be larger than 0 and smaller than 1 (got {pstay!r})")
+    return _count_ptable(D, float(V), js, tuple(float(s) for s in stays), optims, monos)
+
+
+@lru_cache(maxsize=32)
+def _count_ptable(D, V, js, stays, optims, monos) -> PTable:
+    ncat = len(stays)
+    for r in range(ncat):
+        _check_row(r + 1, D, V, 1, js, stays[r], optims[r], monos[r], last=r == ncat - 1)
     rows = [(0.0, np.zeros(1), np.zeros(1), np.ones(1))]
     for r in range(ncat):
         i = r + 1
         j, v, p = _row(i, D, V, 1, js, stays[r], optims[r], monos[r], last=r == ncat - 1)
         rows.append((i, j, v, p))
-    return _assemble(rows, "cnts")
+    return _read_only(_assemble(rows, "cnts"))
 
 
 def magnitude_ptable(D: int, V: float, step: int = 2, icat: Sequence[float] | None = None,
                      optim: int | Sequence[int] = 1,
                      mono: bool | Sequence[bool] = True) -> PTable:
     """The ptable of magnitude tables, as ``ptable::create_num_ptable(D, V, step, icat,
-    optim, mono)``: rows ``i`` in ``0`` and ``icat`` (which must hold 1 and ``D``),
-    perturbations on a grid of ``1 / step``."""
-    if isinstance(step, bool) or not float(step).is_integer() or step < 1:
-        raise PTableError(f"step must be a whole number >= 1 (got {step!r})")
-    icat = sorted({float(x) for x in (icat if icat is not None else [1, D])})
-    if 1 not in icat or D not in icat:
-        raise PTableError(f"icat must hold 1 and D = {D} (got {icat})")
-    if max(icat) > D:
-        raise PTableError(f"the largest entry of icat can be D = {D} (got {max(icat):g})")
+    optim, mono)``: rows ``i`` in ``0`` and ``icat`` (whole numbers, which must hold 1 and
+    ``D``), perturbations on a grid of ``1 / step``. Every row is checked before any is
+    built; a ptable is built once for its parameters (its arrays are read-only)."""
+    step = _whole("step", step, 1)
+    D = _whole("D", D, 1, MAX_D)
     if D * step >= 50:
-        raise PTableError(f"D * step = {D * step} must be below 50: lower D or step")
-    optims, monos = _check_common(D, V, optim, mono, len(icat))
+        raise PTableError(f"D * step = {D * step:g} must be below 50: lower D or step")
+    try:
+        cats = {float(x) for x in (icat if icat is not None else [1, D])}
+    except (TypeError, ValueError):
+        raise PTableError(f"icat must be whole numbers (got {icat!r})") from None
+    if any(not x.is_integer() for x in cats):
+        # the package keeps icat as integers (as.integer)
+        raise PTableError(f"icat must be whole numbers (got {sorted(cats)})")
+    cats = sorted(cats)
+    if 1 not in cats or D not in cats:
+        raise PTableError(f"icat must hold 1 and D = {D} (got {[int(x) for x in cats]})")
+    if max(cats) > D:
+        raise PTableError(f"the largest entry of icat can be D = {D} (got {max(cats):g})")
+    optims, monos = _check_common(D, V, optim, mono, len(cats))
+    return _magnitude_ptable(D, float(V), step, tuple(cats), optims, monos)
+
+
+@lru_cache(maxsize=32)
+def _magnitude_ptable(D, V, step, cats, optims, monos) -> PTable:
+    for r, i in enumerate(cats):
+        _check_row(i, D, V, step, 0, 0.0, optims[r], monos[r], last=r == len(cats) - 1)
     rows = [(0.0, np.zeros(1), np.zeros(1), np.ones(1))]
-    for r, i in enumerate(icat):
-        j, v, p = _row(i, int(D), V, int(step), 0, 0.0, optims[r], monos[r],
-                       last=r == len(icat) - 1)
+    for r, i in enumerate(cats):
+        j, v, p = _row(i, D, V, step, 0, 0.0, optims[r], monos[r], last=r == len(cats) - 1)
         rows.append((i, j, v, p))
-    return _assemble(rows, "nums")
+    return _read_only(_assemble(rows, "nums"))
 
 
 def ptable_from_columns(i, j, p, v, p_int_lb, p_int_ub, table: str = "cnts") -> PTable:

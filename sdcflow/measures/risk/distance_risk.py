@@ -68,6 +68,9 @@ class DRisk(_DistanceRisk):
 @register
 class DRiskRMD(_DistanceRisk):
     name = "d_risk_rmd"
+    # 2: robustbase's finite-sample correction factors; FAST-MCD's random starts (from the
+    # step's generator) besides DetMCD's six, refined by C-steps and swaps
+    version = "2"
     summary = ("sdcMicro's dRiskRMD: records whose masked values fall within intervals "
                "sized by the robust Mahalanobis distance, and those also isolated.")
     params: ClassVar[dict] = {
@@ -112,7 +115,7 @@ class DRiskRMD(_DistanceRisk):
         names = self.variables(params, data.meta)
         same_records(data, original, self.name)
         result = d_risk_rmd(values(original, names), values(data, names), params["k"],
-                            params["k2"])
+                            params["k2"], rng=rng)
         summary = {"k": params["k"], "k2": params["k2"], "reference": params["reference"],
                    "variables": names, **result.summary(),
                    "close": int(result.close.sum()), "isolated": int(result.isolated.sum()),

@@ -31,7 +31,9 @@ class LocalSuppression(Method):
     name = "local_suppression"
     summary = "Suppress as few key values as possible to reach k-anonymity (or all-M)."
     makes_missing = True
-    version = "2"  # 2: a household-level value suppressed for one member is for all
+    # 2: a household-level value suppressed for one member is for all; 3: importance
+    # lexicographic, every suppression reconsidered (restored or traded) at the end
+    version = "3"
     households = "spread"
     roles = ("key",)
     params: ClassVar[dict] = {
@@ -43,18 +45,22 @@ class LocalSuppression(Method):
             "variables": variables_param(
                 "Key variables (default: every variable with role key).", unique=False),
             "importance": {
-                # rank r costs 1000 ** (max rank - r): beyond 100 ranks that overflows
+                # (ranks beyond the number of key variables add nothing: the bound only
+                # keeps the schema finite)
                 "type": "object",
                 "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 100},
                 "description": "As sdcMicro: 1 = most important (suppressed last); "
-                               "variables not listed are suppressed first.",
+                               "variables not listed are suppressed first. Followed "
+                               "lexicographically: a more important variable is suppressed "
+                               "only where suppressing less important ones cannot reach k.",
             },
             "costs": {
                 # sums of costs must stay finite (and far from the float limit)
                 "type": "object",
                 "additionalProperties": {"type": "number", "exclusiveMinimum": 0,
                                          "maximum": 1e100},
-                "description": "Cost of one suppression per variable (default 1).",
+                "description": "Cost of one suppression per variable (default 1): the "
+                               "search suppresses the cheaper values first.",
             },
             "alpha": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
                       "description": "Weight of matches through missing values (sdcMicro's "
@@ -116,16 +122,17 @@ class LocalSuppression(Method):
                 yield ("k",), f"k = {k} is larger than the number of records ({len(data)})"
 
     def costs(self, params, keys: list[str]) -> np.ndarray:
-        """Per-variable suppression costs; importance becomes a strict priority."""
-        if "costs" in params:
-            return np.array([float(params["costs"].get(v, 1.0)) for v in keys])
-        if "importance" in params:
-            imp = params["importance"]
-            top = max(list(imp.values()) + [len(keys)]) + 1
-            # variables not ranked come after (are cheaper than) every ranked one
-            rank = np.array([imp.get(v, top) for v in keys], dtype=float)
-            return 1000.0 ** (rank.max() - rank)
-        return np.ones(len(keys))
+        """Per-variable suppression costs (``costs``; default 1)."""
+        given = params.get("costs", {})
+        return np.array([float(given.get(v, 1.0)) for v in keys])
+
+    def importance(self, params, keys: list[str]) -> np.ndarray:
+        """Per-variable rank, followed lexicographically by the kernel (1 = most
+        important); variables not ranked share one rank after every ranked one. Without
+        ``importance`` every variable has rank 1."""
+        imp = params.get("importance", {})
+        last = max(imp.values(), default=0) + 1
+        return np.array([int(imp.get(v, last)) for v in keys], dtype=np.int64)
 
     def outputs(self, params, meta):
         return unchanged(self.variables(params, meta), meta)  # values only become missing
@@ -164,6 +171,7 @@ class LocalSuppression(Method):
         codes = original.copy()
         counts = table["n"].to_numpy(float)
         costs = self.costs(params, keys)
+        importance = self.importance(params, keys)
         alpha = float(params["alpha"])
         groups = (pd.DataFrame({c: pd.factorize(table[c], sort=True, use_na_sentinel=False)[0]
                                 for c in strata}).groupby(strata, sort=True).indices
@@ -173,6 +181,7 @@ class LocalSuppression(Method):
             sub = codes[rows]
             for cols, k in self._requirements(params, len(keys)):
                 sub[:, cols] = suppress_to_k(sub[:, cols], k, alpha=alpha, costs=costs[cols],
+                                             importance=importance[cols],
                                              counts=counts[rows]).codes
             codes[rows] = sub
             violating = np.zeros(len(rows), dtype=bool)
@@ -221,6 +230,7 @@ class LocalSuppression(Method):
         original = key_codes(data.frame, keys)
         codes = original.copy()
         costs = self.costs(params, keys)
+        importance = self.importance(params, keys)
         strata = self.strata(params, data.meta)
         groups, labels = stratum_codes(data.frame, strata)
         alpha = float(params["alpha"])
@@ -237,7 +247,8 @@ class LocalSuppression(Method):
                 sub = codes[rows]
                 for cols, k in requirements:
                     sub[:, cols] = suppress_to_k(sub[:, cols], k, alpha=alpha,
-                                                 costs=costs[cols]).codes
+                                                 costs=costs[cols],
+                                                 importance=importance[cols]).codes
                 codes[rows] = sub
             if household is None:
                 break

@@ -30,7 +30,7 @@ _SUB_PTABLE = {  # a further magnitude ptable, as create_num_ptable's parameters
         "D": {"type": "integer", "minimum": 1, "maximum": 50},
         "V": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000},
         "step": {"type": "integer", "minimum": 1, "maximum": 50},
-        "icat": {"type": "array", "minItems": 1, "items": {"type": "number", "minimum": 1}},
+        "icat": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1}},
         "optim": {"anyOf": [{"enum": [1, 2, 3, 4]},
                             {"type": "array", "items": {"enum": [1, 2, 3, 4]}}]},
         "mono": {"anyOf": [{"type": "boolean"},
@@ -60,8 +60,9 @@ _MAGNITUDE = {
                  "description": "Extra noise of sensitive (primary) cells."},
         "step": {"type": "integer", "minimum": 1, "maximum": 50, "default": 2,
                  "description": "ptable grid: perturbations in steps of 1/step."},
-        "icat": {"type": "array", "minItems": 1, "items": {"type": "number", "minimum": 1},
-                 "description": "ptable rows (must hold 1 and D; default [1, D])."},
+        "icat": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1},
+                 "description": "ptable rows, whole numbers as in ptable (must hold 1 and "
+                                "D; default [1, D])."},
         "small": {**_SUB_PTABLE,
                   "description": "A ptable for very small contributions (cellKey's "
                                  "separation): D, V, step, icat, optim, mono."},
@@ -86,6 +87,9 @@ def _per_row(item: dict, description: str) -> dict:
 @register
 class CellKey(TableMethod):
     name = "cell_key"
+    # 2: ptable rows with large perturbations solved in closed form (they were solved
+    # numerically: the same optimum, possibly another last of the 8 decimals)
+    version = "2"
     summary = "Cell key method: consistent noise on frequency and magnitude tables from a ptable."
     params: ClassVar[dict] = {
         "type": "object",

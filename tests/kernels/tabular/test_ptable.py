@@ -3,6 +3,8 @@ its own test of ``pt_ex_cnts()`` (tests/testthat/test-examples.R, "Example is co
 is the worked example; the defining constraints (rows sum to 1, mean 0, variance V,
 |v| <= D, blocked targets) are checked on other parameters and with hypothesis."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -158,12 +160,109 @@ def test_every_built_ptable_meets_its_constraints(D, V, js):
     assert pt.row_moments()[float(pt.rows[-1])][2] == pytest.approx(V, abs=1e-6)
 
 
-def test_a_row_exactly_at_its_least_variance_is_accepted():
-    # D = 3, V = 2, js = 2, row i = 1: only v = -1, 2, 3 are left; mean 0 with the least
-    # variance is (2/3, 1/3, 0), variance exactly 2 = V; the lower bound 1e-8 on p(3)
-    # lifts it by a few 1e-8, which ptable accepts (it checks the variance to 3 decimals)
-    pt = count_ptable(3, 2, js=2)
-    v, lb, ub = pt.row(1)
-    assert v.tolist() == [-1, 2, 3]
-    np.testing.assert_allclose(ub - lb, [2 / 3, 1 / 3, 0], atol=2e-8)
-    assert pt.row_moments()[1][2] == pytest.approx(2, abs=1e-6)
+def test_a_row_whose_least_variance_exceeds_V_by_a_hair_is_refused():
+    # D = 3, V = 2, js = 2, row i = 1: only v = -1, 2, 3 are left; with mean 0 and sum 1,
+    # p(-1) = (2 + p3) / 3, p(2) = (1 - 4 p3) / 3, variance 2 + 4 p3 (p3 = p(v = 3)); the
+    # package's lower bound 1e-8 on every p makes it at least 2.00000004 > V = 2, and the
+    # ptable package refuses it ("The variance parameter you set is too small!"). It was
+    # built before (with a slack of 1e-6)
+    with pytest.raises(PTableError, match=r"row i = 1: the allowed perturbed values "
+                                          r"\{0, 3, 4\}.*at least 2\.00000004 .*V = 2:"):
+        count_ptable(3, 2, js=2)
+    # with V = 2.0000001 row 1 is possible, row 2 (v = -2, 1, 2, 3) is not: its least
+    # variance 2 + 14e-8 (by the same algebra, p(v = 2) = p(v = 3) = 1e-8)
+    with pytest.raises(PTableError, match=r"row i = 2: .*at least 2\.00000014 .*"
+                                          r"V = 2\.0000001:"):
+        count_ptable(3, 2.0000001, js=2)
+    pt = count_ptable(3, 2.0000002, js=2)  # (p from intervals rounded to 8 decimals)
+    assert pt.row_moments()[1][2] == pytest.approx(2.0000002, abs=1e-6)
+
+
+def _least_variance_by_pairs(v: np.ndarray, eps: float = 1e-8) -> float | None:
+    """The least variance of an unbiased distribution on ``v`` with every p >= eps,
+    without monotony, worked out from the definition: with q = p - eps >= 0, sum q = s and
+    sum q v = t are two equations, so a least-variance q has at most two non-zero entries;
+    every pair (and single) is tried. None: no such distribution."""
+    s, t = 1 - eps * len(v), -eps * v.sum()
+    base, best = eps * (v * v).sum(), None
+    for a in range(len(v)):
+        if abs(s * v[a] - t) <= 1e-15:
+            best = min(best if best is not None else np.inf, base + s * v[a] ** 2)
+        for b in range(a + 1, len(v)):
+            qa = (t - s * v[b]) / (v[a] - v[b])
+            qb = s - qa
+            if qa >= -1e-15 and qb >= -1e-15:
+                value = base + qa * v[a] ** 2 + qb * v[b] ** 2
+                best = min(best if best is not None else np.inf, value)
+    return best
+
+
+@settings(max_examples=25, deadline=None)
+@given(D=st.integers(1, 5), V=st.integers(1, 600).map(lambda x: x / 100),
+       js=st.integers(0, 3))
+def test_a_ptable_is_refused_exactly_when_no_row_can_exist(D, V, js):
+    # the feasibility condition, worked out independently (without monotony): every row i
+    # (targets max(i - D, 0)..i + D without 1..js) needs an unbiased distribution with
+    # every p >= 1e-8 and variance <= V, and the rows for every large count (uniform on
+    # -D..D, the widest maximum-entropy row) must reach V: D (D + 1) / 3 >= V
+    ncat = D if js == 0 else D + js + 1
+    possible = V <= D * (D + 1) / 3 + 1e-6
+    for i in range(1, ncat + 1):
+        j = np.array([x for x in range(max(i - D, 0), i + D + 1) if not 1 <= x <= js], float)
+        least = _least_variance_by_pairs(j - i)
+        possible = possible and least is not None and least <= V * (1 + 1e-12)
+    try:
+        pt = count_ptable(D, V, js=js, mono=False)
+    except PTableError:
+        assert not possible
+        return
+    assert possible
+    for (total, mean, var) in pt.row_moments().values():
+        assert total == pytest.approx(1, abs=1e-12)
+        assert mean == pytest.approx(0, abs=1e-6) and var <= V + 1e-6
+
+
+def test_impossible_parameters_are_refused_before_any_row_is_built(monkeypatch):
+    # a huge V (more than perturbations of at most D can have), an optim 4 row that cannot
+    # reach V, limits on D and js: refused by the checks, never by building (which took
+    # minutes for D = 50, V = 1000, and said so only at the last row)
+    from sdcflow.kernels.tabular import ptable
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("a row was built")
+
+    monkeypatch.setattr(ptable, "_row", no_build)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and nothing escapes as a warning
+        # D = 50: the widest row is uniform on -50..50, variance 50 * 51 / 3 = 850
+        with pytest.raises(PTableError, match=r"V = 1000 cannot be reached.*D = 50.*variance "
+                                              r"850\b.*at most 850"):
+            count_ptable(50, 1000)
+        with pytest.raises(PTableError, match=r"V = 1000 cannot be reached.*D = 24.*variance "
+                                              r"196\b"):
+            # step 2: uniform on -24..24 by 0.5, variance 48 * 49 / 3 / 4 = 196
+            magnitude_ptable(24, 1000, step=2, icat=[1, 24])
+        # optim 4, D = 5, row i = 1 (v = -1..5, p(-1) <= p(0)): at most p(-1) = p(0) = 5/11,
+        # p(5) = 1/11, variance 30/11 = 2.7272727, a hair less with every other p >= 1e-8
+        with pytest.raises(PTableError, match=r"row i = 1: .*at most 2\.727272.*less than "
+                                              r"V = 3, which optim 4 needs"):
+            count_ptable(5, 3, optim=4)
+        # a V near the largest float (the closed form overflowed and warned before)
+        for build in (lambda: count_ptable(3, 1e308), lambda: count_ptable(3, 1e308, optim=4),
+                      lambda: magnitude_ptable(3, 1e308)):
+            with pytest.raises(PTableError, match="V = 1e\\+308"):
+                build()
+        with pytest.raises(PTableError, match="D = 51 is more than the limit of 50"):
+            count_ptable(51, 3)
+        with pytest.raises(PTableError, match="js = 51 is more than the limit of 50"):
+            count_ptable(5, 3, js=51)
+        with pytest.raises(PTableError, match="icat must be whole numbers"):
+            magnitude_ptable(5, 2, icat=[1, 2.5, 5])
+
+
+def test_a_ptable_is_built_once_for_its_parameters():
+    # the cache: the same parameters give the same (read-only) table, without building
+    a = magnitude_ptable(10, 3, step=2, icat=[1, 5, 10], optim=[4, 1, 1])
+    b = magnitude_ptable(10, 3, step=2, icat=[10, 5, 1.0], optim=[4, 1, 1])
+    assert a is b and not a.p.flags.writeable
+    assert count_ptable(2, 1.05, js=1) is count_ptable(2, 1.05, js=1, optim=[1, 1, 1, 1])

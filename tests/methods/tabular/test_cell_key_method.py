@@ -128,6 +128,18 @@ def test_impossible_ptables_and_bad_parameters_are_refused(tmp_path):
     with pytest.raises(RecipeError, match=r"recipe.yaml:\d+:\d+: .*impossible ptable: row "
                                           r"i = 1.*at least 2\b"):
         validate(path)
+    # D = 3, V = 2, js = 2: row 1's least variance is 2 + 4e-8 (every p >= 1e-8), which
+    # the ptable package refuses; it was built before
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {D: 3, V: 2, js: 2}}")
+    with pytest.raises(RecipeError, match=r"recipe.yaml:\d+:\d+: .*impossible ptable: row "
+                                          r"i = 1.*at least 2\.00000004 .*V = 2:"):
+        validate(path)
+    # a V beyond what perturbations of at most D can have: refused at validation, at once
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {D: 50, V: 1000}}")
+    with pytest.raises(RecipeError, match=r"V = 1000 cannot be reached.*at most 850"):
+        validate(path)
     path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, params: {js: 1}}")
     with pytest.raises(RecipeError, match="give D and V"):
         validate(path)
@@ -139,6 +151,20 @@ def test_impossible_ptables_and_bad_parameters_are_refused(tmp_path):
                            "params: {D: 2, V: 1, record_key: nokey}}")
     with pytest.raises(RecipeError, match="'nokey' is not a declared variable"):
         validate(path)
+
+
+def test_a_huge_V_is_refused_by_the_cli_without_a_warning(tmp_path, capsys):
+    # V = 1000 with D = 50 (the schema's largest): refused at validation with the variance
+    # that can be reached (850), exit 1, no "please report it" warning
+    from helpers import validate_cli
+
+    path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
+                           "params: {D: 50, V: 1000}}")
+    code, lines = validate_cli(path, capsys)
+    assert code == 1
+    assert any("V = 1000 cannot be reached" in line and "at most 850" in line
+               for line in lines)
+    assert not any("warning" in line or "please report" in line for line in lines)
 
 
 def test_bad_record_keys_are_refused(tmp_path):
