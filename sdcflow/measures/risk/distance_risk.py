@@ -32,6 +32,7 @@ class _DistanceRisk(Measure):
 @register
 class DRisk(_DistanceRisk):
     name = "d_risk"
+    public_params = ("k", "variables", "reference")
     summary = ("sdcMicro's dRisk: share of records whose original values all lie within k "
                "standard deviations of their masked values.")
     params: ClassVar[dict] = {
@@ -68,6 +69,7 @@ class DRisk(_DistanceRisk):
 @register
 class DRiskRMD(_DistanceRisk):
     name = "d_risk_rmd"
+    public_params = ("k", "k2", "variables", "reference")
     summary = ("sdcMicro's dRiskRMD: records whose masked values fall within intervals "
                "sized by the robust Mahalanobis distance, and those also isolated.")
     params: ClassVar[dict] = {
