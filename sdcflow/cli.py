@@ -249,8 +249,8 @@ def cmd_report(args) -> int:
 
 
 def cmd_public_recipe(args) -> int:
-    from .engine.public_recipe import public_form_text
     from .engine.canonical import sha256_text
+    from .engine.public_recipe import public_form_text
     from .errors import OutputError
     from .recipe import load_recipe
 

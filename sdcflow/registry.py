@@ -343,8 +343,8 @@ def _public_params_problems(plugin: Plugin) -> list[str]:
     declared = plugin.public_params
     if not isinstance(declared, (tuple, list)) or not all(isinstance(n, str)
                                                           for n in declared):
-        return ["public_params must list the names of the parameters that may be published "
-                f"(a tuple of names; () publishes none), not {declared!r}"]
+        return [("public_params must list the names of the parameters that may be published "
+                 f"(a tuple of names; () publishes none), not {declared!r}")]
     unknown = sorted(set(declared) - set(plugin.params.get("properties", {})))
     return [f"public_params names {unknown}, which are not parameters"] if unknown else []
 

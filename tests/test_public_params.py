@@ -77,8 +77,8 @@ def test_publication_must_be_listed_by_name():
             return MethodResult(data, {})
 
     assert declaration_problems(All()) == [
-        "public_params must list the names of the parameters that may be published (a "
-        "tuple of names; () publishes none), not None"]
+        ("public_params must list the names of the parameters that may be published (a "
+         "tuple of names; () publishes none), not None")]
 
     class Stale(All):
         # a stale name would publish a parameter added later under it

@@ -193,7 +193,7 @@ def public_text(public) -> str:
 
 @pytest.mark.parametrize("path", RECIPES, ids=[p.name for p in RECIPES])
 def test_no_seed_is_found_by_searching_public_for_the_recipe_hash(released, path):
-    result, out = released[path.name]
+    _, out = released[path.name]
     if not (out / "public").exists():
         return
     text = path.read_text("utf-8")
@@ -208,7 +208,7 @@ def test_no_seed_is_found_from_the_released_household_ids(released):
     # the released ids were the households' numbers in a random order drawn from the
     # seed; read in the order the households appear, they were that draw, which trying
     # seeds reproduces (quickstart's seed 2026 was found in 0.2 s)
-    result, out = released["quickstart.yaml"]
+    _, out = released["quickstart.yaml"]
     ids = pd.read_csv(out / "public" / "testdata-protected.csv", usecols=["ori_hid"])
     drawn = pd.unique(ids["ori_hid"].dropna()).astype(int)
     assert len(drawn) == 1000
