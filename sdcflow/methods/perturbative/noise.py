@@ -111,7 +111,7 @@ class Noise(Method):
     # the noise level is published: analysts need the noise variance to correct their
     # estimates (Hundepool et al., "Statistical Disclosure Control", 2012); the draws
     # stay secret with the seed
-    public_params = ("variables", "method", "k", "romm_lambda", "strata")
+    public_params = ("variables", "method", "k", "noise", "delta", "romm_lambda", "strata")
     summary = ("Add noise to numeric variables: additive (normal or uniform), correlated, "
                "sdcMicro's correlated2, correlated with exact moments, multiplicative, or "
                "random orthogonal matrix masking (ROMM).")
@@ -187,8 +187,8 @@ class Noise(Method):
             level = f"delta = {figure(params.get('delta', DELTA))}"
         elif "noise" in params:
             level = f"sdcMicro's noise = {figure(params['noise'])}%"
-        else:
-            level = f"k = {figure(params.get('k'))}"
+        else:  # (k's default is in the code: without it the report said "k = —")
+            level = f"k = {figure(params.get('k', K))}"
         text = (f"Random noise ({str(method).replace('_', ' ')}, {level}) was added to "
                 f"{names(variables) or 'the numeric variables'}"
                 ", so that released values differ from the true ones.")
