@@ -1,4 +1,5 @@
-"""The ``sdcflow`` command: validate | plan | run | report | methods | init | schema | compile.
+"""The ``sdcflow`` command: validate | plan | run | report | methods | public-recipe | init
+| schema | compile.
 
 Exit codes (the contract in DESIGN.md): 0 success; 1 invalid recipe or data, or a step
 failed; 2 wrong command-line usage; 3 a release check failed (nothing released).
@@ -247,6 +248,35 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_public_recipe(args) -> int:
+    from .engine.canonical import sha256_text
+    from .engine.public_recipe import public_form_text
+    from .errors import OutputError
+    from .recipe import load_recipe
+
+    text = public_form_text(load_recipe(args.recipe))
+    digest = sha256_text(text)
+    if args.check is None:
+        sys.stdout.write(digest + "\n" if args.sha256 else text)
+        return 0
+    path = Path(args.check)
+    for candidate in (path / "public" / "manifest.json", path / "manifest.json"):
+        if path.is_dir() and candidate.is_file():
+            path = candidate
+            break
+    try:
+        published = json.loads(path.read_text(encoding="utf-8"))["recipe"]["public_sha256"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise OutputError(f"{path}: not a public manifest with the recipe's public sha256 "
+                          f"({type(exc).__name__}: {exc})") from None
+    if published != digest:
+        print(f"{args.recipe}: does not match {path} (public sha256 {digest[:16]}..., "
+              f"published {str(published)[:16]}...)", file=sys.stderr)
+        return 1
+    print(f"{args.recipe}: matches {path} (public sha256 {digest})")
+    return 0
+
+
 def cmd_methods(args) -> int:
     from .describe import methods_command
 
@@ -394,6 +424,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "default and description, and an example step in YAML")
     fmt(p)
     p.set_defaults(func=cmd_methods)
+
+    p = add("public-recipe", help="print the recipe's public form, whose sha256 the public "
+                                  "manifest carries: the recipe without its seed and "
+                                  "everything else that is not published")
+    p.add_argument("recipe", metavar="RECIPE")
+    p.add_argument("--sha256", action="store_true",
+                   help="print the public form's sha256 only")
+    p.add_argument("--check", metavar="PATH", default=None,
+                   help="compare with a public manifest (or a run's directory or its "
+                        "public/): exit 0 when it names this recipe, 1 when not")
+    p.set_defaults(func=cmd_public_recipe)
 
     p = add("init", help="write a starter recipe from a data file (CSV, Parquet, SPSS, "
                          "Stata or SAS): variables with guessed roles and types, local "

@@ -117,12 +117,14 @@ def example_step(plugin: Plugin) -> str:
 
 
 def parameters(plugin: Plugin) -> list[dict]:
-    """Each parameter: name, type (as text), required, default, description."""
+    """Each parameter: name, type (as text), required, default, description, and
+    whether it is published (public/manifest.json, the external report)."""
     required = set(plugin.params.get("required", []))
     out = []
     for key, spec in plugin.params.get("properties", {}).items():
         entry = {"name": key, "type": type_text(spec), "required": key in required,
-                 "description": spec.get("description", "")}
+                 "description": spec.get("description", ""),
+                 "published": key in plugin.public_params}
         if "default" in spec:
             entry["default"] = spec["default"]
         out.append(entry)
@@ -144,6 +146,8 @@ def describe(plugin: Plugin, dask: str = "") -> tuple[str, dict]:
                 flag = f"default {json.dumps(p['default'])}"
             else:
                 flag = "optional"
+            if not p["published"]:
+                flag += "; internal: not published"
             lines.append(f"  {p['name']}  ({p['type']}; {flag})")
             if p["description"]:
                 lines.append(f"      {p['description']}")

@@ -76,10 +76,13 @@ class Plugin(Distributable, ABC):
     roles: ClassVar[tuple[str, ...] | None] = None
     types: ClassVar[tuple[str, ...] | None] = None
     on_table: ClassVar[bool] = False  # works on a table (step with `table:`), not on records
-    # Parameters safe to print in the public manifest and external report (None: all).
-    # A plugin whose parameters would help an intruder (e.g. the exact sensitivity rules
-    # of a table, a swap rate) lists only the others.
-    public_params: ClassVar[tuple[str, ...] | None] = None
+    # The parameters that may be published (public/manifest.json, the external report,
+    # the recipe's public form): publication is opt-in, so a plugin that declares nothing
+    # publishes none. A plugin lists the parameters an analyst needs to use the release
+    # (a noise variance, a PRAM matrix, k) and leaves out those that would help an
+    # intruder more (the exact sensitivity rules of a table, a swap rate, the column of
+    # secret record keys), data (a population's counts) and every key of randomness.
+    public_params: ClassVar[tuple[str, ...]] = ()
     # A method that makes values missing on purpose (local suppression, values outside a
     # recode's breaks); for any other method a value turned missing is an error of the
     # run (see sdcflow.engine.execution).
@@ -168,12 +171,20 @@ class Plugin(Distributable, ABC):
         """Semantic checks that need the data (e.g. ``k`` larger than the records)."""
         return ()
 
+    def public(self, params: Mapping) -> dict:
+        """The part of a step's ``params`` that may be published: those named in
+        ``public_params``. A plugin whose public parameters nest others (a step inside a
+        step, a file name inside a target) overrides this to publish only their public
+        part."""
+        return {k: v for k, v in params.items() if k in self.public_params}
+
     def explain(self, params: Mapping, result: Mapping | None) -> str:
         """What the step did, in plain words for the report, from its parameters and its
         result (a method's info, a measure's summary; ``None`` in the external report,
         where a method's result is not published). By default the plugin's one-line
         ``summary``; plugins say more, e.g. "Records at risk were found: 115 records
-        violate 5-anonymity"."""
+        violate 5-anonymity". In the external report ``params`` holds only the public
+        parameters (:meth:`public`): say nothing of the others there."""
         return self.summary
 
 
@@ -243,10 +254,13 @@ class Measure(Plugin):
 
     def public_summary(self, summary: dict, params: Mapping) -> dict:
         """The part of ``summary`` that may be published when the recipe marks the
-        measure publishable (``release.measures``): by default all of it. A measure whose
-        summary can hold original values (cells, records, frequencies of single
-        records) returns only its aggregate figures."""
-        return summary
+        measure publishable (``release.measures``): by default all of it but the entries
+        that repeat a parameter that is not public (a summary often echoes its
+        parameters). A measure whose summary can hold original values (cells, records,
+        frequencies of single records), or a figure computed from an internal parameter,
+        returns only what may be published."""
+        internal = set(self.params.get("properties", {})) - set(self.public_params)
+        return {k: v for k, v in summary.items() if k not in internal}
 
 
 class TableMethod(Method):
@@ -315,10 +329,24 @@ def declaration_problems(plugin: Plugin) -> list[str]:
         declared = getattr(plugin, attr)
         if declared is not None and not set(declared) <= set(allowed):
             out.append(f"unknown {attr}: {sorted(set(declared) - set(allowed))}")
+    out += _public_params_problems(plugin)
     out += [f"declares {plugin.distribution.describe()} but does not implement {hook}"
             for hook in _distribution_hooks(plugin.distribution)
             if getattr(type(plugin), hook) is getattr(Distributable, hook)]
     return out
+
+
+def _public_params_problems(plugin: Plugin) -> list[str]:
+    """What is wrong with ``public_params``: not a list of names (``None`` no longer
+    means "all": publication is opt-in), or a name that is not a parameter (a stale name
+    would publish a parameter added later under it)."""
+    declared = plugin.public_params
+    if not isinstance(declared, (tuple, list)) or not all(isinstance(n, str)
+                                                          for n in declared):
+        return [("public_params must list the names of the parameters that may be published "
+                 f"(a tuple of names; () publishes none), not {declared!r}")]
+    unknown = sorted(set(declared) - set(plugin.params.get("properties", {})))
+    return [f"public_params names {unknown}, which are not parameters"] if unknown else []
 
 
 def _distribution_hooks(how) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -228,7 +229,10 @@ def starter_recipe(data_file: Path, recipe_file: Path) -> str:
         "# lists them) and checks that must hold before release.",
         "sdcflow: 1",
         f"name: {stem}",
-        "seed: 1  # fixes every random draw: change it once, then keep it",
+        # a key drawn at random, too large to be found by trying seeds (a small seed can
+        # be, from a few values an intruder knows: see the README, Outputs)
+        (f"seed: {secrets.randbits(63)}  # the key of every random draw: keep it internal "
+         "and unchanged"),
         f"data: {{path: {json.dumps(relative.as_posix())}"
         + (", format: parquet" if fmt == "parquet" else "") + "}",
         "variables:",

@@ -58,8 +58,18 @@ def test_methods_name_json(capsys):
     [k] = [p for p in data["parameters"] if p["name"] == "k"]
     assert k == {"name": "k", "type": "integer >= 1 or list of integer >= 1",
                  "required": False, "default": [2, 3, 5],
-                 "description": "The k (or several) to count violations for."}
+                 "description": "The k (or several) to count violations for.",
+                 "published": True}
     assert data["example"].startswith("steps:\n  - id: k-anonymity\n    measure: k_anonymity")
+
+
+def test_methods_name_says_which_parameters_stay_internal(capsys):
+    assert main(["methods", "rank_swap"]) == 0
+    out = capsys.readouterr().out
+    # rank swapping's p stays internal; the other parameters are published and say nothing
+    assert "  p  (number > 0 <= 100; default 5; internal: not published)" in out
+    assert '  variant  (one of "standard", "p_buckets", "p_distribution"; default ' \
+        '"standard")\n' in out
 
 
 def test_unknown_name_exits_1_with_the_closest_name(capsys):

@@ -22,6 +22,20 @@ def _init(tmp_path, capsys, data, *extra: str) -> tuple[int, str]:
     return code, capsys.readouterr()
 
 
+def test_init_draws_a_seed_too_large_to_be_found_by_trying(tmp_path, capsys):
+    # a small seed (the 1 init wrote before) is found by trying seeds against a few values
+    # an intruder knows; each starter gets its own 63-bit one
+    data = tmp_path / "testdata.csv"
+    shutil.copy(builtin_path("testdata"), data)
+    seeds = []
+    for name in ("a.yaml", "b.yaml"):
+        assert main(["init", str(data), "-o", str(tmp_path / name)]) == 0
+        seeds.append(yaml.safe_load((tmp_path / name).read_text())["seed"])
+    capsys.readouterr()
+    assert seeds[0] != seeds[1]
+    assert all(isinstance(s, int) and 2**20 < s < 2**63 for s in seeds)
+
+
 def test_init_on_testdata_validates_and_guesses_conservatively(tmp_path, capsys, monkeypatch):
     data = tmp_path / "data" / "testdata.csv"
     data.parent.mkdir()

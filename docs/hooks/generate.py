@@ -98,11 +98,14 @@ def plugin_details(plugin: registry.Plugin) -> str:
     lines = [title, ""]
     params = parameters(plugin)
     if params:
-        lines += ["| parameter | type | default | description |", "|---|---|---|---|"]
+        # published: in public/manifest.json and the external report (Plugin.public_params)
+        lines += ["| parameter | type | default | published | description |",
+                  "|---|---|---|---|---|"]
         for p in params:
             default = "required" if p["required"] else (
                 _json(p["default"]) if "default" in p else "optional")
-            lines.append(f"| `{p['name']}` | {_cell(p['type'])} | {default} | "
+            published = "yes" if p["published"] else "no (internal)"
+            lines.append(f"| `{p['name']}` | {_cell(p['type'])} | {default} | {published} | "
                          f"{_cell(p['description'])} |")
     else:
         lines.append("No parameters.")

@@ -7,10 +7,13 @@ regenerates the random draws of perturbative methods (noise can then be subtract
 and ``info`` describes the original data.
 
 ``public/manifest.json`` is safe to publish: sdcflow's version, the recipe's name and
-hash, the released files with their hashes, the masking methods with the parameters
-their plugins declare non-disclosive (``Plugin.public_params``), the measures the recipe
-marks publishable (``release.measures``) as their plugins' public summaries
-(``Measure.public_summary``), and the checks that involve only those measures.
+the hash of its public form (never of the recipe file, whose text holds the seed: see
+:mod:`sdcflow.engine.public_recipe`), the released files with their hashes, the masking
+methods with the parameters their plugins publish (``Plugin.public_params``, opt-in), the
+released variant as far as its parameters are public, the measures the recipe marks
+publishable (``release.measures``) as their plugins' public summaries
+(``Measure.public_summary``), and the checks that involve only those measures. Nothing
+in it is a function of the seed.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from ..constraints.checks import check_figures
 from ..plan import Plan, variant_label
 from ..recipe import Validated
 from .execution import StepRecord
+from .public_recipe import public_check, public_sha256, public_values
 
 LAYOUT = 2  # 2: public/ holds what may be published, the rest is internal
 
@@ -37,7 +41,8 @@ def full_manifest(validated: Validated, records: list[StepRecord], chosen: int |
     out = {
         "sdcflow": __version__,
         "layout": LAYOUT,
-        "recipe": {"file": recipe.path.name, "name": recipe.name, "sha256": recipe.sha256},
+        "recipe": {"file": recipe.path.name, "name": recipe.name, "sha256": recipe.sha256,
+                   "public_sha256": public_sha256(recipe)},
         "input": validated.source,
         "seed": recipe.seed,
         "variant": _variant(plan, chosen),
@@ -70,9 +75,8 @@ def published_nodes(validated: Validated, chosen: int) -> dict[str, str]:
 def public_manifest(validated: Validated, records: list[StepRecord], chosen: int,
                     measures: dict, checks: list[dict], released: dict[str, str],
                     extra: dict | None = None) -> dict:
-    """The public manifest (``extra``: further entries, e.g. whether household ids were
-    replaced)."""
-    """The public manifest; ``released``: file (relative to public/) -> sha256."""
+    """The public manifest; ``released``: file (relative to public/) -> sha256;
+    ``extra``: further entries (e.g. whether household ids were replaced)."""
     recipe, plan = validated.recipe, validated.plan
     published = published_nodes(validated, chosen)
     in_variant = set(plan.nodes_by_variant[chosen].values())
@@ -87,7 +91,7 @@ def public_manifest(validated: Validated, records: list[StepRecord], chosen: int
         plugin = ps.step.plugin
         steps.append({"id": ps.step.id, ps.kind: ps.step.plugin_name,
                       "plugin_version": plugin.version,
-                      "params": public_params(plugin, record.params)})
+                      "params": plugin.public(record.params)})
     public_measures = {}
     for sid, node in sorted(published.items()):
         ps = by_node[node]
@@ -95,7 +99,7 @@ def public_manifest(validated: Validated, records: list[StepRecord], chosen: int
     public_checks = []
     for c in checks:
         check = _check(validated, c["check"])
-        if {name.split(".")[0] for name in check.expr.names} <= set(published):
+        if public_check(recipe, check):
             entry = {"check": c["check"], "passed": c["passed"]}
             # the figures again, from what is published of the measures only
             figures = check_figures(check.expr, public_measures)
@@ -105,8 +109,8 @@ def public_manifest(validated: Validated, records: list[StepRecord], chosen: int
     out = {
         "sdcflow": __version__,
         "layout": LAYOUT,
-        "recipe": {"name": recipe.name, "sha256": recipe.sha256},
-        "variant": _variant(plan, chosen),
+        "recipe": {"name": recipe.name, "public_sha256": public_sha256(recipe)},
+        "variant": public_variant(validated, chosen),
         "released": dict(sorted(released.items())),
         "steps": steps,
         "measures": public_measures,
@@ -116,12 +120,17 @@ def public_manifest(validated: Validated, records: list[StepRecord], chosen: int
     return out
 
 
-def public_params(plugin, params: dict) -> dict:
-    """The parameters of a step that its plugin declares safe to publish."""
-    allowed = plugin.public_params
-    if allowed is None:
-        return dict(params)
-    return {k: v for k, v in params.items() if k in allowed}
+def public_variant(validated: Validated, chosen: int) -> str | None:
+    """The label of the released variant, of its published parameters only (a grid over
+    an internal parameter, e.g. rank swapping's p, would otherwise publish its value)."""
+    plan = validated.plan
+    if chosen is None or not plan.variants[chosen]:
+        return None
+    steps = {s.id: s for s in validated.recipe.steps}
+    public = {sid: public_values(steps[sid].plugin, values)
+              for sid, values in plan.variants[chosen].items()}
+    public = {sid: values for sid, values in public.items() if values}
+    return variant_label(public) if public else None
 
 
 def _check(validated: Validated, text: str):

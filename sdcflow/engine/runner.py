@@ -44,7 +44,7 @@ from ..recipe import Recipe, Validated, load_recipe, validate
 from .cache import Cache
 from .canonical import pretty_json
 from .checks import evaluate_checks, failure_text
-from .execution import StepRecord, execute, step_rng
+from .execution import StepRecord, execute
 from .manifest import full_manifest, public_manifest
 from .outputs import MANIFEST, RUN_LOG, check_target, replace_output
 from .progress import RunObserver, as_observer
@@ -320,17 +320,17 @@ def report_html(validated: Validated, result: RunResult, *, released_ok: bool,
 
 def _household_ids(recipe: Recipe, frame: pd.DataFrame
                    ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """The release with the household id replaced by new random numbers (unless
-    ``release.household_ids: keep``), and the table original -> released id. The
-    numbers come from the recipe's seed alone, in a stream of their own."""
+    """The release with the household id replaced by new numbers, 1 .. H in the order
+    the households appear (unless ``release.household_ids: keep``; see
+    :func:`sdcflow.data.households.new_ids`: not drawn from the seed, which a search
+    would find from them), and the table original -> released id."""
     ids = [n for n, v in recipe.variables.items() if v.role == "household" and n in frame]
     if len(ids) != 1 or recipe.release.get("household_ids", "replace") == "keep":
         return frame, None
     name = ids[0]
     original = frame[name]
     units, count = household_units(original)
-    released = new_ids(units, count, original.isna().to_numpy(),
-                       step_rng(recipe.seed, "release:household_ids"))
+    released = new_ids(units, count, original.isna().to_numpy())
     frame = frame.copy()
     frame[name] = pd.Series(released, index=frame.index, dtype=original.dtype)
     mapping = pd.DataFrame({"original": original, "released": frame[name]}).dropna()

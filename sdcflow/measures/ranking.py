@@ -23,6 +23,7 @@ from ..results import COUNT, FLAG, NAMES, NUMBER, TEXT, Keyed, Text, record
 class Ranking(Measure):
     distribution = None  # it combines other measures' results
     name = "ranking"
+    public_params = ("candidates", "by")
     summary = "Rank score steps (e.g. one per method) by score, IL or DR; the Pareto front."
     params: ClassVar[dict] = {
         "type": "object",

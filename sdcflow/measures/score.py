@@ -29,6 +29,7 @@ def _heads(text: str) -> list[str]:
 class Score(Measure):
     distribution = None  # it combines other measures' results
     name = "score"
+    public_params = ("il", "dr", "il_weight")
     summary = "SDC score: weighted average of an information loss and a disclosure risk."
     version = "2"  # exact arithmetic in the il and dr expressions
     params: ClassVar[dict] = {

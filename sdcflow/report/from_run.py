@@ -107,15 +107,23 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
             timeline.append((spec.plugin_name, spec.id, released_result,
                              _when(ps_mine, final)))
 
-    about = [("sdcflow", manifest["sdcflow"]),
-             ("recipe", f"{recipe.name} (sha256 {manifest['recipe']['sha256'][:16]})")]
+    # the external report names the recipe by its public form's hash (the file's would
+    # give the seed away: sdcflow.engine.public_recipe)
+    digest = (f"public sha256 {manifest['recipe']['public_sha256'][:16]}" if external
+              else f"sha256 {manifest['recipe']['sha256'][:16]}")
+    about = [("sdcflow", manifest["sdcflow"]), ("recipe", f"{recipe.name} ({digest})")]
     if not external:
         about += [("seed", str(manifest["seed"])),
                   ("input", (f"{manifest['input'].get('file', '')} "
                              f"({manifest['input'].get('records', '?')} records)"))]
+    # (the external report: as far as the variant's parameters are published)
+    released_variant = None
     if chosen is not None and len(plan.variants) > 1:
+        released_variant = manifest["variant"] if external else \
+            variant_label(plan.variants[chosen])
+    if released_variant:
         about.append(("released variant" if released_ok else "variant (not released)",
-                      variant_label(plan.variants[chosen])))
+                      released_variant))
 
     tables = {}
     for tid, table in (getattr(result, "tables", None) or {}).items():
@@ -130,8 +138,6 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
                   and {"dr_expr", "il_expr"} <= set(v)), None)
     if score is not None:
         axes = (f"disclosure risk: {score['dr_expr']}", f"information loss: {score['il_expr']}")
-    released_variant = (variant_label(plan.variants[chosen]) if chosen is not None
-                        and len(plan.variants) > 1 else None)
     labels = release_labels(validated)["value_labels"]
     return ReportData(
         recipe_name=recipe.name, external=external, status=status, about=about,

@@ -155,6 +155,12 @@ def test_unstratified_run_equals_the_in_memory_engine(tmp_path):
     released = pd.read_parquet(tmp_path / "dask" / "public" / "protected.parquet")
     expected = pd.read_parquet(tmp_path / "memory" / "public" / "protected.parquet")
     pd.testing.assert_frame_equal(released, expected)  # household ids included
+    # both name the recipe by one public hash: the two recipes differ only in where the
+    # data are, which the public form leaves out
+    public = [json.loads((tmp_path / out / "public" / "manifest.json").read_text())
+              for out in ("dask", "memory")]
+    assert public[0]["recipe"] == public[1]["recipe"]
+    assert public[0]["household_ids"] == public[1]["household_ids"]
 
 
 def test_a_recipe_named_relative_to_another_folder(tmp_path, monkeypatch):

@@ -1,7 +1,9 @@
 """public/ (sdcflow.engine.manifest, runner): what a run says may be published holds
 nothing disclosive. For every shipped recipe, public/ is scanned for the original values
-of suppressed cells and of masked records, identifiers and the seed."""
+of suppressed cells and of masked records, identifiers and the seed, and searched as an
+intruder would search it for the seed (every seed 0 .. 100 000 tried)."""
 
+import hashlib
 import json
 import re
 import shutil
@@ -12,6 +14,8 @@ from helpers import QUICKSTART, ROOT
 
 from sdcflow import load_recipe, run
 from sdcflow.cli import main
+from sdcflow.engine.execution import step_rng
+from sdcflow.engine.public_recipe import public_sha256
 
 RECIPES = sorted((ROOT / "recipes").glob("*.yaml"))
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.])")
@@ -72,7 +76,9 @@ def test_public_holds_only_the_release_its_manifest_and_the_external_report(rele
                                           for v in recipe.variables.values()) else set()
     assert set(manifest) == {"sdcflow", "layout", "recipe", "variant", "released", "steps",
                              "measures", "checks"} | households
-    assert set(manifest["recipe"]) == {"name", "sha256"}
+    # the recipe named by its public form's hash, never by the file's (which holds the seed)
+    assert manifest["recipe"] == {"name": recipe.name, "public_sha256": public_sha256(recipe)}
+    assert result.manifest["recipe"]["public_sha256"] == public_sha256(recipe)
     for rel, digest in manifest["released"].items():
         assert result.manifest["files"][f"public/{rel}"] == digest
     # only the measures the recipe marks publishable, and only methods otherwise
@@ -153,6 +159,63 @@ def test_public_holds_no_original_value_of_a_suppressed_cell_or_masked_record(re
             found[file.name] = sorted(hits)[:5]
     assert not found, f"original values in public/: {found}"
     assert secrets or secret_text  # the scan looked for something
+
+
+SEARCHED = 100_001  # seeds 0 .. 100 000: an intruder's first try, a second on one core
+HEX = re.compile(r"[0-9a-f]{16,64}")
+SEED_LINE = re.compile(r"^seed:[ \t]*(\d+)[ \t]*$", re.MULTILINE)
+
+
+def seeds_found_by_hash(text: str, published: str) -> list[int]:
+    """The seeds whose recipe file (``text`` with its seed replaced) has a sha256 that
+    ``published`` holds, whole or as the first 16 digits a report shows: the attack on a
+    public manifest that carries the hash of the recipe file, with the rest of the
+    recipe known."""
+    found = HEX.findall(published)
+    prefixes = {t[:16] for t in found}
+    m = SEED_LINE.search(text)
+    head = hashlib.sha256(text[:m.start(1)].encode())
+    tail = text[m.end(1):].encode()
+    out = []
+    for seed in range(SEARCHED):
+        candidate = head.copy()
+        candidate.update(str(seed).encode())
+        candidate.update(tail)
+        if candidate.hexdigest()[:16] in prefixes:
+            out.append(seed)
+    return out
+
+
+def public_text(public) -> str:
+    return "".join(p.read_text("utf-8", errors="replace")
+                   for p in sorted(public.rglob("*")) if p.is_file())
+
+
+@pytest.mark.parametrize("path", RECIPES, ids=[p.name for p in RECIPES])
+def test_no_seed_is_found_by_searching_public_for_the_recipe_hash(released, path):
+    _, out = released[path.name]
+    if not (out / "public").exists():
+        return
+    text = path.read_text("utf-8")
+    assert seeds_found_by_hash(text, public_text(out / "public")) == []
+    # the same search finds the seed where the recipe file's hash is (the internal
+    # manifest): public/ carried it before, and the test would catch it there again
+    internal = (out / "manifest.json").read_text()
+    assert seeds_found_by_hash(text, internal) == [load_recipe(path).seed]
+
+
+def test_no_seed_is_found_from_the_released_household_ids(released):
+    # the released ids were the households' numbers in a random order drawn from the
+    # seed; read in the order the households appear, they were that draw, which trying
+    # seeds reproduces (quickstart's seed 2026 was found in 0.2 s)
+    _, out = released["quickstart.yaml"]
+    ids = pd.read_csv(out / "public" / "testdata-protected.csv", usecols=["ori_hid"])
+    drawn = pd.unique(ids["ori_hid"].dropna()).astype(int)
+    assert len(drawn) == 1000
+    for seed in [*range(3000), load_recipe(QUICKSTART).seed]:
+        old = step_rng(seed, "release:household_ids").permutation(len(drawn)) + 1
+        assert not (old == drawn).all(), seed
+    assert drawn.tolist() == list(range(1, 1001))  # numbered as the households appear
 
 
 def test_identifiers_and_the_seed_never_reach_public(write_recipe, tmp_path):

@@ -2,8 +2,9 @@
 (``public/<release path>/part-00000.parquet`` ...), written by the workers into the
 directory being built, then the manifests, measures and reports as the in-memory engine
 writes them. The household id is replaced by the same numbers the in-memory engine
-gives (households numbered in a random order of the recipe's seed), which needs only the
-number of households of each partition."""
+gives (households numbered 1 .. H in the order they appear: see
+:func:`sdcflow.data.households.new_ids`), which needs only the number of households of
+each partition."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from ...data.households import household_units
 from ...data.io import sha256_file, table_format
 from ...data.release_numbers import release_rounding, released_numbers
 from ...tables import release_source, released_table
-from ..execution import step_rng
 
 
 def write_release(tmp: Path, validated, result, run, view: dict) -> None:
@@ -34,8 +34,8 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
     if replace:
         counts = client.gather([client.submit(_households, d, household[0], pure=False)
                                 for d in data])
-        # the in-memory engine's numbers: households in file order, one permutation
-        numbers = step_rng(recipe.seed, "release:household_ids").permutation(sum(counts)) + 1
+        # the in-memory engine's numbers: households numbered in file order
+        numbers = np.arange(1, sum(counts) + 1)
         offsets = np.concatenate([[0], np.cumsum(counts)])
     if "path" in release:
         rel = Path(release["path"])

@@ -16,6 +16,7 @@ from ._graph_measure import GRAPH_MEASURE_PARAMS, GraphMeasure, as_graph
 @register
 class GraphUtility(GraphMeasure):
     name = "graph_utility"
+    public_params = ("source", "target", "reference", "eigenvalues")
     summary = ("Degree distribution distance, clustering, path lengths and spectrum of a "
                "graph against the original.")
     params: ClassVar[dict] = {

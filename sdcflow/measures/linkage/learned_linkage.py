@@ -40,6 +40,10 @@ _STATUS = {0: "optimal", 1: "time or iteration limit reached", 2: "infeasible",
 @register
 class LearnedLinkage(Measure):
     name = "learned_linkage"
+    public_params = (
+        "variables", "form", "relax", "max_records", "time_limit", "candidates", "neighbours",
+        "margin", "standardize", "reference",
+    )
     summary = ("Worst-case distance-based linkage: the weighted mean, OWA, Choquet integral "
                "or bilinear form that links the most records, by MILP (HiGHS).")
     types = ("integer", "continuous")

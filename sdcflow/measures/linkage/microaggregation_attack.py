@@ -67,6 +67,10 @@ _KEYS = ("certain", "linked", "inconsistent")
 @register
 class MicroaggregationAttack(Measure):
     name = "microaggregation_attack"
+    public_params = (
+        "variables", "scenarios", "strata", "attack", "algorithm", "k", "groups", "standardize",
+        "fuzziness", "neighbours", "reference",
+    )
     summary = ("Transparency attack on microaggregation (group intervals): records whose "
                "intersection of possible groups is themselves alone.")
     types = ("integer", "continuous", "ordinal")

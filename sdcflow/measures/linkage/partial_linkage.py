@@ -36,6 +36,7 @@ _MAX_PAIR_TERMS = 40 * MAX_CELLS  # pairs x variables evaluated (a few minutes a
 class PartialLinkage(Measure):
     distribution = Whole()  # every protected record against every reference record
     name = "partial_linkage"
+    public_params = ("match_on", "method", "degree", "variables", "standardize", "reference")
     summary = ("Record linkage between files holding different individuals (a sampled "
                "release, a partial intruder), matched by an identifier.")
     types = ("integer", "continuous")

@@ -55,6 +55,9 @@ def _size_histogram(size: np.ndarray) -> dict:
 @register
 class RankSwapAttack(Measure):
     name = "rank_swap_attack"
+    # the rank swapping p stays internal, as in rank_swap (the attack assumes an intruder
+    # who knows it; publishing it would tell every intruder)
+    public_params = ("variables", "scenarios", "strata", "reference")
     summary = ("Transparency attack on rank swapping (RS-RL): records whose intersection of "
                "possible swaps is themselves alone.")
     types = ("integer", "continuous", "ordinal")
@@ -161,6 +164,13 @@ class RankSwapAttack(Measure):
         frame = pd.DataFrame({"size": result.size, "certain": result.certain,
                               "contains": result.contains, "credit": result.credit})
         return MeasureResult(summary, frame)
+
+    def public_summary(self, summary, params):
+        """The attack's figures without what would tell the rank swapping p: p itself,
+        the rank distance it gives (with the published number of records, p again) and
+        the sizes of the intersections (bounded by that distance)."""
+        hidden = {"p", "p_unit", "rank_distance", "intersection_sizes"}
+        return {k: v for k, v in summary.items() if k not in hidden}
 
 
 def _attack(xo, xp, zo, zp, cols, members, distances, n) -> AttackResult:

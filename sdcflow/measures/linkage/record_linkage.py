@@ -166,6 +166,10 @@ def links_frame(links: Links, with_linked: bool = True) -> pd.DataFrame:
 class RecordLinkage(Measure):
     distribution = Whole()  # every protected record against every original one
     name = "record_linkage"
+    public_params = (
+        "method", "covariance", "degree", "variables", "scenarios", "weights", "tolerance",
+        "standardize", "reference",
+    )
     summary = ("Re-identification by record linkage (distance-based or probabilistic): "
                "correct links overall and per scenario.")
     types = ("integer", "continuous")

@@ -30,6 +30,7 @@ from .l_diversity import SENSITIVE_PARAM, LDiversity
 @register
 class BetaLikeness(LDiversity):
     name = "beta_likeness"
+    public_params = ("variables", "sensitive", "beta")
     summary = ("Basic beta-likeness: the largest relative gain in frequency of a sensitive "
                "value within a key combination over the whole table.")
     params: ClassVar[dict] = {

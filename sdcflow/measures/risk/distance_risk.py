@@ -32,6 +32,7 @@ class _DistanceRisk(Measure):
 @register
 class DRisk(_DistanceRisk):
     name = "d_risk"
+    public_params = ("k", "variables", "reference")
     summary = ("sdcMicro's dRisk: share of records whose original values all lie within k "
                "standard deviations of their masked values.")
     params: ClassVar[dict] = {
@@ -71,6 +72,7 @@ class DRiskRMD(_DistanceRisk):
     # 2: robustbase's finite-sample correction factors; FAST-MCD's random starts (from the
     # step's generator) besides DetMCD's six, refined by C-steps and swaps
     version = "2"
+    public_params = ("k", "k2", "variables", "reference")
     summary = ("sdcMicro's dRiskRMD: records whose masked values fall within intervals "
                "sized by the robust Mahalanobis distance, and those also isolated.")
     params: ClassVar[dict] = {

@@ -106,6 +106,7 @@ def weight_shape(weight: str | None, shape: Shape = TEXT) -> Shape:
 @register
 class Frequencies(KeyFrequencyMeasure):
     name = "frequencies"
+    public_params = ("variables", "alpha")
     summary = "Sample frequency fk and weighted frequency Fk of each record's key combination."
     params: ClassVar[dict] = {
         "type": "object",

@@ -21,6 +21,7 @@ from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold, risk_fie
 @register
 class GlobalRisk(RiskMeasure):
     name = "global_risk"
+    public_params = ("variables", "alpha", "method", "qual", "threshold")
     summary = "Expected number of re-identifications (sum of the individual risks) and percent."
     params: ClassVar[dict] = {
         "type": "object",

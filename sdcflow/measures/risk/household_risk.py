@@ -24,6 +24,7 @@ from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold, risk_fie
 @register
 class HouseholdRisk(RiskMeasure):
     name = "household_risk"
+    public_params = ("variables", "alpha", "method", "qual", "threshold")
     summary = "Household (hierarchical) risk: 1 - prod(1 - r_i) over each household's members."
     params: ClassVar[dict] = {
         "type": "object",

@@ -178,6 +178,7 @@ def _risk_finish(state, params) -> MeasureResult:
 @register
 class IndividualRisk(_PartitionedRisk, RiskMeasure):
     name = "individual_risk"
+    public_params = ("variables", "alpha", "method", "qual", "threshold")
     summary = "Individual re-identification risk of each record (sdcMicro's indivRisk)."
     version = "2"  # 2: the distribution of the risk in bands (for the report)
     params: ClassVar[dict] = {

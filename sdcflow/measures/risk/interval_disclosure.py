@@ -34,6 +34,7 @@ from ..reference import REFERENCE, same_records
 @register
 class IntervalDisclosure(Measure):
     name = "interval_disclosure"
+    public_params = ("p", "kind", "variables", "reference")
     summary = "Share of protected values within p% (of the value, or of the ranks) of the original."
     types = ("integer", "continuous")
     default_roles = ("numeric",)

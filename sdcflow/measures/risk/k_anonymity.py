@@ -33,6 +33,7 @@ from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, single_role
 @register
 class KAnonymity(Measure):
     name = "k_anonymity"
+    public_params = ("k", "variables", "alpha", "strata")
     summary = "Records violating k-anonymity on the key variables, with fk per record."
     roles = ("key",)
     params: ClassVar[dict] = {

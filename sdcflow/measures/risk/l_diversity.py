@@ -35,6 +35,7 @@ SENSITIVE_PARAM = variables_param("Sensitive variables (default: every variable 
 @register
 class LDiversity(Measure):
     name = "l_diversity"
+    public_params = ("variables", "sensitive", "l", "c")
     summary = "Distinct and entropy l-diversity of sensitive variables within key combinations."
     roles = ("key",)
     params: ClassVar[dict] = {

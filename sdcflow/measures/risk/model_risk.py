@@ -30,6 +30,7 @@ from .frequencies import VARIABLES_PARAM, KeyFrequencyMeasure, weight_shape
 class ModelRisk(KeyFrequencyMeasure):
     name = "model_risk"
     version = "2"  # linear keys, convention sdcmicro, method IPF
+    public_params = ("variables", "method", "convention", "linear", "interactions", "bound")
     summary = ("sdcMicro's modRisk: risk of the sample uniques from a Poisson log-linear "
                "model of the key-combination counts.")
     params: ClassVar[dict] = {

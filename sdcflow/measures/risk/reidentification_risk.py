@@ -32,6 +32,7 @@ from .frequencies import VARIABLES_PARAM, key_variables
 @register
 class ReidentificationRisk(Measure):
     name = "reidentification_risk"
+    public_params = ("variables", "threshold")
     summary = ("Prosecutor re-identification risk 1/f of each record in a class of f: the "
                "average, the largest and the records above a threshold.")
     roles = ("key",)

@@ -34,6 +34,7 @@ ORDERED_TYPES = ("integer", "continuous", "ordinal")
 @register
 class TCloseness(LDiversity):
     name = "t_closeness"
+    public_params = ("variables", "sensitive", "distance", "hierarchy", "t")
     summary = ("t-closeness: Earth Mover's Distance between each key combination's "
                "distribution of a sensitive variable and the whole table's.")
     params: ClassVar[dict] = {

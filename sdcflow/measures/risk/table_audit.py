@@ -14,6 +14,7 @@ from ...results import COUNT, FLAG, NUMBER, TEXT, ListOf, record
 @register
 class TableAudit(TableMeasure):
     name = "table_audit"
+    public_params = ("cells",)
     summary = "Audit a table's suppression pattern: intruder intervals by LP, protection."
     params: ClassVar[dict] = {
         "type": "object",

@@ -48,6 +48,7 @@ _ANSWER = record(variable=TEXT, statistic=TEXT, records=COUNT, low=NUMBER.with_n
 @register
 class CamouflageWidths(Measure):
     name = "camouflage_widths"
+    public_params = ("camouflaged", "queries", "total_known")
     summary = ("Widths of camouflage intervals and interval answers to sum/mean queries "
                "(by linear programming).")
     params: ClassVar[dict] = {

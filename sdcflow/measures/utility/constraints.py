@@ -18,6 +18,7 @@ from ...suggest import did_you_mean
 @register
 class ConstraintViolations(Measure):
     name = "constraints"
+    public_params = ("constraints",)
     summary = "Violations of the recipe's edit constraints (counts and first records)."
     # 2: exact integer arithmetic, records without a value counted with a reason
     version = "2"

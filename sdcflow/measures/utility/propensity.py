@@ -35,6 +35,7 @@ from .categorical_information_loss import shared_codes
 @register
 class Propensity(Measure):
     name = "propensity"
+    public_params = ("variables", "interactions", "squares", "reference")
     summary = "Propensity score utility U (pMSE): can a logistic model tell the data apart?"
     params: ClassVar[dict] = {
         "type": "object",

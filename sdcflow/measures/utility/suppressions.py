@@ -16,6 +16,7 @@ from ..reference import REFERENCE, same_records
 @register
 class Suppressions(Measure):
     name = "suppressions"
+    public_params = ("variables", "reference")
     summary = "Values suppressed (missing now, present originally), per variable."
     params: ClassVar[dict] = {
         "type": "object",

@@ -16,6 +16,7 @@ from ._graph_method import GraphMethod
 class KDegreeAnonymity(GraphMethod):
     version = "2"  # 2: the Supergraph construction by default
     name = "k_degree_anonymity"
+    public_params = ("source", "target", "k", "construction", "max_probes")
     k_counts_nodes = True
     summary = "Anonymise the degree sequence (Liu-Terzi) and construct a graph with it."
     params: ClassVar[dict] = {

@@ -3,7 +3,13 @@ order, so that the released edge list does not carry the original node identifie
 "naive anonymisation" every graph release starts with: Backstrom, Dwork and Kleinberg,
 "Wherefore art thou r3579x?", 2007). Run it last: measures that compare with the original
 graph match nodes by their labels. Node attributes (``variables.NAME.nodes``) are keyed
-by the original labels, so the node variables leave it without them."""
+by the original labels, so the node variables leave it without them.
+
+The order is drawn from the step's generator keyed also by the edge list it relabels
+(:func:`sdcflow.kernels.keyed.keyed_generator`): drawn from the seed alone, it would be
+a function of the seed and the number of nodes, and an intruder who knows a few original
+edges could try seeds until the relabelled graph holds them, finding the seed and with
+it every label."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ import numpy as np
 
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.edges import canonical
+from ...kernels.keyed import keyed_generator
 from ...registry import MethodResult, Output, register
 from ._graph_method import GraphMethod
 
@@ -20,7 +27,9 @@ from ._graph_method import GraphMethod
 @register
 class RelabelNodes(GraphMethod):
     name = "relabel_nodes"
+    public_params = ("source", "target")
     summary = "Replace the node labels of a graph by 1..n in a random order."
+    version = "2"  # 2: the order keyed by the edge list too (not searchable from the seed)
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -35,6 +44,9 @@ class RelabelNodes(GraphMethod):
         labels, u, v = nodes_and_edges(data, params)
         data = type(data)(data.frame, {n: var.evolve(nodes=None)
                                        for n, var in data.variables.items()}, data.constraints)
+        edges = np.stack([u, v]).astype("<i8")
+        names = "\n".join(map(str, labels)).encode("utf-8")
+        rng = keyed_generator(rng, names, edges.tobytes())
         new = rng.permutation(len(labels)).astype(np.int64)  # node i becomes new[i] + 1
         a, b = canonical(new[u], new[v])
         text = data.variables[params["source"]].type != "integer"

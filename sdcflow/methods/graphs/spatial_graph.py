@@ -15,6 +15,7 @@ from ._graph_method import GraphMethod
 @register
 class SpatialGraph(GraphMethod):
     name = "spatial_graph"
+    public_params = ("source", "target", "density")
     summary = "A synthetic spatial graph with the degree sequence of the graph."
     params: ClassVar[dict] = {
         "type": "object",

@@ -16,6 +16,7 @@ from ._graph_method import GraphMethod
 @register
 class SupernodeGeneralisation(GraphMethod):
     name = "supernode_generalisation"
+    public_params = ("source", "target", "k", "iterations")
     k_counts_nodes = True
     summary = ("Generalise a graph into super-nodes of at least k nodes and release a "
                "graph drawn from it.")

@@ -36,6 +36,7 @@ from .._semantic import data_taxonomy
 @register
 class Mondrian(Method):
     name = "mondrian"
+    public_params = ("k", "variables", "l", "sensitive", "representation", "strict")
     summary = ("Mondrian multidimensional partitioning: key values generalised to the ranges "
                "of groups of at least k records (optionally l-diverse).")
     version = "1"

@@ -14,6 +14,7 @@ from ...registry import Method, MethodResult, register, variables_param
 class RemoveVariables(Method):
     distribution = Rows()
     name = "remove_variables"
+    public_params = ("variables",)
     summary = "Drop variables from the data (they reach no later step nor the release)."
     params: ClassVar[dict] = {
         "type": "object",

@@ -19,6 +19,7 @@ from ...registry import Method, MethodResult, numeric_output, register, strata_p
 class Sampling(Method):
     distribution = None  # it changes the records themselves
     name = "sampling"
+    public_params = ("fraction", "size", "strata", "adjust_weights", "unit")
     summary = "Draw a simple or stratified random subsample and adjust the weights."
     params: ClassVar[dict] = {
         "type": "object",

@@ -29,6 +29,7 @@ class SemanticGeneralisation(Method):
         return Rows()
 
     name = "semantic_generalisation"
+    public_params = ("variable", "depth", "concepts")
     summary = "Generalise a category to a level of its taxonomy, or to listed broader concepts."
     roles = ("key", "sensitive", "pram", "strata")
     types = ("categorical",)

@@ -39,6 +39,7 @@ def bound_names(name: str) -> tuple[str, str]:
 @register
 class Camouflage(Method):
     name = "camouflage"
+    public_params = ("variables", "width", "scale")
     summary = ("Replace each numeric variable v by intervals v_lo, v_hi that contain its "
                "values (confidentiality via camouflage).")
     roles = ("numeric", "key", "sensitive")

@@ -81,6 +81,12 @@ class Microaggregation(Method):
     # within each stratum (its records brought together); without strata, the whole data
     distribution = Groups()
     name = "microaggregation"
+    # microaggregation's parameters are published (the groups of k equal values show in
+    # the release anyway)
+    public_params = (
+        "k", "variables", "groups", "algorithm", "standardize", "aggregation", "trim",
+        "constraints", "strata", "projection", "fuzziness", "neighbours",
+    )
     summary = "Replace groups of k..2k-1 similar records by their representative."
     # 2: representatives chosen per constraint part (a range no longer forces the mean on
     # a domain variable; aggregation: median yields to linear constraints); fuzzy weights

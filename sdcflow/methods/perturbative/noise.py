@@ -108,6 +108,10 @@ class Noise(Method):
     distribution = Rows(rounds=1)  # additive, correlated (see distributes)
     name = "noise"
     version = "2"  # correlated2 and sdcMicro's noise; k's default in the code, not the schema
+    # the noise level is published: analysts need the noise variance to correct their
+    # estimates (Hundepool et al., "Statistical Disclosure Control", 2012); the draws
+    # stay secret with the seed
+    public_params = ("variables", "method", "k", "noise", "delta", "romm_lambda", "strata")
     summary = ("Add noise to numeric variables: additive (normal or uniform), correlated, "
                "sdcMicro's correlated2, correlated with exact moments, multiplicative, or "
                "random orthogonal matrix masking (ROMM).")
@@ -183,8 +187,8 @@ class Noise(Method):
             level = f"delta = {figure(params.get('delta', DELTA))}"
         elif "noise" in params:
             level = f"sdcMicro's noise = {figure(params['noise'])}%"
-        else:
-            level = f"k = {figure(params.get('k'))}"
+        else:  # (k's default is in the code: without it the report said "k = —")
+            level = f"k = {figure(params.get('k', K))}"
         text = (f"Random noise ({str(method).replace('_', ' ')}, {level}) was added to "
                 f"{names(variables) or 'the numeric variables'}"
                 ", so that released values differ from the true ones.")

@@ -42,6 +42,7 @@ _NUMERIC = ("integer", "continuous")
 @register
 class PostMasking(Method):
     name = "post_masking"
+    public_params = ("mask", "variables")
     summary = ("A masking method, then its result transformed to restore the original "
                "means and covariances (post-masking optimisation).")
     params: ClassVar[dict] = {
@@ -76,6 +77,17 @@ class PostMasking(Method):
         if plugin is None:
             return None, {}
         return plugin, registry.with_defaults(plugin.params, spec.get("params") or {})
+
+    def public(self, params):
+        """The public parameters, the inner method's as that method publishes them (an
+        unknown method's parameters not at all)."""
+        out = super().public(params)
+        mask = out.get("mask")
+        if isinstance(mask, dict) and "params" in mask:
+            plugin, _ = self._inner(params)
+            inner = mask["params"] if isinstance(mask["params"], dict) else {}
+            out["mask"] = {**mask, "params": plugin.public(inner) if plugin else {}}
+        return out
 
     def _restored(self, params, meta) -> list[str]:
         if params.get("variables"):

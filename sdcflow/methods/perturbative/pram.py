@@ -62,6 +62,14 @@ _MATRIX = {
 @register
 class Pram(PartitionedPram, Method):
     name = "pram"
+    # the PRAM design is published: with the transition matrix analysts correct their
+    # estimates (Gouweleeuw, Kooiman, Willenborg & de Wolf 1998); the draws stay secret
+    # with the seed (a matrix built from the data or drawn, scheme sdcmicro, stays in
+    # the internal manifest's info)
+    public_params = (
+        "variables", "matrix", "scheme", "retention", "spread", "pd", "invariant", "alpha",
+        "strata",
+    )
     summary = "Post-randomise categorical values with a (default: invariant) Markov matrix."
     version = "2"  # 2: scheme sdcmicro; info says the scheme (results of scheme fixed unchanged)
     roles = ("pram", "key", "sensitive")

@@ -31,6 +31,10 @@ _REACH = {"standard": "rank_window", "p_buckets": "bucket_size",
 @register
 class RankSwap(Method):
     name = "rank_swap"
+    # p stays internal: it bounds how far a value moved, which is what the transparency
+    # attack on rank swapping uses (Nin, Herranz & Torra 2008; rank_swap_attack assumes
+    # the worst, an intruder who knows it), and analysts need no p to use the data
+    public_params = ("variables", "variant", "strata")
     summary = "Swap each value with another whose rank differs by at most p% of the records."
     version = "2"  # 2: uniforms drawn in bounded pools (the stream after the first variable moved)
     roles = ("numeric", "key", "sensitive")
@@ -59,9 +63,11 @@ class RankSwap(Method):
 
     def explain(self, params, result):
         variables = params.get("variables") or list(get(result, "changed", {}) or {})
+        # (the external report knows no p: it is internal)
+        reach = (f"at most {figure(params['p'])}% of the records" if "p" in params
+                 else "at most p% of the records (p is kept internal)")
         text = (f"Values of {names(variables) or 'the numeric variables'} were swapped between "
-                f"records whose ranks differ by at most {figure(params.get('p'))}% of the "
-                "records (rank swapping; Moore 1996).")
+                f"records whose ranks differ by {reach} (rank swapping; Moore 1996).")
         changed = total(get(result, "changed"))
         if changed is not None:
             text += f" {figure(changed)} values changed."

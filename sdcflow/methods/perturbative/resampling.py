@@ -34,6 +34,7 @@ class Resampling(Method):
     variable stays integer only if every released value is whole."""
 
     name = "resampling"
+    public_params = ("variables", "t", "strata")
     summary = "Replace values by the rank-wise average of t sorted bootstrap samples."
     version = "1"
     roles = ("numeric", "key", "sensitive")

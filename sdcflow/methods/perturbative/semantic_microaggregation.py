@@ -32,6 +32,7 @@ from ..non_perturbative.semantic_generalisation import _generalised
 @register
 class SemanticMicroaggregation(Method):
     name = "semantic_microaggregation"
+    public_params = ("variables", "k", "distance", "representative")
     summary = ("Replace groups of k..2k-1 semantically close records by their least common "
                "subsumer or centroid concept.")
     roles = ("key", "sensitive")

@@ -27,6 +27,7 @@ class Shuffling(RegressionSynthesis):
     records than model parameters."""
 
     name = "shuffling"
+    public_params = ("variables", "predictors", "normal_scores", "strata")
     summary = "Hand out each variable's own values in the rank order of values drawn from a regression."
     version = "2"
     keeps_values = True

@@ -238,6 +238,7 @@ class IPSO(RegressionSynthesis):
     confidential attributes as ``predictors`` to do that."""
 
     name = "ipso"
+    public_params = ("variables", "predictors", "variant", "strata")
     summary = "Synthetic confidential variables that keep their regression on the others (IPSO)."
     version = "2"
     params: ClassVar[dict] = {

@@ -26,6 +26,7 @@ class MultipleImputation(RegressionSynthesis):
     fit; so are the records of strata with no more records than model parameters."""
 
     name = "multiple_imputation"
+    public_params = ("variables", "predictors", "strata")
     summary = "Synthetic values by sequential randomised regressions (one multiple-imputation draw)."
     version = "2"
     params: ClassVar[dict] = {

@@ -90,6 +90,13 @@ class CellKey(TableMethod):
     # 2: ptable rows with large perturbations solved in closed form (they were solved
     # numerically: the same optimum, possibly another last of the 8 decimals)
     version = "2"
+    # the ptable's design (D, V, js, pstay, ...) is published: analysts need the noise's
+    # bound and variance, and the method's protection rests on the record keys alone
+    # (Thompson, Broadfoot & Elazar 2013), as the ESS census guidance assumes (Giessing
+    # 2016); the column of record keys stays internal, with the seed that draws them
+    public_params = (
+        "D", "V", "js", "pstay", "optim", "mono", "ptable", "ptable_file", "digits", "magnitude",
+    )
     summary = "Cell key method: consistent noise on frequency and magnitude tables from a ptable."
     params: ClassVar[dict] = {
         "type": "object",
@@ -166,6 +173,12 @@ class CellKey(TableMethod):
             elif not var.is_numeric:
                 yield ("record_key",), (f"'{params['record_key']}' must be numeric (record "
                                         "keys in [0, 1])")
+            elif var.role != "identifier":
+                # with the keys the noise of every published cell can be undone: they
+                # must never reach a release (identifiers never do)
+                yield ("record_key",), (f"record keys must stay secret (with them the noise "
+                                        f"can be undone): declare '{var.name}' with role "
+                                        "identifier, which keeps it out of every release")
         if "magnitude" in params:
             if params.get("js") or "pstay" in params:
                 yield ("magnitude",), "js and pstay are for frequency tables"
@@ -190,13 +203,6 @@ class CellKey(TableMethod):
                     sub_ptable_of(params, which)
                 except PTableError as exc:
                     yield ("magnitude", which), f"impossible ptable: {exc}"
-
-    def warnings(self, params, meta):
-        var = meta.variables.get(params.get("record_key") or "")
-        if var is not None and var.role != "identifier":
-            yield ("record_key",), (f"record keys must stay secret (with them the noise can "
-                                    f"be undone): declare '{var.name}' with role identifier, "
-                                    "which keeps it out of every release")
 
     def check_data(self, params, data):
         column = params.get("record_key")

@@ -22,6 +22,7 @@ from ...registry import MethodResult, TableMethod, register
 @register
 class ControlledAdjustment(TableMethod):
     name = "controlled_adjustment"
+    public_params = ("weights", "keep_zeros", "integer", "time_limit")
     summary = ("Controlled tabular adjustment: move each sensitive cell out of its "
                "protection interval, least weighted change, totals additive (MILP, HiGHS).")
     params: ClassVar[dict] = {

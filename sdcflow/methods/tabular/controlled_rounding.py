@@ -18,6 +18,7 @@ from ...registry import MethodResult, TableMethod, register
 @register
 class ControlledRounding(TableMethod):
     name = "controlled_rounding"
+    public_params = ("base", "time_limit")
     summary = ("Round every table cell up or down to a multiple of a base, totals kept "
                "additive, least total change (MILP, HiGHS).")
     params: ClassVar[dict] = {

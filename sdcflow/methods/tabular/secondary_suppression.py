@@ -16,6 +16,7 @@ from ...registry import MethodResult, TableMethod, register
 @register
 class SecondarySuppression(TableMethod):
     name = "secondary_suppression"
+    public_params = ("algorithm", "cost", "margin_cost", "time_limit")
     summary = "Secondary cell suppression: optimal (MILP, HiGHS) or hypercube heuristic."
     params: ClassVar[dict] = {
         "type": "object",

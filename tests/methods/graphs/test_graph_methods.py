@@ -50,6 +50,34 @@ def test_relabelled_graph_is_isomorphic_with_new_labels():
     assert nx.is_isomorphic(g, h) and out.info == {"nodes": 34, "edges": 78}
 
 
+def test_the_relabelling_cannot_be_found_by_trying_seeds():
+    # an intruder who knows eight friendships of the club (by member number) tries every
+    # seed: drawn from the step's generator alone, the relabelling was a function of the
+    # seed and the 34 nodes, and the seed whose relabelling maps those friendships onto
+    # released edges was found (with it every member's label); keyed by the edge list
+    # too, no seed reproduces it (a wrong seed maps the eight onto released edges with
+    # probability about (78 / 561)^8, 1.4e-7)
+    plugin = registry.get("relabel_nodes")
+    data = _karate()
+    out = plugin.apply(data, dict(EDGES), np.random.default_rng(2026))
+    released = set(zip(out.data.frame["a"], out.data.frame["b"]))
+    known = list(zip(data.frame["a"], data.frame["b"]))[::10][:8]
+
+    def maps_known_edges(new):
+        return all((min(new[a - 1], new[b - 1]) + 1, max(new[a - 1], new[b - 1]) + 1)
+                   in released for a, b in known)
+
+    found = [s for s in range(3000)
+             if maps_known_edges(np.random.default_rng(s).permutation(34))]
+    assert found == []
+    # the same search against the unkeyed draw finds its seed
+    new = np.random.default_rng(2026).permutation(34)
+    released = {(min(new[a - 1], new[b - 1]) + 1, max(new[a - 1], new[b - 1]) + 1)
+                for a, b in zip(data.frame["a"], data.frame["b"])}
+    assert [s for s in range(3000)
+            if maps_known_edges(np.random.default_rng(s).permutation(34))] == [2026]
+
+
 def test_spatial_graph_keeps_the_degree_of_every_member():
     plugin = registry.get("spatial_graph")
     data = _karate()

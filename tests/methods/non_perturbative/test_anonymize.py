@@ -400,8 +400,6 @@ def test_bad_target_parameters_are_reported(tmp_path, write_recipe, params, mess
 
 def test_population_counts_stay_out_of_the_public_manifest():
     # a population register may not be public: the manifest's params keep the file name
-    from sdcflow.engine.manifest import public_params
-
     params = {"targets": [{"delta_presence": {"population": "pop.csv"}}],
               "population_counts": {"columns": ["sex"], "rows": [["1"]], "counts": [3]}}
-    assert public_params(PLUGIN, params) == {"targets": params["targets"]}
+    assert PLUGIN.public(params) == {"targets": params["targets"]}

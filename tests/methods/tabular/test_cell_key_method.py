@@ -305,13 +305,17 @@ def test_a_ptable_file_in_a_grid_is_refused(tmp_path):
         validate(path)
 
 
-def test_record_keys_that_could_be_released_are_warned_of(tmp_path):
+def test_record_keys_that_could_be_released_are_refused(tmp_path):
+    # with the record keys the noise of every published cell can be undone: a key column
+    # that a release could carry (any role but identifier) is an error, not a warning
     path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, "
                            f"params: {{{PT_EX}, record_key: rkey}}}}")
     path.write_text(path.read_text().replace("rkey: {role: identifier, type: continuous}",
                                              "rkey: {role: numeric}"))
-    warnings = validate(path).warnings
-    assert any("declare 'rkey' with role identifier" in str(w) for w in warnings)
+    with pytest.raises(RecipeError) as info:
+        validate(path)
+    assert "record keys must stay secret (with them the noise can be undone): declare " \
+        "'rkey' with role identifier, which keeps it out of every release" in str(info.value)
 
 
 def test_odd_cells_of_a_magnitude_table_use_their_own_ptable(tmp_path):
