@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .text import text_column
+
 _SHOW = 5
 
 
@@ -104,19 +106,62 @@ def spread_missing(codes: np.ndarray, units: np.ndarray, households: int) -> np.
     return out
 
 
-def new_ids(units: np.ndarray, households: int, missing: np.ndarray) -> np.ndarray:
-    """Released household ids: the households numbered 1 .. H in the order they first
-    appear in the release, as text; records without an id keep none.
+def household_digests(released: pd.DataFrame, units: np.ndarray,
+                      households: int) -> np.ndarray:
+    """A 64-bit digest of each household's released records (``released``: the release
+    as written, without the household id), by household number: the text of every
+    value, row by row, folded over the members in their order. A function of the
+    published file alone, so that numbering households by it publishes nothing more."""
+    if households == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if released.shape[1]:
+        text = pd.DataFrame({i: text_column(released[c], released.index).fillna("\x00")
+                             for i, c in enumerate(released.columns)})
+        rows = pd.util.hash_pandas_object(text, index=False).to_numpy(dtype=np.uint64)
+    else:
+        rows = np.zeros(len(units), dtype=np.uint64)
+    # member j of a household contributes rows * M**(j + 1) (mod 2**64): the order of the
+    # members counts, and the sum does not depend on how the file is split
+    member = pd.Series(units).groupby(units).cumcount().to_numpy(dtype=np.uint64)
+    weight = np.ones(len(units), dtype=np.uint64)
+    factor = np.full(len(units), _FOLD, dtype=np.uint64)
+    exponent = member + np.uint64(1)
+    while exponent.any():  # square-and-multiply, every record at once
+        odd = (exponent & np.uint64(1)).astype(bool)
+        weight[odd] *= factor[odd]
+        factor *= factor
+        exponent >>= np.uint64(1)
+    out = np.zeros(households, dtype=np.uint64)
+    np.add.at(out, units, rows * weight)
+    return out
 
-    The numbers carry nothing of the original ids and nothing beyond the release's own
-    record order, which is published anyway. They are not drawn at random: a random
-    numbering is a draw whose outcome is published and whose other inputs (the number
-    of households, their order in the file) are public too, so trying seeds until the
-    draw reproduces the published numbers finds the recipe's seed (a thousand
-    households' numbers gave the seed 2026 away in 0.2 s), and the seed regenerates
-    every other draw of the run."""
-    number = np.arange(1, households + 1)
-    out = np.char.mod("%d", number)[units].astype(object) if households else \
+
+_FOLD = np.uint64(0x9E3779B97F4A7C15)  # an odd constant (the golden ratio's 64 bits)
+
+
+def new_ids(digests: np.ndarray, missing: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """Released household ids, as text (records without an id keep none): the households
+    numbered 1 .. H in the order of their :func:`household_digests` (ties in order of
+    first appearance).
+
+    The numbers are a function of the released records alone. They carry nothing of the
+    original ids (numbering in order of appearance would give back ids that ran 1 .. H
+    down the original file) and nothing of the recipe's seed: a random numbering is a
+    draw whose other inputs (the number of households, their order) are public, so
+    trying seeds until the draw reproduces the published numbers finds the seed (a
+    thousand households' numbers gave the seed 2026 away in 0.2 s), and the seed
+    regenerates every other draw of the run."""
+    number = released_numbers_of(digests)
+    out = np.char.mod("%d", number)[units].astype(object) if len(digests) else \
         np.empty(len(units), dtype=object)
     out[missing] = None
     return out
+
+
+def released_numbers_of(digests: np.ndarray) -> np.ndarray:
+    """Household number -> released number (1 .. H): the rank of its digest, ties in
+    household order."""
+    order = np.argsort(digests, kind="stable")
+    number = np.empty(len(digests), dtype=np.int64)
+    number[order] = np.arange(1, len(digests) + 1)
+    return number

@@ -34,7 +34,7 @@ import pandas as pd
 
 from .. import __version__
 from ..data import write_table
-from ..data.households import household_units, new_ids
+from ..data.households import household_digests, household_units, new_ids
 from ..data.io import sha256_file, table_format
 from ..data.release_numbers import release_rounding, released_numbers
 from ..data.stat_files import is_number
@@ -320,17 +320,20 @@ def report_html(validated: Validated, result: RunResult, *, released_ok: bool,
 
 def _household_ids(recipe: Recipe, frame: pd.DataFrame
                    ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """The release with the household id replaced by new numbers, 1 .. H in the order
-    the households appear (unless ``release.household_ids: keep``; see
-    :func:`sdcflow.data.households.new_ids`: not drawn from the seed, which a search
-    would find from them), and the table original -> released id."""
+    """The release with the household id replaced by new numbers (unless
+    ``release.household_ids: keep``): 1 .. H in the order of a digest of each household's
+    released records (see :func:`sdcflow.data.households.new_ids`: neither the original
+    ids nor a draw of the seed, which a search would find from them), and the table
+    original -> released id."""
     ids = [n for n, v in recipe.variables.items() if v.role == "household" and n in frame]
     if len(ids) != 1 or recipe.release.get("household_ids", "replace") == "keep":
         return frame, None
     name = ids[0]
     original = frame[name]
     units, count = household_units(original)
-    released = new_ids(units, count, original.isna().to_numpy())
+    written = released_numbers(frame.drop(columns=[name]), *release_rounding(recipe))
+    released = new_ids(household_digests(written, units, count), original.isna().to_numpy(),
+                       units)
     frame = frame.copy()
     frame[name] = pd.Series(released, index=frame.index, dtype=original.dtype)
     mapping = pd.DataFrame({"original": original, "released": frame[name]}).dropna()

@@ -9,9 +9,11 @@ from sdcflow.data.households import (
     consistency_problems,
     expand,
     first_members,
+    household_digests,
     household_units,
     inconsistent,
     new_ids,
+    released_numbers_of,
     spread_missing,
 )
 
@@ -59,8 +61,42 @@ def test_a_suppression_spreads_to_the_whole_household():
     assert spread[:, 1].tolist() == [1, 1, -1, 1, 1, -1, 4]
 
 
-def test_new_ids_number_households_in_order_of_first_appearance():
-    # h7 first, then h2; no random draw (a seeded one would give the seed away)
+def test_new_ids_rank_the_households_by_a_digest_of_their_released_records():
     units, count = household_units(IDS)
-    ids = new_ids(units, count, IDS.isna().to_numpy())
-    assert ids.tolist() == ["1", "1", "2", None, "1", "2", None]
+    released = pd.DataFrame({"sex": ["1", "2", "1", "2", "1", "1", "2"],
+                             "age": [30, 31, 40, None, 29, 41, 50]})
+    digests = household_digests(released, units, count)
+    assert digests.dtype == np.uint64 and len(set(digests.tolist())) == 4
+    ids = new_ids(digests, IDS.isna().to_numpy(), units)
+    # every member of h7 (and of h2) gets one number, 1 .. 4 in the order of the digests;
+    # the two records without an id are households of their own but keep no id
+    expected = {u: str(int(np.argsort(np.argsort(digests, kind="stable"))[u]) + 1)
+                for u in range(count)}
+    assert ids.tolist() == [expected[0], expected[0], expected[1], None, expected[0],
+                            expected[1], None]
+    # a function of the released records only: the same records under other original ids
+    # (or none) get the same numbers; the order of a household's members counts
+    again = household_digests(released, *household_units(
+        pd.Series(["a", "a", "b", "c", "a", "b", "d"])))
+    assert again.tolist() == digests.tolist()
+    swapped = released.iloc[[1, 0, 2, 3, 4, 5, 6]].reset_index(drop=True)
+    assert household_digests(swapped, units, count)[0] != digests[0]
+    assert household_digests(swapped, units, count)[1:].tolist() == digests[1:].tolist()
+
+
+def test_household_digests_do_not_depend_on_how_the_file_is_split():
+    # the Dask engine ranks the digests of each partition's households together: splitting
+    # between households changes no digest
+    rng = np.random.default_rng(5)
+    ids = pd.Series(np.repeat(np.arange(40), rng.integers(1, 5, 40)))
+    frame = pd.DataFrame({"x": rng.normal(size=len(ids)).round(3),
+                          "k": rng.choice(["a", "b", None], len(ids))})
+    whole = household_digests(frame, *household_units(ids))
+    cut = int(np.flatnonzero(ids.to_numpy() == 17)[0])
+    parts = [household_digests(frame.iloc[a:b].reset_index(drop=True),
+                               *household_units(ids.iloc[a:b].reset_index(drop=True)))
+             for a, b in ((0, cut), (cut, len(ids)))]
+    assert np.concatenate(parts).tolist() == whole.tolist()
+    numbers = released_numbers_of(whole)
+    assert sorted(numbers.tolist()) == list(range(1, 41))
+    assert (np.diff(whole[np.argsort(numbers)].astype(np.float64)) >= 0).all()

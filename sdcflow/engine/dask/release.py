@@ -2,9 +2,8 @@
 (``public/<release path>/part-00000.parquet`` ...), written by the workers into the
 directory being built, then the manifests, measures and reports as the in-memory engine
 writes them. The household id is replaced by the same numbers the in-memory engine
-gives (households numbered 1 .. H in the order they appear: see
-:func:`sdcflow.data.households.new_ids`), which needs only the number of households of
-each partition."""
+gives (households numbered 1 .. H in the order of a digest of their released records: see
+:func:`sdcflow.data.households.new_ids`), which needs only each partition's digests."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...data import write_table
-from ...data.households import household_units
+from ...data.households import household_digests, household_units, released_numbers_of
 from ...data.io import sha256_file, table_format
 from ...data.release_numbers import release_rounding, released_numbers
 from ...tables import release_source, released_table
@@ -32,11 +31,13 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
     numbers, offsets = None, None
     data = run._data(view)
     if replace:
-        counts = client.gather([client.submit(_households, d, household[0], pure=False)
-                                for d in data])
-        # the in-memory engine's numbers: households numbered in file order
-        numbers = np.arange(1, sum(counts) + 1)
-        offsets = np.concatenate([[0], np.cumsum(counts)])
+        digests = client.gather([client.submit(_households, d, household[0],
+                                               release_rounding(recipe), pure=False)
+                                 for d in data])
+        # the in-memory engine's numbers: every household's digest ranked over the file
+        numbers = released_numbers_of(np.concatenate(digests)) if digests else \
+            np.zeros(0, dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum([len(d) for d in digests])])
     if "path" in release:
         rel = Path(release["path"])
         fmt = table_format(release, rel)
@@ -71,8 +72,12 @@ def write_release(tmp: Path, validated, result, run, view: dict) -> None:
     _write_outputs(tmp, validated, result, tables, 0, released=released)
 
 
-def _households(data, name: str) -> int:
-    return household_units(data.frame[name])[1]
+def _households(data, name: str, rounding: tuple) -> np.ndarray:
+    """The digest of each household of a partition (as the release writes its records)."""
+    frame = data.for_release().reset_index(drop=True)
+    units, count = household_units(frame[name])
+    return household_digests(released_numbers(frame.drop(columns=[name]), *rounding), units,
+                             count)
 
 
 def _write_part(data, path: str, fmt: str, household: str | None, numbers,
