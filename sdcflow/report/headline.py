@@ -53,6 +53,9 @@ def risk_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
     elif plugin == "delta_presence":
         out.append(("records in classes outside the delta-presence bounds",
                     summary.get("outside")))
+        if "classes_outside" in summary:
+            out.append(("population classes outside the delta-presence bounds",
+                        summary.get("classes_outside")))
     elif plugin == "reidentification_risk":
         out.append(("average re-identification risk (1/class size)", summary.get("average")))
         if "above_threshold" in summary:

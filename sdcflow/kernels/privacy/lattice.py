@@ -18,11 +18,11 @@ bottom-up, it follows a path of unclassified nodes upwards and binary-searches i
 lowest node meeting the targets; a node that meets them marks every node above it as
 meeting them, one that fails marks every node below it as failing. Without suppression
 k-anonymity, distinct, entropy and recursive l-diversity, t-closeness (every distance),
-beta-likeness and the average re-identification risk are monotone; with suppression
-k-anonymity and distinct l-diversity stay monotone (a failing class merged with a meeting
-one meets them, so the suppressed records only shrink), the others are not (as ARX treats
-them); delta-presence is monotone in neither case (see
-:func:`sdcflow.kernels.privacy.model_targets.delta_presence_target`).
+beta-likeness, delta-presence (see
+:func:`sdcflow.kernels.privacy.model_targets.delta_presence_target`) and the average
+re-identification risk are monotone; with suppression k-anonymity and distinct
+l-diversity stay monotone (a failing class merged with a meeting one meets them, so the
+suppressed records only shrink), the others are not (as ARX treats them).
 When some target is not monotone, no node is classified in advance: every node is
 checked unless its loss bound rules it out.
 
@@ -76,7 +76,9 @@ class Target:
     the target (a release target: one value for the whole release, computed on the
     classes kept, ``kept``); ``monotone(suppressing)``: whether generalising a node that
     meets it keeps it met (with or without suppression); ``needs_records``: whether it
-    reads ``partition.record_class``."""
+    reads ``partition.record_class``; ``node_ok(partition)`` (optional): a condition of
+    the node that no suppression can meet (delta-presence: a class of the population
+    without a record of the data), checked after ``classes_ok``."""
 
     name: str
     classes_ok: Callable[..., np.ndarray]
@@ -84,6 +86,7 @@ class Target:
     monotone_with_suppression: bool = False
     needs_records: bool = False
     release: bool = False
+    node_ok: Callable[[Partition], bool] | None = None
 
     def monotone(self, suppressing: bool) -> bool:
         return (self.monotone_with_suppression if suppressing
@@ -357,6 +360,8 @@ def _check(partition: Partition, targets: Sequence[Target], allowed: int, known:
         if not t.release:
             ok &= t.classes_ok(partition)
     if partition.counts[~ok].sum() > allowed:
+        return ok, False
+    if not all(t.node_ok(partition) for t in targets if t.node_ok is not None):
         return ok, False
     return ok, all(bool(t.classes_ok(partition, ok)) for t in targets if t.release)
 
