@@ -216,14 +216,17 @@ def lattice_size(maps: Sequence[np.ndarray]) -> int:
 
 def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Target],
            loss: str = "precision", *, suppression_limit: float = 0.0,
-           weights: Sequence[float] | None = None, k: int = 1) -> SearchResult:
+           weights: Sequence[float] | None = None, k: int = 1,
+           suppression_loss: str = "full") -> SearchResult:
     """The least-loss node of the lattice meeting ``targets``.
 
     ``codes``: the records' key codes (n x m, integers 0 .. d_j - 1); ``maps[j]``: a
     (levels x d_j) integer array, row l giving each level-0 code its code at level l
     (row 0 the identity; each level a function of the level below); ``loss``: one of
     :data:`sdcflow.kernels.privacy.loss.LOSSES`; ``weights``: per variable (default 1);
-    ``k``: the k of the average class size."""
+    ``k``: the k of the normalized average class size; ``suppression_loss``: how a
+    suppressed record is charged, one of
+    :data:`sdcflow.kernels.privacy.loss.SUPPRESSION_LOSSES`."""
     codes = np.asarray(codes, dtype=np.int64)
     n, m = codes.shape
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
@@ -241,7 +244,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         ids, rep = row_ids(codes)
         units, counts = codes[rep], np.bincount(ids, minlength=len(rep))
     w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
-    ctx = LossContext(loss, units, counts, maps, w, k=k)
+    ctx = LossContext(loss, units, counts, maps, w, k=k, suppression=suppression_loss)
     allowed = int(np.floor(suppression_limit * n + 1e-9))
     monotone = all(t.monotone(allowed > 0) for t in targets)
     shape = tuple(len(mp) for mp in maps)
