@@ -112,7 +112,7 @@ def test_score_of_the_example_with_the_computed_components():
     # record_linkage tests), PLD 0, ID 0 (p = 1 .. 10 %), IL 35.648; RS-RL 40 (linked)
     results = {
         "loss": measure("information_loss"),
-        "dld": measure("record_linkage", scenarios="prefixes"),
+        "dld": measure("record_linkage", method="distance", scenarios="prefixes"),
         "pld": measure("record_linkage", method="probabilistic", scenarios="prefixes"),
         "id": measure("interval_disclosure", kind="rank", p=list(range(1, 11))),
         "rsrl": measure("rank_swap_attack", p=2, p_unit="records", scenarios="prefixes"),
