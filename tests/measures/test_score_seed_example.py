@@ -122,7 +122,7 @@ def test_score_of_the_example_with_the_computed_components():
                     "0.5 * id.percent", results)
     assert generic["dr"] == pytest.approx(0.25 * 33.75)
     assert generic["score"] == pytest.approx((35.648 + 8.4375) / 2, abs=1e-3)
-    specific = score("loss.composite", "0.5 * rsrl.percent_linked + 0.5 * id.percent",
+    specific = score("loss.composite", "0.5 * rsrl.percent + 0.5 * id.percent",
                      results)
     assert specific["dr"] == pytest.approx(20.0)
 

@@ -61,14 +61,19 @@ from .record_linkage import (
     values,
 )
 
-_KEYS = ("certain", "linked", "inconsistent")
+_KEYS = ("linked", "certain", "inconsistent")
 
 
 @register
 class MicroaggregationAttack(Measure):
     name = "microaggregation_attack"
-    summary = ("Transparency attack on microaggregation (group intervals): records whose "
-               "intersection of possible groups is themselves alone.")
+    # 2: percent is the linked share (the attack's full strength, as Torra's RS-RL
+    # figures), the certain share is percent_certain (was: percent certain, and
+    # percent_linked)
+    version = "2"
+    summary = ("Transparency attack on microaggregation (group intervals): records "
+               "re-identified by linkage within the intersection of their possible groups "
+               "(certain when it is themselves alone).")
     types = ("integer", "continuous", "ordinal")
     params: ClassVar[dict] = {
         "type": "object",
@@ -161,8 +166,8 @@ class MicroaggregationAttack(Measure):
                 result = _attack(xo, xp, zo, zp, cols, members, n)
             if len(cols) == len(names):
                 full.append(result)
-            return {"certain": float(np.count_nonzero(result.certain)),
-                    "linked": float(result.credit.sum()),
+            return {"linked": float(result.credit.sum()),
+                    "certain": float(np.count_nonzero(result.certain)),
                     "inconsistent": float(np.count_nonzero(~result.contains))}
 
         figures = run_scenarios(names, params["scenarios"], n, one, _KEYS)
