@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sdcflow.kernels.privacy.lattice import (
@@ -184,6 +184,9 @@ def test_beta_likeness_search_is_optimal(data, sens, beta, limit, loss):
                                   max_size=12),
        bounds=st.sampled_from([(0.0, 0.5), (0.3, 0.8), (0.5, 1.0), (0.2, 0.6)]),
        k=st.sampled_from([None, 2]), limit=limits, loss=losses)
+# the population holds (1, 1), which the sample lacks: presence 0 below 0.5 at the bottom
+@example(data=(2, [(0, 0)] * 4), extra=[(1, 1)], bounds=(0.5, 1.0), k=None, limit=0.0,
+         loss="precision")
 def test_delta_presence_search_is_optimal(data, extra, bounds, k, limit, loss):
     # the population: the sample's records and more (codes within the sample's domain)
     d, rows = data
