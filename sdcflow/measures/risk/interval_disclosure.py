@@ -28,10 +28,20 @@ import pandas as pd
 
 from ...kernels.risk.interval_disclosure import interval_disclosure
 from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, TEXT, ListOf, Text, by_values, by_variable, record
+from ...results import (
+    COUNT,
+    NAMES,
+    NUMBER,
+    TEXT,
+    ListOf,
+    Text,
+    by_values,
+    by_variable,
+    record,
+    value_key,
+)
 from ..linkage.record_linkage import VARIABLES, check_variables, values
 from ..reference import REFERENCE, same_records
-
 
 ID_P = list(range(1, 11))  # Domingo-Ferrer & Torra's ID: rank intervals of 1 .. 10 %
 
@@ -115,15 +125,10 @@ class IntervalDisclosure(Measure):
             per_variable={name: round(float(np.mean([f["per_variable"][name]
                                                      for f in figures])), 6)
                           for name in names},
-            by_p={_p_key(p): f for p, f in zip(widths, figures)})
+            by_p={value_key(p): f for p, f in zip(widths, figures)})
         frame = pd.DataFrame({name: share[:, j] for j, name in enumerate(names)})
         frame["values_disclosed"] = share.sum(axis=1)
         return MeasureResult(summary, frame)
-
-
-def _p_key(p: float) -> str:
-    """A p as the key of ``by_p`` (as ``by_values`` names it: 2.0 -> '2')."""
-    return str(int(p)) if float(p).is_integer() else str(p)
 
 
 def _figures(disclosed: np.ndarray, counted: np.ndarray, names: list[str]) -> dict:

@@ -59,9 +59,17 @@ def test_seed_example_nested_scenarios():
     # seed 000, "Rank swapping: Example II" table, scenarios {V1}, {V1, V2}, {V1, V2, V3},
     # {V1, ..., V4}. PRL: 0 in each (PLD = 0), reproduced.
     original, protected = dataset(SEED_X), dataset(SEED_Y)
-    prl = evaluate(protected, original, method="probabilistic", scenarios="prefixes")
+    # (values agreeing within 0.1 sd, about 0.3: equal values, on these integers)
+    prl = evaluate(protected, original, method="probabilistic", scenarios="prefixes",
+                   tolerance=0.1)
     assert [s["correct"] for s in prl.summary["by_scenario"]] == [0, 0, 0, 0]
     assert prl.summary["percent"] == 0.0
+    # the default tries tolerances 0.05, 0.1, 0.2 and 0.5 and keeps the most successful:
+    # within 0.5 sd (about 1.5: values 1 apart agree) PRL links some records
+    strong = evaluate(protected, original, method="probabilistic", scenarios="prefixes")
+    assert strong.summary["by_tolerance"] == {"0.05": 0.0, "0.1": 0.0, "0.2": 0.0,
+                                              "0.5": 10.0}
+    assert strong.summary["tolerance"] == 0.5 and strong.summary["percent"] > 0
     # DBRL, Euclidean on standardised values, ties 1/t: 0, 2, 5.5, 6 (average 3.375 of
     # 10 records: 33.75%). The seed prints 0, 2, 4, 1 (average 17.5 = DLD); the first two
     # agree. The last two cannot come from a Euclidean linkage: with four variables, six
@@ -192,13 +200,13 @@ def test_mahalanobis_cov():
     assert abs(cov["correct"] - plain["correct"]) <= 3
 
 
-def microaggregated_casc(size, k):
-    """The CASC Census file and its MDAV microaggregation (k) in groups of ``size``
-    variables taken in file order."""
+def microaggregated_casc(size, k, columns=None):
+    """The CASC Census file (its first ``columns`` variables) and its MDAV
+    microaggregation (k) in groups of ``size`` variables taken in file order."""
     from sdcflow.data import Dataset, Variable
 
     frame = pd.read_csv(ROOT / "sdcflow" / "data" / "datasets" / "CASCrefmicrodata.csv")
-    frame = frame.select_dtypes("number").astype(float)
+    frame = frame.select_dtypes("number").astype(float).iloc[:, :columns]
     cols = list(frame.columns)
     original = Dataset(frame, {c: Variable(c, "numeric", "continuous") for c in cols})
     method = registry.get("microaggregation")
@@ -230,6 +238,19 @@ def test_the_default_is_the_strongest_attack_on_a_microaggregated_file():
     other = evaluate(protected, original).summary
     assert other["by_method"]["distance"] == pytest.approx(50.3, abs=0.1)
     assert other["percent"] == pytest.approx(79.8, abs=0.1)
+
+
+def test_probabilistic_linkage_tries_several_tolerances():
+    # the first six CASC variables, MDAV (k = 3) in two groups of three: values agreeing
+    # within 0.1 sd (the old default) link 47.4 % of the records, within 0.2 sd 68.8 %;
+    # the default keeps the most successful of 0.05, 0.1, 0.2 and 0.5
+    protected, original = microaggregated_casc(3, 3, columns=6)
+    strong = evaluate(protected, original, method="probabilistic").summary
+    assert strong["by_tolerance"]["0.1"] == pytest.approx(47.4, abs=0.1)
+    assert strong["by_tolerance"]["0.2"] == pytest.approx(68.8, abs=0.1)
+    assert strong["tolerance"] == 0.2 and strong["percent"] == strong["by_tolerance"]["0.2"]
+    one = evaluate(protected, original, method="probabilistic", tolerance=0.1).summary
+    assert one["percent"] == strong["by_tolerance"]["0.1"] and "by_tolerance" not in one
 
 
 def test_strongest_takes_the_best_attack_per_scenario():
