@@ -54,28 +54,29 @@ def test_average_class_size():
         (1,), CLASS_COUNTS, OK) == pytest.approx(2.0)
 
 
-def test_arx_monotonic_charges_no_suppression():
+KEPT = 2 * math.log2(3 / 2) + math.log2(3)  # the entropy of A's three records
+
+
+@pytest.mark.parametrize("suppression, name, value", [
     # ARX's monotonic metrics are their lower bound: the generalisation alone, every
     # record (suppressed ones too) at the node's level. DM*: 3^2 + 1^2 = 10 (not 13);
     # precision 0.5 (not 0.625); the entropy of A's records plus B's one record in B:
     # -log2(1/1) = 0
-    kept = 2 * math.log2(3 / 2) + math.log2(3)
-    for name, value in (("discernibility", 10), ("precision", 0.5),
-                        ("non_uniform_entropy", kept)):
-        ctx = context(name, suppression="arx_monotonic")
-        assert ctx.value((1,), CLASS_COUNTS, OK, SUPPRESSED) == pytest.approx(value), name
+    ("arx_monotonic", "discernibility", 10), ("arx_monotonic", "precision", 0.5),
+    ("arx_monotonic", "non_uniform_entropy", KEPT),
+    # ARX's non-monotonic ones: discernibility and precision as sdcflow's (DM: n per
+    # suppressed record; MetricMDNMPrecision: a suppressed record counts 1); the entropy
+    # charges the suppressed record's generalised value B among the suppressed records
+    # only: -log2(1 / 1) = 0 on top of its generalisation (0)
+    ("arx_non_monotonic", "discernibility", 13), ("arx_non_monotonic", "precision", 0.625),
+    ("arx_non_monotonic", "non_uniform_entropy", KEPT),
+])
+def test_arx_charging_of_suppressed_records(suppression, name, value):
+    ctx = context(name, suppression=suppression)
+    assert ctx.value((1,), CLASS_COUNTS, OK, SUPPRESSED) == pytest.approx(value)
 
 
-def test_arx_non_monotonic():
-    # discernibility and precision as sdcflow's (ARX's non-monotonic DM: n per suppressed
-    # record; MetricMDNMPrecision: a suppressed record counts 1); the entropy charges the
-    # suppressed record's generalised value B among the suppressed records only:
-    # -log2(1 / 1) = 0 on top of its generalisation (0), so the kept classes' figure
-    kept = 2 * math.log2(3 / 2) + math.log2(3)
-    for name, value in (("discernibility", 13), ("precision", 0.625),
-                        ("non_uniform_entropy", kept)):
-        ctx = context(name, suppression="arx_non_monotonic")
-        assert ctx.value((1,), CLASS_COUNTS, OK, SUPPRESSED) == pytest.approx(value), name
+def test_arx_non_monotonic_entropy_among_the_suppressed_records():
     # at node (0,) with the two records of value 0 and the one of value 2 suppressed
     # (3 of 4): each pays -log2(c / 3) for c the suppressed records sharing its value,
     # 2 * log2(3/2) + log2(3); the kept record of value 1 costs 0 at level 0
