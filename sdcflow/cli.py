@@ -116,7 +116,7 @@ def _run_progress(args):
 
 def cmd_run(args) -> int:
     from .engine import run
-    from .errors import CheckFailed
+    from .errors import CheckFailed, SdcflowError
 
     if args.dry_run:
         from .dry_run import dry_run
@@ -130,15 +130,11 @@ def cmd_run(args) -> int:
                          progress=progress, engine=args.engine, scheduler=args.scheduler,
                          workers=args.workers)
     except CheckFailed as exc:
-        for note in exc.result.notes:
-            print(f"note: {note}", file=sys.stderr)
-        if args.format == "json":
-            print(json.dumps({"released": False, "checks": exc.result.checks,
-                              "measures": exc.result.measures}, indent=2, sort_keys=True))
-        for line in exc.failures:
-            print(line, file=sys.stderr)
-        print("nothing was released", file=sys.stderr)
-        return 3
+        return _not_released(args, exc)
+    except SdcflowError as exc:
+        for note in _left_in_place(args):
+            exc.add_note(note)
+        raise
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     summary = {"released": True, "out": str(result.out_dir), "measures": result.measures,
@@ -153,11 +149,66 @@ def cmd_run(args) -> int:
     if result.public_manifest is not None:
         text.append(f"publish {result.public_dir} (and nothing else: the other files are "
                     "internal)")
+    from .engine.checks import check_text
+
     for c in result.checks:
-        variant = f" [variant {c['variant']}]" if "variant" in c else ""
-        text.append(f"  check passed: {c['check']}{variant}")
+        text.append(f"  check passed: {check_text(c)}")
     _emit(args, "\n".join(text), summary)
     return 0
+
+
+def _left_in_place(args) -> list[str]:
+    """For a run that stopped with an error (before it could decide to release or not):
+    that the output directory still holds an earlier release, which this run neither
+    replaced nor withdrew (so that nobody takes it for this run's)."""
+    from .engine import default_out_dir
+    from .engine.outputs import earlier_release
+    from .errors import SdcflowError
+    from .recipe import load_recipe
+
+    try:
+        target = Path(args.out) if args.out is not None else \
+            default_out_dir(load_recipe(args.recipe))
+        files = earlier_release(target)
+    except (SdcflowError, OSError):  # an unreadable recipe names no output directory
+        return []
+    if not files:
+        return []
+    return [(f"note: {target} still holds the release of an earlier run "
+             f"({', '.join(files)}): this run stopped before its checks and neither "
+             "replaced nor withdrew it")]
+
+
+def _not_released(args, exc) -> int:
+    """What ``sdcflow run`` says when a check failed (exit 3): each failed check with its
+    figures and threshold, that nothing was released, the earlier release it withdrew
+    from DIR and where the report of the failed run is (JSON: the same on standard
+    output)."""
+    result = exc.result
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    out = result.out_dir
+    if args.format == "json":
+        print(json.dumps({"released": False, "failures": exc.failures,
+                          "checks": result.checks, "measures": result.measures,
+                          "notes": result.notes, "out": str(out) if out else None,
+                          "withdrawn": result.withdrawn, "write_error": exc.write_error},
+                         indent=2, sort_keys=True))
+    lines = [*exc.failures, "nothing was released"]
+    if result.withdrawn:
+        lines.append(f"withdrew the earlier release from {out}: "
+                     + ", ".join(result.withdrawn) + " (this recipe does not stand behind "
+                     "it)")
+    if out is not None:
+        lines.append(f"the report of the failed run is {out / 'report.html'} (internal: do "
+                     "not publish)")
+    if exc.write_error:
+        lines.append(f"sdcflow: {exc.write_error}")
+        lines.append("the output directory was left as it was: a release in it was NOT "
+                     "withdrawn, and this recipe does not stand behind it: do not publish it")
+    for line in lines:
+        print(line, file=sys.stderr)
+    return 3
 
 
 def cmd_report(args) -> int:
@@ -185,8 +236,14 @@ def cmd_report(args) -> int:
         write_report(target, pdf_bytes(html, recipe.name), recipe.name)
     else:
         write_report(target, html, recipe.name)
-    failed = sum(1 for c in result.checks if not c["passed"])
-    print(f"report written to {target}" + (f" ({failed} check(s) failed)" if failed else ""))
+    failed = [c for c in result.checks if not c["passed"]]
+    print(f"report written to {target}" + (f" ({len(failed)} check(s) failed: a run "
+                                           "would release nothing)" if failed else ""))
+    if failed:
+        from .engine.checks import failure_text
+
+        for check in failed:
+            print(f"  {failure_text(check)}")
     return 0
 
 
@@ -338,9 +395,10 @@ def build_parser() -> argparse.ArgumentParser:
     fmt(p)
     p.set_defaults(func=cmd_methods)
 
-    p = add("init", help="write a starter recipe from a data file (CSV or Parquet): "
-                         "variables with guessed roles and types, a k-anonymity measure "
-                         "and a release; never replaces a file")
+    p = add("init", help="write a starter recipe from a data file (CSV, Parquet, SPSS, "
+                         "Stata or SAS): variables with guessed roles and types, local "
+                         "suppression to 3-anonymity and microaggregation, k-anonymity "
+                         "measured and checked before release; never replaces a file")
     p.add_argument("data", metavar="DATAFILE", type=Path)
     p.add_argument("-o", "--output", type=Path, default=Path("recipe.yaml"),
                    help="the recipe to write (default: recipe.yaml; never replaced)")
@@ -382,6 +440,13 @@ def main(argv: list[str] | None = None) -> int:
             return reader_went_away()
 
 
+def _notes(exc) -> int:
+    """Print the notes a command added to its error (after the error); its exit code."""
+    for note in getattr(exc, "__notes__", ()):
+        print(note, file=sys.stderr)
+    return exc.exit_code
+
+
 def _main(argv: list[str] | None) -> int:
     from .errors import InternalError, RecipeError, SdcflowError
 
@@ -393,14 +458,14 @@ def _main(argv: list[str] | None) -> int:
         if args.debug and exc.__cause__ is not None:
             raise exc.__cause__
         print(f"sdcflow: internal error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return _notes(exc)
     except RecipeError as exc:
         for p in exc.warnings + exc.problems:
             print(p, file=sys.stderr)
-        return 1
+        return _notes(exc)
     except SdcflowError as exc:
         print(f"sdcflow: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return _notes(exc)
     except KeyboardInterrupt:
         print("sdcflow: interrupted", file=sys.stderr)
         return 130

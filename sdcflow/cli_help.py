@@ -9,7 +9,8 @@ exit codes:
   1  a mistake in the recipe, the data or the output directory (every problem is
      printed as file:line:col: message); nothing is written
   2  wrong command-line usage
-  3  a release check failed: nothing is released (the report says why)
+  3  a release check failed: nothing is released, an earlier release in the output
+     directory is withdrawn; the report of the failed run there says why
   4  an internal error, a bug in sdcflow or a plugin (--debug shows the traceback;
      please report it)"""
 

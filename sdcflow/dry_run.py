@@ -20,7 +20,7 @@ def _variant_text(variant: dict) -> str:
 def would_write(validated: Validated, chosen: int | None) -> list[str]:
     """The files a run would write into its output directory (paths relative to it), as
     :func:`sdcflow.engine.runner._write_outputs` writes them."""
-    from .engine.outputs import MANIFEST, RUN_LOG
+    from .engine.outputs import MANIFEST
     from .engine.runner import HOUSEHOLD_IDS, PUBLIC
 
     recipe = validated.recipe
@@ -31,7 +31,9 @@ def would_write(validated: Validated, chosen: int | None) -> list[str]:
             files.append(f"{PUBLIC}/{Path(release['path']).as_posix()}")
         files += [f"{PUBLIC}/{Path(p).as_posix()}" for p in release.get("tables", {}).values()]
         files += [f"{PUBLIC}/{MANIFEST}", f"{PUBLIC}/report.html"]
-    files += [MANIFEST, "measures.json", "report.html", RUN_LOG]
+        if release.get("pdf"):
+            files.append(f"{PUBLIC}/report.pdf")
+    files += would_write_not_released(validated)
     if chosen is not None:
         files += [f"tables/{tid}.csv" for tid in release.get("tables", {})]
         households = [n for n, v in recipe.variables.items() if v.role == "household"]
@@ -41,13 +43,22 @@ def would_write(validated: Validated, chosen: int | None) -> list[str]:
     return files
 
 
+def would_write_not_released(validated: Validated) -> list[str]:
+    """The files a run whose checks fail writes into its output directory (no
+    ``public/``), as :func:`sdcflow.engine.runner.not_released` writes them."""
+    from .engine.outputs import MANIFEST, RUN_LOG
+
+    pdf = ["report.pdf"] if (validated.recipe.release or {}).get("pdf") else []
+    return [MANIFEST, "measures.json", "report.html", *pdf, RUN_LOG]
+
+
 def dry_run(recipe: Recipe | str | Path, out_dir: str | Path | None = None
             ) -> tuple[str, dict]:
     """What ``sdcflow run`` would do: the steps in execution order (one line per grid
     variant of a step), the output directory and the files it would hold. Raises what a
     run raises before its first step (:class:`~sdcflow.errors.RecipeError`,
     :class:`~sdcflow.errors.OutputError`); writes nothing (no cache, no output)."""
-    from .engine.outputs import check_target
+    from .engine.outputs import check_target, earlier_release
     from .engine.runner import CACHE_DIR, default_out_dir
     from .grid import chosen_variant
 
@@ -81,8 +92,16 @@ def dry_run(recipe: Recipe | str | Path, out_dir: str | Path | None = None
     release = recipe.release or {}
     if chosen is None or not ("path" in release or release.get("tables")):
         lines.append("  (no data released: measures and reports only)")
+    failed = would_write_not_released(validated)
+    withdrawn = earlier_release(target, recipe.name)
+    if recipe.checks:
+        lines += ["if a check fails (exit 3), would release nothing and write only:"]
+        lines += [f"  {name}" for name in failed]
+        if withdrawn:
+            lines.append("  and withdraw the earlier release there: " + ", ".join(withdrawn))
     lines.append(f"and cache the steps' results in {recipe.base_dir / CACHE_DIR}")
     data = {"dry_run": True, "recipe": recipe.name, "out": str(target), "steps": steps,
             "variants": plan.variants, "released_variant": chosen, "files": files,
-            "checks": [c.text for c in recipe.checks]}
+            "checks": [c.text for c in recipe.checks],
+            "if_not_released": {"files": failed, "withdrawn": withdrawn}}
     return "\n".join(lines), data

@@ -58,13 +58,18 @@ class RecipeError(SdcflowError):
 
 
 class CheckFailed(SdcflowError):
-    """A release check failed: nothing was released."""
+    """A release check failed: nothing was released. ``failures``: one line per failed
+    check with the figures it compared; ``result``: the run's result (its ``out_dir``
+    holds the outputs of the failed run when they were written, ``withdrawn`` the files
+    of an earlier release taken out of it); ``write_error``: why the output directory
+    could not be written (then it was left as it was)."""
 
     exit_code = 3
 
     def __init__(self, failures: list[str], result=None):
         self.failures = failures
         self.result = result
+        self.write_error: str | None = None
         super().__init__("\n".join(failures))
 
 

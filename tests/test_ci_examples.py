@@ -62,3 +62,22 @@ def test_the_github_actions_example_parses_and_runs_sdcflow_validate():
         argv = shlex.split(command.split(">")[0])
         args = build_parser().parse_args(argv[1:])
         assert args.command == "validate"
+
+
+def _quick_start_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.+?)\n```", section)
+
+
+def test_ci_runs_the_readme_test_command_to_the_letter():
+    # the README promises two commands that work on a fresh machine; CI (.ci/run) must run
+    # exactly the test command, so that a green CI means the README's command is green
+    install_and_run, install_and_test = _quick_start_commands()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert f"({install_and_test})" in ci
+    # both make their virtual environment first: a system Python managed by Debian or
+    # Ubuntu refuses `pip install` outside one ("externally-managed-environment")
+    for command in (install_and_run, install_and_test):
+        assert command.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install")
+    assert install_and_run.endswith("sdcflow run recipes/quickstart.yaml")

@@ -70,8 +70,9 @@ def test_run_writes_release_and_exit_code_3_on_failed_check(tmp_path, capsys):
     recipe.write_text(recipe.read_text().replace("edits.total == 0", "edits.total > 0"))
     assert main(["run", str(recipe), "--out", str(tmp_path / "out2")]) == 3
     err = capsys.readouterr().err
-    assert "check failed: edits.total > 0" in err and "nothing was released" in err
-    assert not (tmp_path / "out2").exists()
+    assert "check failed: edits.total > 0 (edits.total = 0)" in err
+    assert "nothing was released" in err
+    assert not (tmp_path / "out2" / "public").exists()  # the failed run's report only
 
 
 def test_run_without_a_data_file_says_that_nothing_was_released(tmp_path, capsys):

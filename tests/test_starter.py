@@ -1,9 +1,12 @@
 """``sdcflow init DATAFILE`` (sdcflow.starter): a starter recipe that validates."""
 
+import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pytest
 import yaml
 from helpers import validate_cli
 from hypothesis import HealthCheck, given, settings
@@ -36,14 +39,21 @@ def test_init_on_testdata_validates_and_guesses_conservatively(tmp_path, capsys,
     assert variables["urbrur"] == {"role": "key", "type": "categorical"}
     assert variables["age"] == {"role": "key", "type": "integer"}
     assert variables["income"] == {"role": "numeric", "type": "continuous"}
-    assert variables["ori_hid"]["role"] == "identifier"
+    # ori_hid numbers the 1000 households of the 4580 persons: the household id
+    assert variables["ori_hid"]["role"] == "household"
     assert variables["sampling_weight"] == {"role": "weight", "type": "continuous"}
     # one weight per recipe: the second weight column is declared numeric
     assert variables["household_weights"]["role"] == "numeric"
     assert doc["data"] == {"path": "data/testdata.csv"}  # relative to the recipe
-    assert doc["steps"] == [{"id": "risk", "measure": "k_anonymity",
-                             "params": {"k": [2, 3, 5]}}]
-    assert doc["release"] == {"path": "testdata-protected.csv"}
+    # never the data unchanged: local suppression to 3-anonymity, MDAV of the numbers,
+    # k-anonymity before and after, and a check that every released record is 3-anonymous
+    assert [(s["id"], s.get("method") or s.get("measure")) for s in doc["steps"]] == [
+        ("risk_original", "k_anonymity"), ("suppress", "local_suppression"),
+        ("micro", "microaggregation"), ("risk", "k_anonymity")]
+    assert doc["steps"][0]["input"] == "original"
+    assert doc["checks"] == [{"expr": "risk.violations[3] == 0",
+                              "message": "a released record is not 3-anonymous"}]
+    assert doc["release"] == {"path": "testdata-protected.csv", "measures": ["risk"]}
     assert recipe.read_text().count("# check this:") == len(variables)
     # and it plans and would run
     assert main(["run", "--dry-run", str(recipe)]) == 0
@@ -96,6 +106,31 @@ def test_guess_column():
     assert guess("region", ["01", "08", "10"]) == ("key", "categorical")
     assert guess("CustomerID", ["1", "2", "3"]) == ("identifier", "integer")
     assert guess("hh_id", ["1", "2", "3"])[0] == "identifier"
+    # names in capitals, run together, as survey files write them
+    for name in ("CASEID", "PERSID", "SERIALNO", "RESPID", "RECORDNO", "PERSNR", "HHID",
+                 "UUID", "caseNo", "Respondent_Number"):
+        assert guess(name, [str(10 * i + 3) for i in range(30)])[0] == "identifier", name
+    # not identifiers: words that merely end like one
+    for name in ("region", "tenure", "Zone", "RATIO"):
+        assert guess(name, ["1", "2"] * 15)[0] == "key", name
+    # a household id (its values repeat over the members): the household role, whose
+    # values the release replaces; the same name with one value per record: an identifier
+    members = [str(h) for h in (1, 1, 2, 2, 2, 3, 4, 4, 5, 5, 5, 5)]
+    for name in ("SERIALNO", "hhid", "HHNR", "household_id", "ori_hid"):
+        assert guess(name, members)[0] == "household", name
+    assert guess("PERSID", members)[0] == "identifier"
+    # one whole number per record, in file order or dense (a shuffled 1..n): record
+    # numbers, whatever the name; scattered distinct numbers are a measurement
+    rng = np.random.default_rng(3)
+    assert guess("q0", [str(v) for v in range(500, 530)])[0] == "identifier"
+    assert guess("q0", [str(v) for v in rng.permutation(30) + 1])[0] == "identifier"
+    scattered = [str(v) for v in rng.integers(0, 10**6, 40)]
+    assert len(set(scattered)) == 40
+    assert guess("q0", scattered) == ("numeric", "integer")
+    # distinct text in every record (names, comments): an identifier even when few
+    assert guess("nom", [f"person {i}" for i in range(12)])[0] == "identifier"
+    # ages are known to intruders: a key even when each record has its own
+    assert guess("age", [str(v) for v in range(20, 45)])[0] == "key"
     assert guess("height", [str(150 + i / 2) for i in range(40)]) == ("numeric", "continuous")
     assert guess("birth_year", [str(1950 + i) for i in range(40)]) == ("key", "integer")
     # free text, a value per record: an identifier (dropped) rather than a key
@@ -134,3 +169,71 @@ def test_every_starter_recipe_validates(tmp_path, capsys, columns):
     assert code == 0
     code, problems = validate_cli(recipe, capsys)
     assert code == 0, "\n".join(problems) + "\n" + recipe.read_text()
+
+
+def _survey(n: int = 120) -> pd.DataFrame:
+    """A small survey as offices' files hold it: a case number, a household serial number
+    repeated over the members, keys, and incomes (seeded)."""
+    rng = np.random.default_rng(7)
+    households = np.repeat(np.arange(1, n // 3 + 1), 3)[:n]
+    return pd.DataFrame({
+        "CASEID": np.arange(1001, 1001 + n),
+        "SERIALNO": 2019000000 + households,
+        "REGION": rng.choice(["north", "south", "east"], n),
+        "SEX": rng.choice([1, 2], n),
+        "AGEGRP": rng.choice([1, 2, 3, 4, 5, 6], n),
+        "INCOME": np.round(rng.lognormal(10, 0.6, n), 2),
+    })
+
+
+@pytest.mark.parametrize("suffix", [".sav", ".dta", ".xpt", ".parquet"])
+def test_init_reads_every_format_run_reads(tmp_path, capsys, suffix):
+    # `sdcflow run` reads SPSS, Stata and SAS files (pyreadstat) and Parquet: so does
+    # `sdcflow init`, and its recipe releases in the input's format
+    pyreadstat = pytest.importorskip("pyreadstat")
+    frame = _survey()
+    data = tmp_path / f"survey{suffix}"
+    if suffix == ".parquet":
+        frame.to_parquet(data)
+    else:
+        writer = {".sav": pyreadstat.write_sav, ".dta": pyreadstat.write_dta,
+                  ".xpt": pyreadstat.write_xport}[suffix]
+        writer(frame, str(data))
+    recipe = tmp_path / "r.yaml"
+    assert main(["init", str(data), "-o", str(recipe)]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    doc = yaml.safe_load(recipe.read_text())
+    roles = {name: v["role"] for name, v in doc["variables"].items()}
+    assert roles == {"CASEID": "identifier", "SERIALNO": "household", "REGION": "key",
+                     "SEX": "key", "AGEGRP": "key", "INCOME": "numeric"}
+    assert doc["release"]["path"] == f"survey-protected{suffix}"
+    code, err = validate_cli(recipe, capsys)
+    assert code == 0, err
+
+
+def test_init_then_run_never_publishes_the_raw_file(tmp_path, capsys):
+    # a new user's first `init` + `run`: what lands in public/ is protected, never the
+    # input: no identifier, new household numbers, every record 3-anonymous on the keys
+    # (suppressed values match any), the incomes replaced by means of groups of 3
+    frame = _survey()
+    data = tmp_path / "survey.csv"
+    frame.to_csv(data, index=False)
+    recipe = tmp_path / "recipe.yaml"
+    assert main(["init", str(data), "-o", str(recipe)]) == 0
+    out = tmp_path / "out"
+    assert main(["run", str(recipe), "--out", str(out)]) == 0, capsys.readouterr().err
+    released = pd.read_csv(out / "public" / "survey-protected.csv")
+    assert "CASEID" not in released.columns
+    assert set(released["SERIALNO"]) == set(range(1, 41))  # 40 households, renumbered
+    assert not released["INCOME"].isin(frame["INCOME"]).any()
+    keys = released[["REGION", "SEX", "AGEGRP"]]
+    for _, row in keys.iterrows():
+        match = np.ones(len(keys), dtype=bool)
+        for name, value in row.items():
+            if pd.notna(value):
+                match &= keys[name].isna().to_numpy() | (keys[name] == value).to_numpy()
+        assert match.sum() >= 3
+    # the original data's risk is measured too, and internal
+    measures = json.loads((out / "measures.json").read_text())["measures"]
+    assert measures["risk_original"]["violations"]["3"] > 0
+    assert measures["risk"]["violations"]["3"] == 0

@@ -22,6 +22,7 @@ Python's parser nor the evaluators run out of stack.
 from __future__ import annotations
 
 import ast
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -99,6 +100,12 @@ def parse(text: str, *, subscripts: bool = False, condition: bool = True) -> Exp
     if len(source) > MAX_LENGTH:
         raise ExprError(f"the expression is {len(source)} characters long; at most {MAX_LENGTH}"
                         " are allowed", 0)
+    control = next((i for i, ch in enumerate(source) if unicodedata.category(ch) == "Cc"
+                    and ch not in "\t\n\r"), None)
+    if control is not None:  # (Python's parser refuses a NUL byte with a ValueError)
+        raise ExprError(f"the expression holds the control character "
+                        f"U+{ord(source[control]):04X} at character {control + 1}: write it "
+                        "without control characters", control)
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:

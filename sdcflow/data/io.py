@@ -53,6 +53,8 @@ def resolve_source(spec: Mapping, base_dir: Path) -> tuple[Path | None, list[Fin
                 f"unknown shipped data set '{name}'{did_you_mean(name, BUILTIN_DATASETS)};"
                 f" shipped: {shipped}"))]
         return builtin_path(name), []
+    if "\0" in spec["path"]:  # (the operating system cannot take it: ValueError)
+        return None, [Finding(("data", "path"), "the data path holds a NUL character")]
     path = base_dir / spec["path"]
     try:
         path = path.resolve()

@@ -11,7 +11,9 @@ what cannot be verified is not released. The expressions are evaluated exactly b
 
 from __future__ import annotations
 
-from ..constraints import ExprError
+import math
+
+from ..constraints import ExprError, parse
 from ..constraints.checks import Unverifiable, check_figures, check_value, expression_value
 from ..errors import Problem, RecipeError
 from ..plan import Plan, variant_label
@@ -60,4 +62,58 @@ def evaluate_checks(recipe: Recipe, plan: Plan, measures: dict, variants: list[i
     return out
 
 
-__all__ = ["check_figures", "check_value", "evaluate_checks", "expression_value"]
+def failure_text(check: dict) -> str:
+    """One failed check (an entry of :func:`evaluate_checks`) as the command line and the
+    report say it: the check with its threshold, the variant, the figures it compared,
+    why it could not be decided, and the recipe's message, e.g.
+    ``check failed: link.percent < 5 (link.percent = 32.08)``."""
+    return f"check failed: {check_text(check)}"
+
+
+def check_text(check: dict) -> str:
+    """A check (an entry of :func:`evaluate_checks`) with its variant, the figures it
+    compared and, when it failed, why: ``link.percent < 5 (link.percent = 32.08)``."""
+    text = check["check"]
+    if "variant" in check:
+        text += f" [variant {check['variant']}]"
+    figures = check.get("figures") or {}
+    if figures:
+        numbers = _numbers(check["check"]) + [v for v in figures.values()
+                                              if isinstance(v, (int, float))]
+        text += " (" + "; ".join(f"{name} = {figure_text(value, numbers)}"
+                                 for name, value in figures.items()) + ")"
+    if "error" in check:
+        text += f" ({check['error']})"
+    if "message" in check:
+        text += f": {check['message']}"
+    return text
+
+
+def figure_text(value, compared=()) -> str:
+    """A figure of a check for people: an integer as it is, a fraction to 4 significant
+    digits (all of its integer part), with more digits where fewer would round it onto a
+    number it is ``compared`` with: 5.0004 beside a threshold of 5 reads ``5.0004``, never
+    ``5``, which would make a failed ``x <= 5`` look as if it held."""
+    if value is None:
+        return "missing"
+    if not isinstance(value, float) or not math.isfinite(value):
+        return str(value)
+    for digits in range(max(4, len(str(int(abs(value))))), 18):
+        text = f"{value:.{digits}g}"
+        shown = float(text)
+        if shown == value or all(shown != other for other in compared):
+            return text
+    return repr(value)
+
+
+def _numbers(text: str) -> list:
+    """The constant numbers of a check (its thresholds)."""
+    try:
+        constants = parse(text, subscripts=True).constants.values()
+    except ExprError:
+        return []
+    return [c for c in constants if not isinstance(c, bool)]
+
+
+__all__ = ["check_figures", "check_text", "check_value", "evaluate_checks",
+           "expression_value", "failure_text", "figure_text"]

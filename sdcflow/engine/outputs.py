@@ -14,6 +14,11 @@ It may only ever replace what an earlier sdcflow run of the same recipe wrote th
   working directory itself. A symbolic link is followed and its target judged by the
   same rules.
 
+A run whose checks fail replaces DIR in the same way, with the internal outputs of the
+failed run alone (see :mod:`sdcflow.engine.runner`): an earlier release there is withdrawn
+(its files, and only they, are deleted), so that DIR never holds a release its recipe no
+longer stands behind.
+
 The new contents are built in a temporary sibling ``.DIR.tmp-XXXXXXXX`` (a random, never
 PID-based, name) and renamed into place: readers never see a partial release, and a
 failure leaves the earlier one as it was. Writers hold an exclusive lock on DIR's parent
@@ -113,6 +118,17 @@ def _owned(target: Path, recipe_name: str) -> list[str]:
     return [e for e in entries if e in own]
 
 
+def earlier_release(target: Path, recipe_name: str | None = None) -> list[str]:
+    """The published files (``public/...``) of a release that an earlier run (of recipe
+    ``recipe_name``, or of any recipe) left in ``target``, as its manifest lists them
+    (empty when ``target`` holds no such release, e.g. the outputs of a run whose checks
+    failed)."""
+    manifest = _read_manifest(Path(target))
+    if manifest is None or recipe_name not in (None, manifest["recipe"].get("name")):
+        return []
+    return sorted(f for f in manifest["files"] if f.split("/")[0] == "public")
+
+
 def _digest(path: Path) -> str | None:
     try:
         return sha256_file(path)
@@ -161,9 +177,13 @@ def _names(entries: list[str]) -> str:
     return shown + (f" and {len(entries) - _SHOW} more" if len(entries) > _SHOW else "")
 
 
-def replace_output(target: Path, recipe_name: str, build: Callable[[Path], None]) -> Path:
+def replace_output(target: Path, recipe_name: str, build: Callable[[Path], None], *,
+                   previous: list[str] | None = None) -> Path:
     """Build the new output with ``build(tmp)`` in a temporary sibling of ``target`` and
-    rename it into place (see the module docstring). Returns the real target."""
+    rename it into place (see the module docstring). Returns the real target.
+    ``previous``, when given, is filled (before ``build`` runs) with the files of the
+    earlier output that the new one replaces (relative POSIX paths; empty for a new or
+    empty directory)."""
     target = check_target(target, recipe_name)
     parent = target.parent
     try:
@@ -179,7 +199,9 @@ def replace_output(target: Path, recipe_name: str, build: Callable[[Path], None]
                           f"{exc.strerror or exc}") from None
     try:
         remove_leftovers(parent, target.name)
-        _owned(target, recipe_name)  # again: it may have changed while the steps ran
+        owned = _owned(target, recipe_name)  # again: it may have changed while steps ran
+        if previous is not None:
+            previous[:] = owned
         tmp = None
         try:
             tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))

@@ -14,6 +14,14 @@ The output directory (see :mod:`sdcflow.engine.outputs` for what a run may repla
       household-ids.csv    original -> released household id (ids are replaced)
       run.json             timings, cache hits and notes of this run (the only file that
                            differs between two runs of the same recipe and input)
+
+A run whose checks fail releases nothing and says so in DIR (:func:`not_released`): DIR
+then holds only ``manifest.json`` (``"released": false`` and the failed checks),
+``measures.json``, the internal ``report.html`` (``report.pdf``), marked NOT RELEASED,
+and ``run.json`` (with the files of an earlier release it withdrew). There is no
+``public/`` at all: an earlier release of the recipe in DIR is withdrawn, as the recipe no
+longer stands behind it, and a publishing job that copies ``public/`` finds nothing to
+copy instead of a stale release.
 """
 
 from __future__ import annotations
@@ -30,12 +38,12 @@ from ..data.households import household_units, new_ids
 from ..data.io import sha256_file, table_format
 from ..data.release_numbers import release_rounding, released_numbers
 from ..data.stat_files import is_number
-from ..errors import CheckFailed
+from ..errors import CheckFailed, OutputError
 from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, load_recipe, validate
 from .cache import Cache
 from .canonical import pretty_json
-from .checks import evaluate_checks
+from .checks import evaluate_checks, failure_text
 from .execution import StepRecord, execute, step_rng
 from .manifest import full_manifest, public_manifest
 from .outputs import MANIFEST, RUN_LOG, check_target, replace_output
@@ -66,6 +74,8 @@ class RunResult:
     notes: list[str] = field(default_factory=list)  # e.g. cache entries recomputed
     household_ids: pd.DataFrame | None = None  # original -> released id (internal)
     tables: dict = field(default_factory=dict)  # table id -> the protected table released
+    # a run whose checks failed: the files of an earlier release it withdrew from DIR
+    withdrawn: list[str] = field(default_factory=list)
 
     @property
     def public_dir(self) -> Path | None:
@@ -81,14 +91,17 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
         progress: RunObserver | Callable[[str], None] | None = None,
         engine: str | None = None, scheduler: str | None = None,
         workers: int | None = None) -> RunResult:
-    """Validate and run a recipe; write the outputs when every check passes.
+    """Validate and run a recipe; write the outputs (the release when every check passes).
 
     Raises :class:`RecipeError` (invalid recipe or data, or a check that cannot be
     evaluated), :class:`PluginError` (a step failed), :class:`OutputError` (the output
-    directory may not be written) or :class:`CheckFailed` (a check failed: nothing is
-    written). ``use_cache=False`` recomputes every step (and refreshes the cache). With
-    ``write=False`` nothing is written and the result is only returned. ``progress``
-    hears how the run goes: a :class:`~sdcflow.engine.progress.RunObserver`, or a
+    directory may not be written; nothing was touched) or :class:`CheckFailed` (a check
+    failed: nothing is released; the output directory holds the internal outputs of the
+    failed run and no ``public/``, an earlier release there withdrawn, see
+    :func:`not_released`). An error stops the run before its verdict and leaves the
+    output directory as it was. ``use_cache=False`` recomputes every step (and refreshes
+    the cache). With ``write=False`` nothing is written and the result is only returned.
+    ``progress`` hears how the run goes: a :class:`~sdcflow.engine.progress.RunObserver`, or a
     function that gets one line of text per finished step.
 
     ``engine`` (default: the recipe's ``execution.engine``, else ``"memory"``): ``"dask"``
@@ -131,9 +144,10 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     result = RunResult(measures, released, per_record, checks, manifest, None, records,
                        publishes=chosen is not None and ("path" in release or bool(tables)),
                        notes=list(cache.notes), tables=tables)
-    result.report = lambda: report_html(validated, result, released_ok=not failures)
+    result.report = lambda: report_html(validated, result, released_ok=not failures,
+                                        preview=not write)
     if failures:
-        raise CheckFailed([_failure_text(c) for c in failures], result)
+        raise not_released(validated, result, target, observer)
     result.household_ids = ids
     if chosen is not None:
         public = {"household_ids": {k: v for k, v in households["household_ids"].items()
@@ -141,7 +155,8 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
         result.public_manifest = public_manifest(validated, records, chosen, measures, checks,
                                                  {}, public)
         result.external_report = lambda: report_html(validated, result, released_ok=True,
-                                                     external=True, chosen=chosen)
+                                                     external=True, chosen=chosen,
+                                                     preview=not write)
     if write:
         observer.writing()
         result.out_dir = replace_output(
@@ -186,6 +201,54 @@ def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: d
         _write_text(public / "report.html", external)
         if release.get("pdf"):
             _write_bytes(public / "report.pdf", pdf_bytes(external, validated.recipe.name))
+    result.manifest["released"] = True
+    _write_internal(tmp, validated, result)
+
+
+def not_released(validated: Validated, result: RunResult, target: Path | None,
+                 observer: RunObserver) -> CheckFailed:
+    """The :class:`CheckFailed` of a run whose checks failed (``result``), after writing
+    its outputs into ``target`` (None: nothing is written).
+
+    The run's verdict replaces DIR as a release would (atomically, and only what an
+    earlier sdcflow run of the recipe wrote there, see :mod:`.outputs`), with the internal
+    outputs alone: ``manifest.json`` saying ``"released": false`` and the failed checks
+    (so that the next run recognises DIR as its own), ``measures.json``, the internal
+    report marked NOT RELEASED, ``run.json``. No ``public/``: the files of an earlier
+    release there are withdrawn (``result.withdrawn`` lists them, ``run.json`` too).
+    Nothing that differs between two runs goes into the manifest or the report, so these
+    outputs are the same bytes on every run, cached or not. When DIR cannot be written
+    (files changed there while the steps ran, a full disk), the error is kept on the
+    exception (``write_error``) and DIR is left as it was."""
+    failures = [failure_text(c) for c in result.checks if not c["passed"]]
+    failed = CheckFailed(failures, result)
+    result.manifest["released"] = False
+    result.manifest["failed_checks"] = failures
+    if target is None:
+        return failed
+    observer.writing()
+    replaced: list[str] = []
+
+    def build(tmp: Path) -> None:
+        # (``replaced`` is filled before the build starts: run.json names what goes)
+        result.withdrawn = [f for f in replaced if f.split("/")[0] == PUBLIC]
+        _write_internal(tmp, validated, result)
+
+    try:
+        result.out_dir = replace_output(target, validated.recipe.name, build,
+                                        previous=replaced)
+    except OutputError as exc:
+        result.withdrawn = []
+        failed.write_error = str(exc)
+    return failed
+
+
+def _write_internal(tmp: Path, validated: Validated, result: RunResult) -> None:
+    """The internal outputs of a run into ``tmp``: measures, the internal report, the
+    household ids, then the full manifest (with every file's sha256) and the run log."""
+    from ..report import pdf_bytes
+
+    release = validated.recipe.release
     _write_text(tmp / "measures.json", pretty_json({"measures": result.measures,
                                                      "checks": result.checks}))
     internal = result.report()
@@ -220,11 +283,16 @@ def release_labels(validated: Validated) -> dict:
 
 def run_log(result: RunResult) -> dict:
     """The volatile part of a run: how long each step took, which came from the cache,
-    and the notes (e.g. cache entries that failed verification and were recomputed)."""
-    return {"sdcflow": __version__,
-            "steps": [{"id": s.node, "seconds": round(s.seconds, 4), "cached": s.cached}
-                      for s in result.steps],
-            "notes": result.notes}
+    the notes (e.g. cache entries that failed verification and were recomputed) and,
+    for a run that released nothing, the files of an earlier release it withdrew (they
+    depend on what DIR held before, so they are not in the manifest)."""
+    log = {"sdcflow": __version__,
+           "steps": [{"id": s.node, "seconds": round(s.seconds, 4), "cached": s.cached}
+                     for s in result.steps],
+           "notes": result.notes}
+    if result.manifest.get("released") is False:
+        log["withdrawn"] = result.withdrawn
+    return log
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -238,25 +306,16 @@ def _write_bytes(path: Path, data: bytes) -> None:
 
 
 def report_html(validated: Validated, result: RunResult, *, released_ok: bool,
-                external: bool = False, chosen: int | None = None) -> str:
+                external: bool = False, chosen: int | None = None,
+                preview: bool = False) -> str:
     """The HTML report of a run (see :mod:`sdcflow.report`): the internal one, or with
     ``external`` the one for public/ (published measures and public parameters only, no
-    original data, no recipe text)."""
+    original data, no recipe text). ``preview``: the run writes nothing (``write=False``,
+    ``sdcflow report``), so the report may not say that anything was released."""
     from ..report import render_report, report_data
 
     return render_report(report_data(validated, result, released_ok=released_ok,
-                                     external=external, chosen=chosen))
-
-
-def _failure_text(check: dict) -> str:
-    text = f"check failed: {check['check']}"
-    if "variant" in check:
-        text += f" [variant {check['variant']}]"
-    if "error" in check:
-        text += f" ({check['error']})"
-    if "message" in check:
-        text += f": {check['message']}"
-    return text
+                                     external=external, chosen=chosen, preview=preview))
 
 
 def _household_ids(recipe: Recipe, frame: pd.DataFrame

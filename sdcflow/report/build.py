@@ -45,7 +45,7 @@ class ReportData:
 
     recipe_name: str
     external: bool
-    status: str  # "released", "failed" or "measures"
+    status: str  # "released", "preview" (passed, not written), "failed" or "measures"
     about: list[tuple[str, str]]
     checks: list[dict]
     steps: list[StepView]

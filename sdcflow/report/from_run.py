@@ -46,8 +46,9 @@ def _when(ps, final: dict) -> str:
 
 
 def report_data(validated, result, *, released_ok: bool, external: bool = False,
-                chosen: int | None = None) -> ReportData:
-    """The report of a run; ``external``: only what the public manifest holds."""
+                chosen: int | None = None, preview: bool = False) -> ReportData:
+    """The report of a run; ``external``: only what the public manifest holds;
+    ``preview``: the run wrote nothing (its checks passed, but nothing was released)."""
     from ..engine.runner import release_labels
     from ..tables import internal_frame, release_frame
 
@@ -64,7 +65,7 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
     elif chosen is None or not result.publishes:
         status = "measures"
     else:
-        status = "released"
+        status = "preview" if preview else "released"
 
     records = {r.node: r for r in result.steps}
     in_variant = plan.nodes_by_variant[variant]
@@ -113,7 +114,8 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
                   ("input", (f"{manifest['input'].get('file', '')} "
                              f"({manifest['input'].get('records', '?')} records)"))]
     if chosen is not None and len(plan.variants) > 1:
-        about.append(("released variant", variant_label(plan.variants[chosen])))
+        about.append(("released variant" if released_ok else "variant (not released)",
+                      variant_label(plan.variants[chosen])))
 
     tables = {}
     for tid, table in (getattr(result, "tables", None) or {}).items():

@@ -87,7 +87,8 @@ def utility_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
         return out
     if plugin == "information_loss":
         out += [("probabilistic information loss PIL (%)", summary.get("pil")),
-                ("IL1s (mean standardised distance)", summary.get("il1s"))]
+                ("IL1s of Yancey, Winkler & Creecy (mean standardised distance)",
+                 summary.get("il1s"))]
     elif plugin == "suppressions":
         out.append(("values suppressed", summary.get("total")))
     elif plugin == "categorical_information_loss":

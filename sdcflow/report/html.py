@@ -23,7 +23,11 @@ GENERATOR = '<meta name="generator" content="sdcflow">'
 _STATUS = {
     "released": ("released", ("Released: every check passed and the data below were "
                               "written for publication.")),
-    "failed": ("failed", "Not released: a check failed, so nothing was published."),
+    # sdcflow report (or run(write=False)): the same verdict, but nothing was written
+    "preview": ("released", ("Every check passed: a run of this recipe releases the data "
+                             "below. Nothing was released by making this report.")),
+    "failed": ("failed", ("NOT RELEASED: a check failed, so nothing may be published from "
+                          "this run.")),
     "measures": ("measures", ("Measures only: every check passed; this recipe releases no "
                               "data.")),
 }
@@ -95,6 +99,19 @@ def key_figures(result, params=None, mappings: bool = True) -> list[tuple[str, s
     return rows
 
 
+def _failed(data: ReportData) -> str:
+    """What stopped the release, at the top of the report of a failed run: each failed
+    check with its threshold and the figures it compared, as the command line says it."""
+    from ..engine.checks import failure_text
+
+    items = "".join(f"<li><code>{escape(failure_text(c))}</code></li>"
+                    for c in data.checks if not c["passed"])
+    return (f'<ul class="failed">{items}</ul><p>Nothing of this run is in public/: a run '
+            "whose checks fail writes no release and withdraws an earlier release of the "
+            "recipe from its output directory. Where this report says \u201creleased\u201d, "
+            "read \u201cprotected by the recipe, not released\u201d.</p>")
+
+
 def _checks(data: ReportData) -> str:
     if not data.checks:
         return "<p>The recipe has no checks.</p>"
@@ -115,10 +132,15 @@ def _checks(data: ReportData) -> str:
 def _summary(data: ReportData) -> str:
     css, text = _STATUS[data.status]
     parts = ['<section id="summary"><h2>Summary</h2>',
-             f'<p class="status {css}">{escape(text)}</p>', "<h3>Checks</h3>", _checks(data)]
+             f'<p class="status {css}">{escape(text)}</p>']
+    if data.status == "failed":
+        parts.append(_failed(data))
+    parts += ["<h3>Checks</h3>", _checks(data)]
     if data.risk:
         parts.append("<h3>Disclosure risk before and after</h3>")
-        parts.append(_table(["figure", "original data", "released data"],
+        after = "protected data (not released)" if data.status == "failed" else \
+            "released data"
+        parts.append(_table(["figure", "original data", after],
                             [[label, number_text(b), number_text(a)]
                              for label, b, a in data.risk], {1, 2}))
     if data.utility:
@@ -199,11 +221,12 @@ def render_report(data: ReportData) -> str:
     """The report page as a string (deterministic: same inputs, same bytes)."""
     kind = "External report (safe to publish)" if data.external else \
         "Internal report: holds original data, do not publish"
+    title = data.recipe_name + (" (NOT RELEASED)" if data.status == "failed" else "")
     parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR}"
               f"<meta name=\"sdcflow-recipe\" content=\"{escape(data.recipe_name)}\">"
-              f"<title>sdcflow report: {escape(data.recipe_name)}</title>"
+              f"<title>sdcflow report: {escape(title)}</title>"
               f"<style>{STYLE}</style></head><body>"
-              f"<h1>sdcflow report: {escape(data.recipe_name)}</h1>"
+              f"<h1>sdcflow report: {escape(title)}</h1>"
               f'<p class="kind">{escape(kind)}</p>')]
     parts.append(_summary(data))
     parts.append('<section id="steps"><h2>Steps</h2>')

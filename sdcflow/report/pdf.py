@@ -6,6 +6,10 @@ sdcflow's, so that only such a file is ever replaced)."""
 
 from __future__ import annotations
 
+import os
+import threading
+from contextlib import contextmanager
+
 MISSING = ("a PDF report needs WeasyPrint: pip install 'sdcflow[pdf]' (WeasyPrint also "
            "needs the Pango library: apt install libpango-1.0-0 libpangoft2-1.0-0)")
 
@@ -39,5 +43,27 @@ def pdf_bytes(html: str, recipe_name: str) -> bytes:
 
     # WeasyPrint logs every CSS property it does not know to the root logger's handlers
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
-    return weasyprint.HTML(string=html).write_pdf(
-        pdf_identifier=f"sdcflow-report:{recipe_name}".encode())
+    with _fixed_font_dates():
+        return weasyprint.HTML(string=html).write_pdf(
+            pdf_identifier=f"sdcflow-report:{recipe_name}".encode())
+
+
+_ENV_LOCK = threading.Lock()
+
+
+@contextmanager
+def _fixed_font_dates():
+    """Font subsets stamped with one fixed date. Without HarfBuzz's subsetter WeasyPrint
+    subsets the embedded fonts with fontTools, which writes the current time into each
+    subset's ``head`` table (its creation and modification dates and its checksum), so two
+    PDFs of one page made a second apart differ. fontTools takes the time from
+    ``SOURCE_DATE_EPOCH`` when it is set (the reproducible-builds convention): set it, to
+    the user's value if they gave one, else to 0, while the PDF is written."""
+    with _ENV_LOCK:
+        before = os.environ.get("SOURCE_DATE_EPOCH")
+        os.environ["SOURCE_DATE_EPOCH"] = before if before is not None else "0"
+        try:
+            yield
+        finally:
+            if before is None:
+                del os.environ["SOURCE_DATE_EPOCH"]

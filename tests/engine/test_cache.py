@@ -64,7 +64,7 @@ def test_editing_a_constraint_is_never_answered_from_the_cache(write_recipe, tmp
     with pytest.raises(CheckFailed) as cached:
         run(path, tmp_path / "out2")
     assert cached.value.result.measures["edits"]["total"] > 0
-    assert not (tmp_path / "out2").exists()
+    assert not (tmp_path / "out2" / "public").exists()
 
 
 def test_a_conditional_constraint_and_its_enforcement_are_in_the_fingerprint(write_recipe,

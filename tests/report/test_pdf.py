@@ -78,3 +78,25 @@ def test_release_pdf_without_weasyprint_is_a_recipe_problem(tmp_path, monkeypatc
     captured = capsys.readouterr()
     err = captured.out + captured.err
     assert "release.pdf: a PDF report needs WeasyPrint: pip install 'sdcflow[pdf]'" in err
+
+
+def test_pdfs_made_at_different_times_in_one_process_are_identical(monkeypatch):
+    # fontTools stamps each embedded font subset with the current time (its head table)
+    # unless SOURCE_DATE_EPOCH is set: the PDF must not depend on the clock, and a user's
+    # own SOURCE_DATE_EPOCH is left as it was
+    import os
+    import time
+
+    from sdcflow.report.pdf import pdf_bytes
+
+    html = "<html><body><h1>Report</h1><p>Records 4580, suppressed 12 \u2014 \u00e9</p></body></html>"
+    now = time.time()
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    monkeypatch.setattr(time, "time", lambda: now)
+    first = pdf_bytes(html, "clock")
+    monkeypatch.setattr(time, "time", lambda: now + 86_400 * 400)
+    assert pdf_bytes(html, "clock") == first
+    assert "SOURCE_DATE_EPOCH" not in os.environ
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    pdf_bytes(html, "clock")
+    assert os.environ["SOURCE_DATE_EPOCH"] == "1700000000"

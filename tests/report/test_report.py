@@ -50,9 +50,11 @@ def test_report_is_written_when_a_check_fails(tmp_path, capsys):
     recipe = tmp_path / "q.yaml"
     recipe.write_text(QUICKSTART.read_text().replace("edits.total == 0", "edits.total > 0"))
     assert main(["report", str(recipe), "-o", str(tmp_path / "r.html")]) == 0
-    assert "1 check(s) failed" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 check(s) failed: a run would release nothing" in out
+    assert "  check failed: edits.total > 0 (edits.total = 0)" in out
     html = (tmp_path / "r.html").read_text()
-    assert "Not released: a check failed" in html and 'class="fail">FAIL' in html
+    assert "NOT RELEASED: a check failed" in html and 'class="fail">FAIL' in html
 
 
 def test_ru_map_svg_is_deterministic():

@@ -74,9 +74,11 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
              write: bool = True, scheduler: str | None = None, workers: int | None = None,
              progress: RunObserver | Callable[[str], None] | None = None):
     """Validate the recipe, run it on a Dask cluster (``scheduler``: an existing one's
-    address; default a local cluster of ``workers`` processes) and write the outputs when
-    every check passes; returns a :class:`sdcflow.engine.runner.RunResult`."""
-    from ..runner import RunResult, _failure_text, default_out_dir, report_html
+    address; default a local cluster of ``workers`` processes) and write the outputs as
+    the in-memory engine does (a release when every check passes, else the outputs of the
+    failed run, see :func:`sdcflow.engine.runner.not_released`); returns a
+    :class:`sdcflow.engine.runner.RunResult`."""
+    from ..runner import RunResult, default_out_dir, not_released, report_html
 
     if not isinstance(recipe, Recipe):
         recipe = load_recipe(recipe)
@@ -111,13 +113,13 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
         result = RunResult(run.measures, None, {}, checks, manifest, None, run.step_records,
                            publishes=chosen is not None and ("path" in release or
                                                              bool(release.get("tables"))))
-        result.report = lambda: report_html(validated, result, released_ok=not failures)
+        result.report = lambda: report_html(validated, result, released_ok=not failures,
+                                            preview=not write)
         result.external_report = lambda: report_html(validated, result, released_ok=True,
-                                                     external=True, chosen=chosen)
+                                                     external=True, chosen=chosen,
+                                                     preview=not write)
         if failures:
-            from ...errors import CheckFailed
-
-            raise CheckFailed([_failure_text(c) for c in failures], result)
+            raise not_released(validated, result, target, run.observer)
         if chosen is not None:
             result.public_manifest = public_manifest(validated, run.step_records, chosen,
                                                      run.measures, checks, {}, {})

@@ -26,8 +26,8 @@ missing) and, where random, a :class:`numpy.random.Generator`.
   value keeps its sign, zeros stay zero, ``E(X' | X) = X`` and the relative perturbation
   ``X'/X - 1`` has mean 0 and variance ``k``.
 * Random orthogonal matrix masking, ROMM, Templ 2019 ("ROMM"): ``Z = A X`` with ``A`` a random
-  ``n x n`` orthogonal matrix (``A^{-1} = A^T``) acting on the records, as in sdcMicro's
-  ``addNoise(method = "ROMM")`` and Ting, Fienberg & Trottini ("Random orthogonal matrix
+  ``n x n`` orthogonal matrix (``A^{-1} = A^T``) acting on the records, as in Ting,
+  Fienberg & Trottini ("Random orthogonal matrix
   masking methodology for microdata release", Int. J. Information and Computer Security
   2(1), 2008). Here ``A`` also fixes the vector of ones (``A 1 = 1``), which makes the
   sample mean vector and the sample covariance matrix of Z equal those of X exactly, and
@@ -347,8 +347,10 @@ def romm(x: np.ndarray, rng: np.random.Generator, *, lam: float | None = None,
     the orthogonal matrices fixing the ones (any other factor ``F U`` gives the same law,
     the Haar measure being invariant). With ``lam`` the Gaussian matrix is replaced by
     ``Q + lam G``, which keeps ``A`` near the identity for small ``lam`` (Langsrud 2019's
-    lambda; the ``p`` of sdcMicro's ``addNoise(method = "ROMM")``, which orthonormalises
-    ``I + p M``: note that ``(I + p M) Q = Q + p G``). Either way ``Z^T Z = X^T X`` and the
+    lambda: ``(I + lam M) Q = Q + lam G``). This is not sdcMicro's
+    ``addNoise(method = "ROMM")``, which orthonormalises ``I + p M`` and multiplies the
+    uncentred records by it: its means change, and the same ``p`` moves the values about
+    ``sqrt(mean(x^2) / Var(x))`` times more. Either way here ``Z^T Z = X^T X`` and the
     column sums are kept, hence the sample mean vector and covariance matrix exactly;
     constant variables stay exactly as they are."""
     x = np.asarray(x, dtype=float)

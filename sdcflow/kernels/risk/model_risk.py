@@ -7,7 +7,13 @@ The cells are every combination of the observed categories of the keys (sdcMicro
 ``expand.grid``), with their sample counts ``f_k``, summed weights and summed inclusion
 probabilities ``pi_k = sum 1/w`` over their records. A Poisson log-linear model with
 the main effects of the keys (and, optionally, interactions) is fitted by IRLS to the
-cells; with its fitted values ``lambda_k``, for a sample unique (``f_k = 1``):
+cells. A key enters the model as a factor (a parameter per category) or, when it is
+*linear*, as one term: its values as numbers times one parameter. sdcMicro's ``glm``
+does the latter for every key held as numbers in R (an integer or numeric column, such
+as the integer codes of sdcMicro's ``testdata``) and the former for factors and text;
+its method ``IPF`` (``MASS::loglm`` on the cross-table) always treats the keys as
+factors and refuses interactions. With the fitted values ``lambda_k``, for a sample
+unique (``f_k = 1``):
 
 * ``r1_k = exp(-(1 - pi_k) lambda_k)``, the probability that it is population unique,
   ``Pr(F_k = 1 | f_k = 1)``;
@@ -20,11 +26,12 @@ Skinner & Shlomo's file-level measures are their sums over the sample uniques
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-METHODS = ("default", "CE", "PML", "weightedLLM")
+METHODS = ("default", "CE", "PML", "weightedLLM", "IPF")
 MAX_CELLS = 2_000_000
 MAX_DESIGN = 20_000_000  # cells x parameters of the design matrix (160 MB of floats)
 _MAX_ITER = 100
@@ -51,34 +58,45 @@ class ModelRisk:
     iterations: int
 
 
-def grid_size(codes: np.ndarray, interactions: list[tuple[int, ...]] | None = None
-              ) -> tuple[int, int]:
+def grid_size(codes: np.ndarray, interactions: list[tuple[int, ...]] | None = None,
+              linear: Collection[int] = ()) -> tuple[int, int]:
     """The number of cells of the grid of observed categories of ``codes`` (of the
-    records without a missing key) and the number of parameters of the model."""
+    records without a missing key) and the number of parameters of the model (a key in
+    ``linear`` has one)."""
     codes = np.asarray(codes)
     complete = (codes >= 0).all(axis=1)
     sizes = [np.unique(c[complete]).size for c in codes.T]
     if not complete.any():
         return 0, 1
-    params = 1 + sum(s - 1 for s in sizes) + sum(
-        int(np.prod([sizes[j] - 1 for j in term], dtype=float)) for term in interactions or [])
+    terms = [1 if j in linear else s - 1 for j, s in enumerate(sizes)]
+    params = 1 + sum(terms) + sum(
+        int(np.prod([terms[j] for j in term], dtype=float)) for term in interactions or [])
     return int(np.prod(sizes, dtype=float)), params
 
 
 def model_risk(codes: np.ndarray, weights: np.ndarray, method: str = "default",
-               interactions: list[tuple[int, ...]] | None = None, bound: float = np.inf
-               ) -> ModelRisk:
+               interactions: list[tuple[int, ...]] | None = None, bound: float = np.inf,
+               linear: Mapping[int, np.ndarray] | None = None) -> ModelRisk:
     """Fit the log-linear model and compute the risks (see the module docstring).
 
     ``codes``: n x m integer codes of the keys (-1 = missing: such records are left out,
     as sdcMicro's ``glm`` drops them); ``weights``: sampling weights (n, positive);
-    ``interactions``: tuples of key positions whose full interaction enters the model.
+    ``interactions``: tuples of key positions whose full interaction enters the model;
+    ``linear``: for each key entered as one linear term (its position), the number each
+    of its codes stands for (indexed by code); the other keys are factors.
     ``method`` as sdcMicro's: ``default`` (the counts), ``CE`` (Clogg & Eliason: offset
     ``log(f_k / w_k + 0.1)``, 0.1 where the cell is empty), ``PML`` (pseudo-likelihood:
     the response is ``round(w_k n / sum w)``), ``weightedLLM`` (the cell's weight sum as
-    a further covariate)."""
+    a further covariate), ``IPF`` (the main effects with every key a factor, as
+    ``MASS::loglm``: no interactions, no linear keys)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    linear = dict(linear or {})
+    if method == "IPF":
+        if interactions or linear:
+            raise ValueError("method IPF fits the main effects with every key a factor: no "
+                             "interactions, no linear keys")
+        method = "default"  # the same maximum-likelihood fit
     codes = np.asarray(codes, dtype=np.int64)
     weights = np.asarray(weights, dtype=float)
     n, m = codes.shape
@@ -89,7 +107,7 @@ def model_risk(codes: np.ndarray, weights: np.ndarray, method: str = "default",
     risk1, risk2 = np.zeros(n), np.zeros(n)
     if cells == 0:
         return ModelRisk(risk1, risk2, 0.0, 0.0, 0, 0.0, 0.0, 0, 0, 0)
-    if cells > MAX_CELLS or cells * grid_size(codes, interactions)[1] > MAX_DESIGN:
+    if cells > MAX_CELLS or cells * grid_size(codes, interactions, linear)[1] > MAX_DESIGN:
         raise ValueError(f"the keys span {cells:,} cells: the model is too large")
     dense = np.column_stack([np.searchsorted(levels[j], codes[complete, j]) for j in range(m)])
     cell_of = np.ravel_multi_index(tuple(dense.T), sizes)
@@ -97,7 +115,9 @@ def model_risk(codes: np.ndarray, weights: np.ndarray, method: str = "default",
     wsum = np.bincount(cell_of, weights=weights[complete], minlength=cells)
     incl = np.bincount(cell_of, weights=1.0 / weights[complete], minlength=cells)
     grid = np.column_stack(np.unravel_index(np.arange(cells), sizes))
-    x = design_matrix(grid, sizes, interactions or [])
+    values = {j: _standardised(np.asarray(v, dtype=float)[levels[j]])
+              for j, v in linear.items()}
+    x = design_matrix(grid, sizes, interactions or [], values)
     offset = np.zeros(cells)
     y = counts
     if method == "CE":
@@ -130,15 +150,32 @@ def model_risk(codes: np.ndarray, weights: np.ndarray, method: str = "default",
                      tau2 / counted if counted else 0.0, cells, counted, iterations)
 
 
-def design_matrix(grid: np.ndarray, sizes: list[int], interactions: list[tuple[int, ...]]
-                  ) -> np.ndarray:
+def _standardised(v: np.ndarray) -> np.ndarray:
+    """A linear key's numbers centred and scaled: every key enters with its main effect,
+    so the columns span the same space and the fitted values are the same, but the
+    normal equations stay well conditioned whatever the units (codes 1..9 or incomes)."""
+    if v.size < 2 or not np.isfinite(v).all():
+        return v
+    sd = float(v.std())
+    return (v - v.mean()) / sd if sd > 0 else v - v.mean()
+
+
+def design_matrix(grid: np.ndarray, sizes: list[int], interactions: list[tuple[int, ...]],
+                  values: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
     """Intercept, treatment-coded dummies of each key (first category the reference) and
     the products of the dummies of each interaction. The fitted values of a log-linear
-    model do not depend on the coding."""
+    model do not depend on the coding. A key in ``values`` (its position: the number of
+    each of its categories, indexed as the grid) is one column of those numbers instead
+    of dummies, as R's ``glm`` enters a numeric variable; in an interaction it
+    multiplies the other terms."""
+    values = values or {}
     cols = [np.ones(grid.shape[0])]
     dummies = []
     for j, size in enumerate(sizes):
-        d = (grid[:, j][:, None] == np.arange(1, size)[None, :]).astype(float)
+        if j in values:
+            d = np.asarray(values[j], dtype=float)[grid[:, j]][:, None]
+        else:
+            d = (grid[:, j][:, None] == np.arange(1, size)[None, :]).astype(float)
         dummies.append(d)
         cols.extend(d.T)
     for term in interactions:

@@ -4,8 +4,9 @@ between the original values X and the protected X', their covariance matrices V 
 correlation matrices R and R', variable-component correlations RF, communalities C and
 component score coefficients F (each as mean square error, mean absolute error and mean
 variation), the variances S (the diagonal of V), the composite information loss of
-Domingo-Ferrer & Torra (2001), sdcMicro's IL1s and difference of eigenvalues (``dUtility``), and with them
-the probabilistic information loss PIL (:mod:`.probabilistic_information_loss`).
+Domingo-Ferrer & Torra (2001), the IL1s of Yancey, Winkler & Creecy (2002), and with them
+the probabilistic information loss PIL (:mod:`.probabilistic_information_loss`) and the
+figures of sdcMicro's ``dUtility`` under their sdcMicro names (:mod:`.sdcmicro_utility`).
 
 Conventions fixed here, where Torra (2013) is silent:
 
@@ -33,6 +34,7 @@ import math
 import numpy as np
 
 from .probabilistic_information_loss import _pil, moments
+from .sdcmicro_utility import sdcmicro_utility
 
 
 def divergence(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None,
@@ -136,14 +138,16 @@ def _correlation(v: np.ndarray) -> np.ndarray | None:
 
 
 def il1s(x: np.ndarray, y: np.ndarray) -> tuple[float | None, np.ndarray, list[int]]:
-    """IL1s (Yancey, Winkler & Creecy 2002, as documented for sdcMicro's ``dUtility``):
-    the mean over the compared cells of ``|x_ij - x'_ij| / (sqrt(2) S_j)``, ``S_j`` the
-    sample standard deviation of original variable j. Cells missing in either data set are
-    skipped; variables constant in X (``S_j = 0``) are left out (their indices returned).
-    Also returns each record's mean over its compared cells (NaN if none).
+    """IL1s of W. E. Yancey, W. E. Winkler & R. H. Creecy ("Disclosure risk assessment in
+    perturbative microdata protection", 2002): the mean over the compared cells of
+    ``|x_ij - x'_ij| / (sqrt(2) S_j)``, ``S_j`` the sample standard deviation of original
+    variable j. Cells missing in either data set are skipped; variables constant in X
+    (``S_j = 0``) are left out (their indices returned). Also returns each record's mean
+    over its compared cells (NaN if none).
 
-    sdcMicro's code computes ``abs((x - xm) / sd(x) * sqrt(2))``, i.e. twice this value
-    (and divides by all n p cells); its printed "IL1" is ``2 * il1s`` for complete data."""
+    sdcMicro's ``dUtility(method = "IL1s")`` is not this mean but the sum over the cells
+    (:func:`.sdcmicro_utility.il1s`); for complete data this mean is sdcMicro's
+    ``"IL1old"``."""
     n, p = x.shape
     total = np.zeros(n)
     count = np.zeros(n)
@@ -164,30 +168,13 @@ def il1s(x: np.ndarray, y: np.ndarray) -> tuple[float | None, np.ndarray, list[i
     return (float(total.sum() / cells) if cells else None), per_record, constant
 
 
-def eigen_difference(x: np.ndarray, y: np.ndarray) -> float | None:
-    """sdcMicro's ``dUtility(method = "eigen")``: ``sum(|e - e'| / e)`` over the eigenvalues
-    (decreasing) of the correlation matrices of X and X' (complete records). sdcMicro
-    prints it times 100 as "Difference of Eigenvalues: ...%". Eigenvalues ``e`` that are 0
-    (a singular correlation matrix) are skipped; ``None`` if a variable is constant."""
-    if len(x) < 2:
-        return None
-    return _eigen_rows(moments(x)[1], moments(y)[1])
-
-
-def _eigen_rows(vx: np.ndarray, vy: np.ndarray) -> float | None:
-    rx, ry = _correlation(vx), _correlation(vy)
-    if rx is None or ry is None:
-        return None
-    e1, e2 = pca(rx)[0], pca(ry)[0]
-    ok = e1 > 1e-12 * e1.max()
-    return float((np.abs(e1 - e2)[ok] / e1[ok]).sum())
-
-
 def continuous_information_loss(x: np.ndarray, y: np.ndarray) -> tuple[dict, np.ndarray]:
     """Every continuous measure of this module for original ``x`` and protected ``y``
     (n x p float arrays, same records in the same order, NaN for missing). The value rows
-    (``X``, IL1s) use the cells present in both; the statistics (V, R, RF, C, F, PIL,
-    eigenvalues) the records complete in both. Returns the summary and IL1s per record."""
+    (``X``, IL1s) use the cells present in both; the statistics (V, R, RF, C, F, PIL) the
+    records complete in both; ``sdcmicro`` holds sdcMicro's ``dUtility`` figures, each
+    with sdcMicro's own handling of missing values (:mod:`.sdcmicro_utility`). Returns
+    the summary and IL1s per record."""
     if x.shape != y.shape:
         raise ValueError(f"original and protected data differ in shape: {x.shape} vs {y.shape}")
     complete = ~(np.isnan(x).any(axis=1) | np.isnan(y).any(axis=1))
@@ -200,16 +187,14 @@ def continuous_information_loss(x: np.ndarray, y: np.ndarray) -> tuple[dict, np.
         vx, vy = mom_x[1] * n / (n - 1), mom_y[1] * n / (n - 1)
         out.update(_matrix_rows(vx, vy))
         pil = _pil(xc, yc, mom_x, mom_y)
-        out["eigen"] = _eigen_rows(vx, vy)
     else:
-        out.update(dict.fromkeys(("V", "S", "R", "RF", "C", "F", "eigen")))
+        out.update(dict.fromkeys(("V", "S", "R", "RF", "C", "F")))
         pil = {"total": None}
     out["pil"] = pil.pop("total")
     out["pil_by_statistic"] = pil
     out["il1s"] = il1
-    out["il1_sdcmicro"] = 2 * il1 if il1 is not None else None
     out["il1_constant_variables"] = constant
-    out["eigen_percent"] = 100 * out["eigen"] if out["eigen"] is not None else None
+    out["sdcmicro"] = sdcmicro_utility(x, y)
     out["composite"], out["composite_terms"] = composite(out)
     return out, per_record
 

@@ -4,7 +4,8 @@ between the original values X and the protected X', their covariance matrices V 
 correlation matrices R and R', variable-component correlations RF, communalities C and
 component score coefficients F (each as mean square error, mean absolute error and mean
 variation), the probabilistic information loss PIL (Mateo-Sanz, Domingo-Ferrer & Sebe
-2005), sdcMicro's IL1s and difference of eigenvalues (``dUtility``); for categorical data
+2005), the IL1s of Yancey, Winkler & Creecy (2002) and sdcMicro's ``dUtility`` figures
+under their sdcMicro names; for categorical data
 the direct distance, the contingency-table based CTBIL, the entropy-based EBIL and the
 per-record PRIL.
 
@@ -12,7 +13,7 @@ Each has its module, re-exported here so that ``from
 sdcflow.kernels.utility.information_loss import ...`` keeps working:
 :mod:`.continuous_information_loss` (with the conventions fixed where Torra (2013) is silent:
 mean variation and zeros, PCA, covariances), :mod:`.probabilistic_information_loss` and
-:mod:`.categorical_information_loss`.
+:mod:`.categorical_information_loss`. sdcMicro's figures are in :mod:`.sdcmicro_utility`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from .categorical_information_loss import (
 from .continuous_information_loss import (
     continuous_information_loss,
     divergence,
-    eigen_difference,
     il1s,
     pca,
     pca_divergences,
@@ -49,7 +49,6 @@ __all__ = [
     "ctbil",
     "direct_distance",
     "divergence",
-    "eigen_difference",
     "entropy_losses",
     "il1s",
     "moments",

@@ -7,13 +7,17 @@ component score coefficients F, each as mean square error (``mse``), mean absolu
 (the diagonal of V); the composite ``composite`` of Domingo-Ferrer & Torra 2001 ("A
 quantitative comparison of disclosure control methods for microdata": the mean of X.mv,
 V.mv, S.mv, R.mae and RF.mae, times 100), the IL of their SDC score; the probabilistic
-information loss ``pil`` (Mateo-Sanz, Domingo-Ferrer & Sebe 2005, 0 .. 100); sdcMicro's IL1s
-and difference of eigenvalues (``dUtility``). See
-:mod:`sdcflow.kernels.utility.continuous_information_loss` for every formula and convention
-(zeros in the mean variation, PCA, covariance divisor).
+information loss ``pil`` (Mateo-Sanz, Domingo-Ferrer & Sebe 2005, 0 .. 100); ``il1s``, the
+IL1s of Yancey, Winkler & Creecy 2002 (the mean standardised distance); and under
+``sdcmicro`` the figures of R sdcMicro's ``dUtility`` under its names, each exactly as
+sdcMicro computes it (``IL1``, ``IL1s``, ``IL1old``, ``eigen``). See
+:mod:`sdcflow.kernels.utility.continuous_information_loss` and
+:mod:`sdcflow.kernels.utility.sdcmicro_utility` for every formula and convention (zeros in
+the mean variation, PCA, covariance divisor, sdcMicro's sums).
 
 Records are compared by position. Missing values: X-X' and IL1s use the cells present in
-both data sets; the matrices, PIL and the eigenvalues use the records complete in both.
+both data sets; the matrices and PIL use the records complete in both; sdcMicro's figures
+handle them as sdcMicro does.
 """
 
 from __future__ import annotations
@@ -55,8 +59,9 @@ class InformationLoss(Measure):
     distribution = Whole()  # statistics of the original and protected columns together
     name = "information_loss"
     summary = ("Generic continuous information loss: X, V, S, R, RF, C, F divergences, the "
-               "composite IL, PIL, IL1s.")
-    version = "2"  # S (variances) and the composite IL
+               "composite IL, PIL, IL1s, and sdcMicro's dUtility figures (IL1, IL1s, "
+               "IL1old, eigen).")
+    version = "3"  # sdcMicro's dUtility figures exactly, under its names (sdcmicro)
     types = ("integer", "continuous")
     params: ClassVar[dict] = {
         "type": "object",
@@ -76,7 +81,7 @@ class InformationLoss(Measure):
         return ("The release's statistics (means, variances, covariances, correlations, "
                 "quantiles) compared with the original's: probabilistic information loss "
                 f"PIL {figure(result['pil'])}% (Mateo-Sanz, Domingo-Ferrer & Sebé 2005), "
-                f"IL1s {figure(result.get('il1s'))}.")
+                f"IL1s {figure(result.get('il1s'))} (Yancey, Winkler & Creecy 2002).")
 
     def check(self, params, meta):
         if not self.variables(params, meta):
@@ -98,10 +103,11 @@ class InformationLoss(Measure):
                       composite_terms=Record({}, {"X_mv": NUMBER, "V_mv": NUMBER,
                                                   "S_mv": NUMBER, "R_mae": NUMBER,
                                                   "RF_mae": NUMBER}),
-                      C=row.with_null(), F=row.with_null(), eigen=NUMBER.with_null(),
+                      C=row.with_null(), F=row.with_null(),
                       pil=NUMBER.with_null(), pil_by_statistic=Record({}, pil),
-                      il1s=NUMBER.with_null(), il1_sdcmicro=NUMBER.with_null(),
-                      il1_constant_variables=NAMES, eigen_percent=NUMBER.with_null())
+                      il1s=NUMBER.with_null(), il1_constant_variables=NAMES,
+                      sdcmicro=record(IL1=NUMBER, IL1s=NUMBER.with_null(),
+                                      IL1old=NUMBER.with_null(), eigen=NUMBER.with_null()))
 
     def evaluate(self, data, params, rng, *, original):
         names = self.variables(params, data.meta)

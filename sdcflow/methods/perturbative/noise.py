@@ -3,7 +3,8 @@ Noise", uncorrelated and correlated; Templ, "Advanced Survey Statistics: Disclos
 Control", 2019, the noise variants and ROMM). The kernels and their references are in
 :mod:`sdcflow.kernels.perturbative.noise`.
 
-Methods (``k`` is the noise level):
+Methods (``k`` is the noise level; sdcMicro's percentage ``noise`` can be given instead for
+``additive`` and ``correlated``, see :mod:`sdcflow.kernels.perturbative.sdcmicro_noise`):
 
 * ``additive``: ``eps_j ~ N(0, k Var(X_j))`` independent: means and covariances kept,
   variances times ``1 + k``, correlations divided by ``1 + k`` (in expectation);
@@ -13,6 +14,10 @@ Methods (``k`` is the noise level):
 * ``correlated``: ``eps ~ N(0, k Sigma)``: means and correlations kept, covariances and
   variances times ``1 + k`` (in expectation); exact linear relations among the variables
   (``total = a + b``) are kept, the noise lying in the range of Sigma;
+* ``correlated2``: sdcMicro's ``addNoise(method = "correlated2")`` with its ``delta``
+  (default 0.1) instead of ``k``: ``sqrt(1 - delta^2) x + (1 - sqrt(1 - delta^2)) mean +
+  delta sd e`` per variable, ``e`` standard normal: means and variances kept,
+  covariances and correlations times ``1 - delta^2`` (in expectation);
 * ``correlated_restored``: correlated noise, then a linear transformation making the
   sample mean vector and covariance matrix of the complete records equal to the original
   ones exactly (Kim 1986, Tendick & Matloff 1994, made exact in the sample);
@@ -24,8 +29,8 @@ Methods (``k`` is the noise level):
 
 Per stratum (``strata``, default the variables with role strata): the moments are
 estimated, and kept, within each stratum. A stratum with fewer than 3 usable records
-(observed values for ``additive``, complete records otherwise) uses the estimate of all
-records instead; for ``correlated_restored`` and ``romm``, whose exact preservation within
+(observed values for ``additive``, ``uniform`` and ``correlated2``, complete records
+otherwise) uses the estimate of all records instead; for ``correlated_restored`` and ``romm``, whose exact preservation within
 such a stratum would give back the original values, its records get ``correlated`` noise
 with the covariance of all complete records (``info.small_strata_records``).
 
@@ -66,6 +71,13 @@ from ...kernels.perturbative.noise import (
     multiplicative_noise,
     romm,
 )
+from ...kernels.perturbative.sdcmicro_noise import (
+    DELTA,
+    NOISE_METHODS,
+    column_means_and_sds,
+    correlated2_noise,
+    k_from_noise,
+)
 from ...kernels.perturbative.uniform_noise import uniform_noise
 from ...limits import FLOAT_MAX, NOISE_SIGMAS
 from ...plain_words import figure, get, names
@@ -78,11 +90,14 @@ from ...registry import (
     variables_param,
 )
 
-METHODS = ("additive", "uniform", "correlated", "correlated_restored", "multiplicative",
-           "romm")
+METHODS = ("additive", "uniform", "correlated", "correlated2", "correlated_restored",
+           "multiplicative", "romm")
 # methods with independent noise on each variable, scaled by its own variance
 UNIVARIATE = ("additive", "uniform")
+# methods estimating each variable on its own (its variance; and its mean for correlated2)
+PER_VARIABLE = (*UNIVARIATE, "correlated2")
 MULTIVARIATE = ("correlated", "correlated_restored", "romm")
+K = 0.1  # the default noise level k
 # Fewest records from which a stratum's own variance or covariance is used; below it the
 # estimate of all records is (two records give a rank-one covariance, one none at all).
 MIN_STRATUM = 3
@@ -92,9 +107,10 @@ MIN_STRATUM = 3
 class Noise(Method):
     distribution = Rows(rounds=1)  # additive, correlated (see distributes)
     name = "noise"
+    version = "2"  # correlated2 and sdcMicro's noise; k's default in the code, not the schema
     summary = ("Add noise to numeric variables: additive (normal or uniform), correlated, "
-               "correlated with exact moments, multiplicative, or random orthogonal matrix "
-               "masking (ROMM).")
+               "sdcMicro's correlated2, correlated with exact moments, multiplicative, or "
+               "random orthogonal matrix masking (ROMM).")
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous")
     params: ClassVar[dict] = {
@@ -106,21 +122,53 @@ class Noise(Method):
                                          unique=False),
             "method": {"enum": list(METHODS), "default": "additive",
                        "description": "additive (uncorrelated normal), uniform "
-                                      "(uncorrelated uniform), correlated, "
+                                      "(uncorrelated uniform), correlated, correlated2 "
+                                      "(sdcMicro's, with delta), "
                                       "correlated_restored (exact means and covariances), "
                                       "multiplicative, or romm."},
-            "k": {"type": "number", "exclusiveMinimum": 0, "default": 0.1,
-                  "description": "Noise level: Var(noise) = k Var(X) (additive, uniform), "
-                                 "k Sigma "
-                                 "(correlated), Var(factor) = k (multiplicative); romm uses "
-                                 "it only for records it cannot rotate."},
+            "k": {"type": "number", "exclusiveMinimum": 0,
+                  "description": "Noise level (default 0.1): Var(noise) = k Var(X) "
+                                 "(additive, uniform), k Sigma (correlated, "
+                                 "correlated_restored), Var(factor) = k (multiplicative); "
+                                 "romm uses it only for records it cannot rotate."},
+            "noise": {"type": "number", "exclusiveMinimum": 0,
+                      "description": "sdcMicro's addNoise noise, in percent, instead of k "
+                                     "(additive, correlated): additive noise has noise/100 "
+                                     "times the standard deviation (k = (noise/100)^2), "
+                                     "correlated noise noise/100 times the covariance "
+                                     "matrix (k = noise/100). sdcMicro's default is 150."},
+            "delta": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                      "description": "correlated2 (sdcMicro's delta, default 0.1): "
+                                     "sqrt(1 - delta^2) x + (1 - sqrt(1 - delta^2)) mean + "
+                                     "delta sd e."},
             "romm_lambda": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6,
                             "description": "romm: draw A near the identity (Langsrud's "
-                                           "lambda, sdcMicro's p) instead of "
+                                           "lambda; not sdcMicro's p, which rotates the "
+                                           "uncentred records) instead of "
                                            "Haar-distributed (the default); beyond 1e6 "
                                            "(refused) A is Haar-distributed in effect."},
             "strata": strata_param("Estimate and preserve the moments within strata"),
         },
+        "allOf": [
+            {"if": {"required": ["noise"]}, "then": {"not": {"required": ["k"]},
+             "x-error": "'noise' is sdcMicro's percentage and 'k' sdcflow's noise level: "
+                        "give one of them"}},
+            {"if": {"required": ["noise", "method"],
+                    "properties": {"method": {"not": {"enum": list(NOISE_METHODS)}}}},
+             "then": {"not": {"required": ["noise"]},
+                      "x-error": "'noise' (sdcMicro's percentage) applies to methods "
+                                 "additive and correlated, as in sdcMicro; the others take "
+                                 "'k' (correlated2 'delta')"}},
+            {"if": {"required": ["delta"],
+                    "not": {"required": ["method"],
+                            "properties": {"method": {"const": "correlated2"}}}},
+             "then": {"not": {"required": ["delta"]},
+                      "x-error": "'delta' applies to method correlated2 only"}},
+            {"if": {"required": ["method"], "properties": {"method": {"const": "correlated2"}}},
+             "then": {"not": {"anyOf": [{"required": ["k"]}, {"required": ["noise"]}]},
+                      "x-error": "correlated2's noise level is 'delta' (sdcMicro's), not "
+                                 "'k' or 'noise'"}},
+        ],
     }
 
     default_roles = ("numeric",)
@@ -130,8 +178,15 @@ class Noise(Method):
 
     def explain(self, params, result):
         variables = params.get("variables") or []
-        text = (f"Random noise ({str(params.get('method', 'additive')).replace('_', ' ')}, "
-                f"k = {figure(params.get('k'))}) was added to {names(variables) or 'the numeric variables'}"
+        method = params.get("method", "additive")
+        if method == "correlated2":
+            level = f"delta = {figure(params.get('delta', DELTA))}"
+        elif "noise" in params:
+            level = f"sdcMicro's noise = {figure(params['noise'])}%"
+        else:
+            level = f"k = {figure(params.get('k'))}"
+        text = (f"Random noise ({str(method).replace('_', ' ')}, {level}) was added to "
+                f"{names(variables) or 'the numeric variables'}"
                 ", so that released values differ from the true ones.")
         if get(result, "perturbed") is not None:
             text += f" {figure(result['perturbed'])} values were perturbed."
@@ -154,8 +209,14 @@ class Noise(Method):
         if not names or method == "multiplicative":
             return
         X = numeric_matrix(data.frame, names)
-        yield from _finite_noise(X, names, float(params.get("k", 0.1)))
-        if method in UNIVARIATE:
+        level = _level(params)
+        if method == "correlated2":  # delta scales the standard deviation
+            yield from _finite_noise(X, names, level * level, "delta", level)
+        elif "noise" in params:
+            yield from _finite_noise(X, names, level, "noise", float(params["noise"]))
+        else:
+            yield from _finite_noise(X, names, level)
+        if method in PER_VARIABLE:
             for j, name in enumerate(names):
                 observed = int((~np.isnan(X[:, j])).sum())
                 if observed < 2:
@@ -173,7 +234,7 @@ class Noise(Method):
 
     def apply(self, data, params, rng):
         names = self.variables(params, data.meta)
-        method, k = params["method"], float(params["k"])
+        method, k = params["method"], _level(params)
         lam = params.get("romm_lambda")
         frame = data.frame
         X = numeric_matrix(frame, names)
@@ -187,7 +248,8 @@ class Noise(Method):
             groups = stratum_members(codes, count)
         overall = None
         if len(groups) > 1:  # the fallback estimate for small strata
-            overall = column_variances(X) if method in UNIVARIATE else moments(X)[1]
+            overall = (column_variances(X) if method in UNIVARIATE else
+                       column_means_and_sds(X) if method == "correlated2" else moments(X)[1])
         tally = {"perturbed": 0, "pooled": 0, "small": 0, "incomplete": 0}
         del codes
         for rows in groups:
@@ -199,7 +261,8 @@ class Noise(Method):
             else:
                 X[rows] = zs  # X is this step's own copy: the result goes in place
             del xs, zs  # before the next stratum's copies are made
-        info: dict = {"method": method, "k": k, "perturbed": tally["perturbed"],
+        info: dict = {"method": method, **_level_info(params, k),
+                      "perturbed": tally["perturbed"],
                       "strata": count if method != "multiplicative" else 1}
         if method in MULTIVARIATE:
             info["incomplete_records"] = tally["incomplete"]
@@ -223,34 +286,41 @@ class Noise(Method):
                     "for small strata (not on the Dask engine yet)")
         if params["method"] == "multiplicative":
             return Rows()  # a factor per value: nothing to estimate
-        if params["method"] in (*UNIVARIATE, "correlated"):
-            return Rows(rounds=1)  # global variances / covariance matrix, then per partition
+        if params["method"] in (*PER_VARIABLE, "correlated"):
+            # global variances (means) / covariance matrix, then per partition
+            return Rows(rounds=1)
         return Whole()  # the exact restoration and ROMM act on all the records together
 
     def partial(self, rnd, data, params, state, *, original=None):
         X = numeric_matrix(data.frame, self.variables(params, data.meta))
-        return column_part(X) if params["method"] in UNIVARIATE else matrix_part(X)
+        return column_part(X) if params["method"] in PER_VARIABLE else matrix_part(X)
 
     def combine(self, rnd, partials, params, state):
-        if params["method"] in UNIVARIATE:
-            return column_variances_of(merge_columns(partials))
+        if params["method"] in PER_VARIABLE:
+            merged = merge_columns(partials)
+            variances = column_variances_of(merged)
+            if params["method"] == "correlated2":
+                return merged[1], np.sqrt(variances)  # means and standard deviations
+            return variances
         return covariance_of(merge_matrices(partials))
 
     def apply_fitted(self, data, params, rng, state):
-        """One partition masked with the global variances (``additive``, ``uniform``) or
-        covariance matrix (``correlated``), as :meth:`apply` masks the whole data with
-        them."""
+        """One partition masked with the global variances (``additive``, ``uniform``),
+        means and standard deviations (``correlated2``) or covariance matrix
+        (``correlated``), as :meth:`apply` masks the whole data with them."""
         if state is None:
             return self.apply(data, params, rng)
         names = self.variables(params, data.meta)
         X = numeric_matrix(data.frame, names)
-        k = float(params["k"])
-        if params["method"] in UNIVARIATE:
+        k = _level(params)
+        if params["method"] == "correlated2":
+            Z = correlated2_noise(X, k, rng, means=state[0], sds=state[1])
+        elif params["method"] in UNIVARIATE:
             noise = uniform_noise if params["method"] == "uniform" else additive_noise
             Z = noise(X, k, rng, variances=state)
         else:
             Z = correlated_noise(X, k, rng, cov=state)
-        info = {"method": params["method"], "k": k,
+        info = {"method": params["method"], **_level_info(params, k),
                 "perturbed": int(changed_values(Z, X).sum()), "strata": 1}
         if params["method"] in MULTIVARIATE:
             info["incomplete_records"] = int((~complete_rows(X)).sum())
@@ -263,7 +333,7 @@ class Noise(Method):
 
     def combine_info(self, infos, params):
         out = sum_info(infos)
-        out.update(method=params["method"], k=float(params["k"]), strata=1)
+        out.update(method=params["method"], **_level_info(params, _level(params)), strata=1)
         return out
 
     @staticmethod
@@ -272,6 +342,14 @@ class Noise(Method):
         a stratum too small for its own, or None with a single stratum)."""
         if method == "multiplicative":
             return multiplicative_noise(xs, k, rng)
+        if method == "correlated2":
+            counts = (~np.isnan(xs)).sum(axis=0)
+            means, sds = column_means_and_sds(xs)
+            small = counts < MIN_STRATUM
+            if overall is not None and small.any():
+                means[small], sds[small] = overall[0][small], overall[1][small]
+                tally["pooled"] += int(counts[small].sum())
+            return correlated2_noise(xs, k, rng, means=means, sds=sds)
         if method in UNIVARIATE:
             counts = (~np.isnan(xs)).sum(axis=0)
             variances = column_variances(xs)
@@ -299,10 +377,34 @@ class Noise(Method):
         return zs
 
 
-def _finite_noise(X: np.ndarray, names: list[str], k: float):
+def _level(params) -> float:
+    """The noise level the method uses: ``delta`` for correlated2, else ``k``, from
+    sdcMicro's ``noise`` where that is given."""
+    if params.get("method") == "correlated2":
+        return float(params.get("delta", DELTA))
+    if "noise" in params:
+        return k_from_noise(params.get("method", "additive"), float(params["noise"]))
+    return float(params.get("k", K))
+
+
+def _level_info(params, level: float) -> dict:
+    """The noise level in ``info``: ``delta``, or ``k`` (with sdcMicro's ``noise`` if given)."""
+    if params.get("method") == "correlated2":
+        return {"delta": level}
+    if "noise" in params:
+        return {"noise": float(params["noise"]), "k": level}
+    return {"k": level}
+
+
+def _finite_noise(X: np.ndarray, names: list[str], k: float, param: str = "k",
+                  value: float | None = None):
     """Refuse a noise level that makes the noise or the noisy values infinite: the noise
     variance is k times a variance, which in any stratum is at most the squared range of
-    the values, and no draw exceeds NOISE_SIGMAS standard deviations."""
+    the values, and no draw exceeds NOISE_SIGMAS standard deviations. ``param`` is the
+    parameter that set ``k`` and ``value`` its value (sdcMicro's noise, or correlated2's
+    delta with k = delta^2)."""
+    shown = f"{param} = {k if value is None else value:g}"
+    factor = "k" if param == "k" else f"{k:g}"
     with np.errstate(all="ignore"):
         for j, name in enumerate(names):
             x = X[:, j][~np.isnan(X[:, j])]
@@ -312,6 +414,6 @@ def _finite_noise(X: np.ndarray, names: list[str], k: float):
             variance = k * spread * spread
             top = float(np.abs(x).max()) + NOISE_SIGMAS * np.sqrt(k) * spread
             if not (np.isfinite(variance) and top <= FLOAT_MAX):
-                yield ("k",), (f"k = {k:g} makes the noise on '{name}' (variance up to k x "
-                               f"{spread * spread:.3g}, the squared range of its values) "
-                               "infinite or beyond the range of 64-bit floats")
+                yield (param,), (f"{shown} makes the noise on '{name}' (variance up to "
+                                 f"{factor} x {spread * spread:.3g}, the squared range of "
+                                 "its values) infinite or beyond the range of 64-bit floats")

@@ -10,7 +10,6 @@ import pytest
 from sdcflow.kernels.utility.continuous_information_loss import (
     continuous_information_loss,
     divergence,
-    eigen_difference,
     il1s,
     value_divergence,
 )
@@ -70,7 +69,7 @@ def test_identical_data_lose_nothing():
     summary, per_record = continuous_information_loss(x, x.copy())
     for row in ("X", "V", "R", "RF", "C", "F"):
         assert summary[row]["mse"] == 0 and summary[row]["mae"] == 0 and summary[row]["mv"] == 0
-    assert summary["pil"] == 0 and summary["il1s"] == 0 and summary["eigen"] == 0
+    assert summary["pil"] == 0 and summary["il1s"] == 0 and summary["sdcmicro"]["eigen"] == 0
     assert (per_record == 0).all()
 
 
@@ -85,15 +84,19 @@ def test_pca_rows_ignore_the_sign_of_eigenvectors():
     assert summary["C"]["mae"] == pytest.approx(0, abs=1e-12)
 
 
-def test_il1s_by_hand_and_sdcmicro_factor():
+def test_il1s_by_hand_and_sdcmicro_sum():
     # x = (1, 3): S = sqrt(2); |1 - 2| / (sqrt(2) * sqrt(2)) = 0.5, and 0 -> mean 0.25
     value, per_record, constant = il1s(np.array([[1.0], [3.0]]), np.array([[2.0], [3.0]]))
     assert value == pytest.approx(0.25)
     assert per_record.tolist() == pytest.approx([0.5, 0.0])
     assert constant == []
     summary, _ = continuous_information_loss(np.array([[1.0], [3.0]]), np.array([[2.0], [3.0]]))
-    # sdcMicro's dUtilityWORK computes abs((x - xm) / sd(x) * sqrt(2)): twice the above
-    assert summary["il1_sdcmicro"] == pytest.approx(0.5)
+    # sdcMicro's dUtility(method = "IL1s") divides |x - xm| by sd(x) * sqrt(2) and sums
+    # (0.5); "IL1old" divides that sum by the 2 cells (0.25, the mean above); "IL1" is
+    # 100 |1 - 2| / 1 = 100
+    assert summary["sdcmicro"]["IL1s"] == pytest.approx(0.5)
+    assert summary["sdcmicro"]["IL1old"] == pytest.approx(0.25)
+    assert summary["sdcmicro"]["IL1"] == pytest.approx(100.0)
 
 
 def test_il1s_skips_missing_cells_and_constant_variables():
@@ -103,18 +106,6 @@ def test_il1s_skips_missing_cells_and_constant_variables():
     assert constant == [1]
     assert value == pytest.approx(0.25)  # the two compared cells of variable 0
     assert np.isnan(per_record[2])
-
-
-def test_eigen_difference_of_two_variables():
-    # eigenvalues of [[1, r], [r, 1]] are 1 + r and 1 - r (r > 0)
-    rng = np.random.default_rng(5)
-    z = rng.normal(size=(500, 2))
-    x = np.column_stack([z[:, 0], z[:, 0] + z[:, 1]])
-    y = np.column_stack([z[:, 0], z[:, 0] + 2 * z[:, 1]])
-    r1 = np.corrcoef(x, rowvar=False)[0, 1]
-    r2 = np.corrcoef(y, rowvar=False)[0, 1]
-    expected = abs(r1 - r2) / (1 + r1) + abs(r1 - r2) / (1 - r1)
-    assert eigen_difference(x, y) == pytest.approx(expected)
 
 
 def test_missing_values_use_complete_records_for_statistics():
@@ -135,5 +126,6 @@ def test_missing_values_use_complete_records_for_statistics():
 def test_constant_variable_leaves_the_correlation_rows_empty():
     x = np.column_stack([np.arange(10.0), np.ones(10)])
     summary, _ = continuous_information_loss(x, x + 1)
-    assert summary["R"] is None and summary["RF"] is None and summary["eigen"] is None
+    assert summary["R"] is None and summary["RF"] is None
+    assert summary["sdcmicro"]["eigen"] is None
     assert summary["X"]["mae"] == 1

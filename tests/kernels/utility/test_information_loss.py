@@ -12,7 +12,7 @@ def test_every_public_name_is_the_object_of_its_new_home():
             "contingency_difference", "ctbil", "direct_distance", "entropy_losses",
             "posterior_from_data", "posterior_from_matrix"],
         "sdcflow.kernels.utility.continuous_information_loss": [
-            "continuous_information_loss", "divergence", "eigen_difference", "il1s", "pca",
+            "continuous_information_loss", "divergence", "il1s", "pca",
             "pca_divergences", "value_divergence"],
         "sdcflow.kernels.utility.probabilistic_information_loss": [
             "PIL_QUANTILES", "moments", "pil_probabilities", "probabilistic_information_loss",

@@ -1,6 +1,7 @@
 """model_risk measure (sdcMicro's modRisk)."""
 
 import numpy as np
+import pytest
 from helpers import small_dataset
 
 from sdcflow import registry
@@ -84,3 +85,52 @@ def test_too_large_a_model_is_refused():
         (("variables",), ("180,000 cells x 600 parameters make a design matrix of "
                           "108,000,000 values (at most 20,000,000): use fewer keys or "
                           "interactions, or recode them"))]
+
+
+def linear_dataset():
+    # the records of tests/kernels/risk/test_model_risk.py (hand fit of a linear key):
+    # x's codes as text, as a categorical key read from a file holds them
+    return small_dataset(x=("key", "categorical", ["0", "1", "2", "2", "2", "2"]),
+                         c=("key", "categorical", ["A", "B", "A", "A", "B", "B"]),
+                         w=("weight", "continuous", [10.0] * 6))
+
+
+def test_sdcmicro_convention_enters_keys_held_as_numbers_linearly():
+    # sdcMicro's glm sees x as an integer column (one term) and c as text (a factor):
+    # fitted mu(x, c) = a b^x / 2, b = (1 + sqrt 13)/2, a = 6 / (1 + b + b^2) (by hand in
+    # the kernel test); the sample uniques (0, A) and (1, B) have pi = 1/10
+    b = (1 + np.sqrt(13)) / 2
+    a = 6 / (1 + b + b * b)
+    v = 0.9 * a * b ** np.array([0, 1]) / 2
+    result = evaluate(linear_dataset(), convention="sdcmicro")
+    s = result.summary
+    assert s["convention"] == "sdcmicro" and s["linear"] == ["x"]
+    np.testing.assert_allclose(result.per_record["model_risk1"][:2], np.exp(-v), rtol=1e-9)
+    assert s["tau1"] == pytest.approx(np.exp(-v).sum(), rel=1e-9)
+    # the default convention fits every key as a factor; 'linear' chooses explicitly
+    assert evaluate(linear_dataset()).summary["linear"] == []
+    explicit = evaluate(linear_dataset(), linear=["x"]).summary
+    assert explicit["tau1"] == pytest.approx(s["tau1"], rel=1e-12)
+    assert evaluate(linear_dataset(), convention="sdcmicro", linear=[]).summary["tau1"] == \
+        pytest.approx(evaluate(linear_dataset()).summary["tau1"], rel=1e-12)
+
+
+def test_sdcmicro_ipf_is_every_key_a_factor():
+    ipf = evaluate(linear_dataset(), method="IPF", convention="sdcmicro").summary
+    assert ipf["linear"] == [] and ipf["method"] == "IPF"
+    assert ipf["tau1"] == pytest.approx(evaluate(linear_dataset()).summary["tau1"], rel=1e-12)
+
+
+def test_linear_checks():
+    meta = Metadata({"a": Variable("a", "key", "categorical"),
+                     "b": Variable("b", "key", "categorical")})
+    assert list(PLUGIN.check({"linear": ["bb"]}, meta)) == [
+        (("linear", 0), "'bb' is not one of the key variables (did you mean 'b'?)")]
+    ipf = "method IPF fits the main effects with every key a factor, as sdcMicro's loglm: no "
+    assert list(PLUGIN.check({"method": "IPF", "linear": ["a"],
+                              "interactions": [["a", "b"]]}, meta)) == [
+        (("interactions",), ipf + "interactions"), (("linear",), ipf + "linear")]
+    params = registry.with_defaults(PLUGIN.params, {"linear": ["c"]})
+    text = ("'c' has values that are not numbers: a linear term needs numbers (leave it out "
+            "of 'linear' to fit it as a factor)")
+    assert list(PLUGIN.check_data(params, linear_dataset())) == [(("linear",), text)]

@@ -52,7 +52,9 @@ def test_every_method_perturbs_keeps_missing_and_makes_integers_continuous(metho
     assert out.data.variables["a"].type == "continuous"
     # every observed value moved: 3 x 600 values, 2 missing
     assert out.info["perturbed"] == 3 * 600 - 2
-    assert out.info["method"] == method and out.info["k"] == 0.1 and out.info["strata"] == 1
+    level = {"delta": 0.1} if method == "correlated2" else {"k": 0.1}  # the defaults
+    assert out.info["method"] == method and out.info["strata"] == 1
+    assert {name: out.info[name] for name in level} == level
     if method in ("correlated", "correlated_restored", "romm"):
         assert out.info["incomplete_records"] == 2
 
@@ -240,16 +242,23 @@ def test_uniform_noise_is_bounded_by_its_half_width_per_stratum():
             assert change.max() <= a and change.max() > 0.9 * a
 
 
-def test_uniform_noise_on_partitions_uses_the_global_variances():
-    # map-reduce: partials of two halves merged give the variance of all the records, and
-    # each half is then bounded by the global half-width sqrt(3 k Var)
+def fitted_on_halves(**given):
+    """The data, the params, its two halves as partitions and the state map-reduce fits
+    on them (one round)."""
     data = numeric_data()
-    params = registry.with_defaults(PLUGIN.params, {"method": "uniform", "k": 0.3})
+    params = registry.with_defaults(PLUGIN.params, given)
     assert PLUGIN.distributes(params, data.meta).rounds == 1
     halves = [Dataset(data.frame.iloc[:300], data.variables),
               Dataset(data.frame.iloc[300:], data.variables)]
     state = PLUGIN.combine(0, [PLUGIN.partial(0, h, params, None) for h in halves], params,
                            None)
+    return data, params, halves, state
+
+
+def test_uniform_noise_on_partitions_uses_the_global_variances():
+    # map-reduce: partials of two halves merged give the variance of all the records, and
+    # each half is then bounded by the global half-width sqrt(3 k Var)
+    data, params, halves, state = fitted_on_halves(method="uniform", k=0.3)
     x = data.frame[["a", "b", "c"]].astype(float)
     np.testing.assert_allclose(state, x.var(ddof=1), rtol=1e-12)
     out = PLUGIN.apply_fitted(halves[1], params, np.random.default_rng(3), state)
@@ -257,3 +266,98 @@ def test_uniform_noise_on_partitions_uses_the_global_variances():
     assert (change <= np.sqrt(3 * 0.3 * x.var(ddof=1))).all()
     assert (change > 0.8 * np.sqrt(3 * 0.3 * x.var(ddof=1))).all()
     assert out.info["method"] == "uniform" and out.info["perturbed"] == 3 * 300
+
+
+# --- sdcMicro's addNoise under its names (sdcMicro 5.8.1, R/addNoise.r) ------------------
+
+@pytest.mark.parametrize("method, noise, k", [
+    # sdcMicro's noise (percent): additive sd noise/100 sd(x), so k = (noise/100)^2;
+    # correlated covariance noise/100 Sigma, so k = noise/100 (noise = 5 is k = 0.05)
+    ("additive", 10, 0.01), ("additive", 150, 2.25), ("correlated", 5, 0.05),
+    ("correlated", 150, 1.5)])
+def test_sdcmicro_noise_is_its_k(method, noise, k):
+    data = numeric_data()
+    theirs = apply(data, seed=4, method=method, noise=noise)
+    ours = apply(data, seed=4, method=method, k=k)
+    pd.testing.assert_frame_equal(theirs.data.frame, ours.data.frame, rtol=1e-13)
+    assert theirs.info["noise"] == noise and theirs.info["k"] == pytest.approx(k)
+
+
+def test_correlated2_through_the_plugin_within_strata():
+    # each stratum's own mean and sd (sdcMicro's formula per stratum); delta reported
+    region = np.repeat(["north", "south"], [350, 250])
+    data = numeric_data(strata=region)
+    out = apply(data, seed=2, method="correlated2", delta=0.4)
+    assert out.info["delta"] == 0.4 and "k" not in out.info and out.info["strata"] == 2
+    before = data.frame.astype({"b": float})
+    d1 = np.sqrt(1 - 0.16)
+    for name in ("north", "south"):
+        rows = before["region"] == name
+        x, z = before.loc[rows, ["a", "b", "c"]], out.data.frame.loc[rows, ["a", "b", "c"]]
+        # z - d1 x - (1 - d1) mean is delta sd e: its mean over the stratum is small
+        noise = (z - d1 * x - (1 - d1) * x.mean()) / (0.4 * x.std(ddof=1))
+        assert (noise.abs().max() < 5).all() and (noise.std() > 0.8).all()
+        assert (noise.mean().abs() < 6 / np.sqrt(rows.sum())).all()
+
+
+def test_correlated2_small_stratum_uses_the_overall_mean_and_sd():
+    data = numeric_data(strata=["one"] + ["rest"] * 599)
+    out = apply(data, method="correlated2")
+    assert out.info["values_with_overall_variance"] == 3 and out.info["delta"] == 0.1
+
+
+def test_correlated2_on_partitions_uses_the_global_means_and_sds():
+    data, params, halves, (means, sds) = fitted_on_halves(method="correlated2", delta=0.5)
+    x = data.frame[["a", "b", "c"]].astype(float)
+    np.testing.assert_allclose(means, x.mean(), rtol=1e-12)
+    np.testing.assert_allclose(sds, x.std(ddof=1), rtol=1e-12)
+    out = PLUGIN.apply_fitted(halves[1], params, np.random.default_rng(3), (means, sds))
+    e = np.random.default_rng(3).standard_normal((3, 300)).T
+    d1 = np.sqrt(0.75)
+    expected = d1 * x.iloc[300:] + (1 - d1) * means + 0.5 * sds * e
+    np.testing.assert_allclose(out.data.frame[["a", "b", "c"]], expected, rtol=1e-12)
+    assert out.info == {"method": "correlated2", "delta": 0.5, "perturbed": 900, "strata": 1}
+
+
+def noise_recipe(params_text: str) -> str:
+    return f"""
+        sdcflow: 1
+        name: noise
+        seed: 1
+        data: {{builtin: testdata}}
+        variables:
+          income: {{role: numeric, type: continuous}}
+          expend: {{role: numeric, type: continuous}}
+        steps:
+          - {{id: n, method: noise, params: {params_text}}}
+        """
+
+
+MIXED = "'noise' is sdcMicro's percentage and 'k' sdcflow's noise level: give one of them"
+NOISE_ONLY = ("'noise' (sdcMicro's percentage) applies to methods additive and correlated, "
+              "as in sdcMicro; the others take 'k' (correlated2 'delta')")
+DELTA_ONLY = "'delta' applies to method correlated2 only"
+DELTA_LEVEL = "correlated2's noise level is 'delta' (sdcMicro's), not 'k' or 'noise'"
+
+
+@pytest.mark.parametrize("params_text, message", [
+    ("{noise: 5, k: 0.05}", MIXED),
+    ("{method: uniform, noise: 5}", NOISE_ONLY),
+    ("{delta: 0.2}", DELTA_ONLY),
+    ("{method: correlated, delta: 0.2}", DELTA_ONLY),
+    ("{method: correlated2, k: 0.2}", DELTA_LEVEL),
+])
+def test_sdcmicro_parameters_are_not_mixed(write_recipe, params_text, message):
+    from sdcflow import validate
+    from sdcflow.errors import RecipeError
+
+    with pytest.raises(RecipeError) as info:
+        validate(write_recipe(noise_recipe(params_text)))
+    assert [p.message for p in info.value.problems] == [f"steps[0].params: {message}"]
+
+
+def test_sdcmicro_correlated_noise_through_a_recipe(write_recipe):
+    result = run(write_recipe(noise_recipe("{method: correlated, noise: 5}")), write=False,
+                 use_cache=False)
+    info = next(s for s in result.manifest["steps"] if s["id"] == "n")["info"]
+    assert info["noise"] == 5 and info["k"] == pytest.approx(0.05)
