@@ -92,7 +92,7 @@ def run_case(case: str, n: int) -> dict:
         r = intersection_attack(x, y, rank_distance(5, n), zo, zp)
         result = f"{r.certain.mean():.2%} certain, {r.credit.mean():.2%} linked"
     elif case == "interval":
-        d1, _ = interval_disclosure(x, y, 10)
+        d1, _ = interval_disclosure(x, y, 10, kind="value")
         d2, _ = interval_disclosure(x, y, 10, kind="rank")
         result = f"{d1.mean():.1%} (value), {d2.mean():.1%} (rank)"
     elif case == "learned":

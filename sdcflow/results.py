@@ -152,10 +152,11 @@ def by_variable(names: Iterable[str], value: Shape = NUMBER) -> Keyed:
 
 def by_values(of: str, values: Iterable, value: Shape = NUMBER) -> Keyed:
     """A mapping from each value of the parameter ``of`` (e.g. each ``k``) to a ``value``."""
-    return Keyed(value, of, tuple(dict.fromkeys(_key(v) for v in values)))
+    return Keyed(value, of, tuple(dict.fromkeys(value_key(v) for v in values)))
 
 
-def _key(value) -> str:
+def value_key(value) -> str:
+    """A parameter value as a key of :func:`by_values` (2.0 -> '2', 0.1 -> '0.1')."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -41,7 +41,8 @@ def risk_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
             out.append((f"records with individual risk above {summary['threshold']}",
                         summary.get("above_threshold")))
         out.append(("highest individual risk", summary.get("max")))
-    elif plugin in ("record_linkage", "learned_linkage", "partial_linkage"):
+    elif plugin in ("record_linkage", "learned_linkage", "partial_linkage",
+                    "rank_swap_attack", "microaggregation_attack"):
         out.append(("records re-identified by linkage (%)", summary.get("percent")))
     elif plugin == "l_diversity":
         out.append((f"records in classes below {summary.get('l')}-diversity",
@@ -53,6 +54,9 @@ def risk_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
     elif plugin == "delta_presence":
         out.append(("records in classes outside the delta-presence bounds",
                     summary.get("outside")))
+        if "classes_outside" in summary:
+            out.append(("population classes outside the delta-presence bounds",
+                        summary.get("classes_outside")))
     elif plugin == "reidentification_risk":
         out.append(("average re-identification risk (1/class size)", summary.get("average")))
         if "above_threshold" in summary:
@@ -61,8 +65,10 @@ def risk_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
     elif plugin == "suda":
         out.append(("records with a sample unique combination",
                     summary.get("records_with_msu")))
-    elif plugin in ("d_risk", "d_risk_rmd", "interval_disclosure"):
+    elif plugin in ("d_risk", "d_risk_rmd"):
         out.append(("records at risk (%)", summary.get("percent")))
+    elif plugin == "interval_disclosure":  # a share of values, not of records
+        out.append(("values within their interval (%)", summary.get("percent")))
     elif plugin == "graph_reidentification":
         for attack, result in summary.items():
             if isinstance(result, Mapping) and "re_identified" in result:

@@ -94,8 +94,8 @@ checks:
     assert code == 1
     text = "\n".join(err)
     assert "checks[0]: link.method is text: it can only be compared with == or != (e.g. " \
-           "link.method == 'distance')" in text
-    # record_linkage's method is the text 'distance' here: comparing it with a number
+           "link.method == 'strongest')" in text
+    # record_linkage's method is the text 'strongest' here: comparing it with a number
     # is always false
     assert "checks[1]: link.method is text and 2 is a number: they are never equal" in text
 

@@ -18,6 +18,18 @@ def test_risk_figures_of_each_kind():
                                                   "above_threshold": 4}) == [
         ("average re-identification risk (1/class size)", 0.25),
         ("records with re-identification risk above 0.2", 4)]
+    # the transparency attacks by their whole strength (linkage inside the intersection)
+    assert risk_figures("rank_swap_attack", {"percent": 40.0, "percent_certain": 32.5}) == [
+        ("records re-identified by linkage (%)", 40.0)]
+    assert risk_figures("microaggregation_attack", {"percent": 12.5}) == [
+        ("records re-identified by linkage (%)", 12.5)]
+    # interval disclosure counts values, not records
+    assert risk_figures("interval_disclosure", {"percent": 93.98}) == [
+        ("values within their interval (%)", 93.98)]
+    # delta-presence: the records outside and the classes of the population outside
+    assert risk_figures("delta_presence", {"outside": 0, "classes_outside": 1}) == [
+        ("records in classes outside the delta-presence bounds", 0),
+        ("population classes outside the delta-presence bounds", 1)]
     # a figure the result does not hold is left out; an unknown plugin has none
     assert risk_figures("individual_risk", {"max": None}) == []
     assert risk_figures("no_such_plugin", {"percent": 3}) == []

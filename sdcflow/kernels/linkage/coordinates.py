@@ -49,48 +49,78 @@ def weighted(z: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 def mahalanobis_transform(original: np.ndarray, protected: np.ndarray,
-                          covariance: str = "cov0") -> tuple[np.ndarray, np.ndarray, dict]:
+                          covariance: str = "cov",
+                          pairs: tuple[np.ndarray, np.ndarray] | None = None
+                          ) -> tuple[np.ndarray, np.ndarray, dict]:
     """Coordinates whose squared Euclidean distance is the Mahalanobis distance
-    ``(a - b)' S^+ (a - b)``, with ``S`` the pooled covariance of the two files
-    (``((n-1) S_original + (m-1) S_protected) / (n + m - 2)``, each file centred on its own
-    means, over its complete records) and ``S^+`` its Moore-Penrose pseudo-inverse
-    (eigenvalues below ``1e-10`` times the largest count as 0, so collinear variables do
-    not blow the distance up). Returns the two transformed files and ``{"rank": ...}``.
+    ``(a - b)' S^+ (a - b)``, ``S^+`` the Moore-Penrose pseudo-inverse of a covariance
+    ``S`` (eigenvalues below ``1e-10`` times the largest count as 0, so collinear
+    variables do not blow the distance up). Returns the two transformed files and
+    ``{"rank": ...}``. ``covariance`` (Torra, Abowd & Domingo-Ferrer, "Using Mahalanobis
+    distance-based record linkage for disclosure risk assessment", PSD 2006):
 
-    ``covariance``: ``"cov0"`` (the above: ``Var[V] + Var[V']`` up to a factor, which
-    does not change the links, the cross-covariance taken as 0: the DBRLM-COV0 of
-    Torra, Abowd & Domingo-Ferrer, "Using Mahalanobis distance-based record linkage for
-    disclosure risk assessment", PSD 2006) or ``"cov"`` (``Var[V] + Var[V'] -
-    2 Cov[V, V']``, the covariance of the differences ``V - V'`` over the records complete
-    in both files, record ``i`` paired with record ``i``: their DBRLM-COV, which needs
-    the pairing, i.e. the worst case where the intruder knows it)."""
+    * ``"cov"`` (the default): ``Var[V] + Var[V'] - 2 Cov[V, V']``, the covariance of the
+      differences ``V - V'`` of the original and protected values of the same
+      individuals, over the pairs complete in both files: their DBRLM-COV, the worst
+      case where the intruder knows how the two files pair (as a disclosure risk
+      assessment assumes). ``pairs``: the paired rows ``(original rows, protected
+      rows)``; default, row ``i`` of each file (files of the same records). A direction
+      in which the masking changed nothing (the differences constant: a variable left
+      as it was, or identical files) is the most telling, not the least: its eigenvalue
+      is raised to ``1e-9`` times the largest eigenvalue of the pooled covariance of the
+      two files instead of being dropped, so it weighs the most (an equal value there
+      decides first). ``rank`` counts the directions not raised;
+    * ``"cov0"``: ``Var[V] + Var[V']``, the cross-covariance taken as 0 (their
+      DBRLM-COV0), computed as the pooled covariance of the two files (``((n-1)
+      S_original + (m-1) S_protected) / (n + m - 2)``, each file centred on its own means
+      over its complete records; the factor does not change the links). It needs no
+      pairing, and it is the weaker attack: on microaggregated files it links far fewer
+      records than the Euclidean distance (e.g. MDAV with k = 10 on the CASC Census file
+      in groups of 3 variables: 58 % against 92 %, COV 97 %)."""
     original = np.asarray(original, dtype=float)
     protected = np.asarray(protected, dtype=float)
     c = original.shape[1]
+    if covariance not in ("cov", "cov0"):
+        raise ValueError(f"unknown covariance {covariance!r}")
+    pooled = _covariance((original, protected))
+    if covariance == "cov":
+        a, b = (original, protected) if pairs is None else pairs
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        if a.shape != b.shape:
+            raise ValueError("the covariance of the differences needs paired records")
+        cov = _covariance((a - b,))
+    else:
+        cov = pooled
+    if cov is None:
+        return original, protected, {"rank": c}
+    values, vectors = np.linalg.eigh(cov)
+    top = max(values.max(), 0.0)
+    if covariance == "cov" and pooled is not None:
+        floor = 1e-9 * max(np.linalg.eigvalsh(pooled).max(), 0.0)
+        if floor > 0:
+            rank = int((values > max(floor, 1e-10 * top)).sum())
+            transform = vectors / np.sqrt(np.maximum(values, floor))
+            return original @ transform, protected @ transform, {"rank": rank}
+    keep = values > 1e-10 * top
+    if not keep.any():
+        return original * 0.0, protected * 0.0, {"rank": 0}
+    transform = vectors[:, keep] / np.sqrt(values[keep])
+    return original @ transform, protected @ transform, {"rank": int(keep.sum())}
+
+
+def _covariance(files: tuple[np.ndarray, ...]) -> np.ndarray | None:
+    """The pooled covariance of the files' complete records, each file centred on its
+    own means (None when no file has two complete records)."""
+    c = files[0].shape[1]
     scatter = np.zeros((c, c))
     dof = 0
-    if covariance == "cov":
-        diff = original - protected
-        files = (diff[~np.isnan(diff).any(axis=1)],)
-    elif covariance == "cov0":
-        files = (original, protected)
-    else:
-        raise ValueError(f"unknown covariance {covariance!r}")
     for x in files:
         x = x[~np.isnan(x).any(axis=1)]
         if len(x) > 1:
             xc = x - x.mean(axis=0)
             scatter += xc.T @ xc
             dof += len(x) - 1
-    if dof == 0:
-        return original, protected, {"rank": c}
-    cov = scatter / dof
-    values, vectors = np.linalg.eigh(cov)
-    keep = values > 1e-10 * max(values.max(), 0.0)
-    if not keep.any():
-        return original * 0.0, protected * 0.0, {"rank": 0}
-    transform = vectors[:, keep] / np.sqrt(values[keep])
-    return original @ transform, protected @ transform, {"rank": int(keep.sum())}
+    return scatter / dof if dof else None
 
 
 def agreement_coordinates(original: np.ndarray, protected: np.ndarray, tolerance: float

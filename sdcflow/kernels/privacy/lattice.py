@@ -18,11 +18,11 @@ bottom-up, it follows a path of unclassified nodes upwards and binary-searches i
 lowest node meeting the targets; a node that meets them marks every node above it as
 meeting them, one that fails marks every node below it as failing. Without suppression
 k-anonymity, distinct, entropy and recursive l-diversity, t-closeness (every distance),
-beta-likeness and the average re-identification risk are monotone; with suppression
-k-anonymity and distinct l-diversity stay monotone (a failing class merged with a meeting
-one meets them, so the suppressed records only shrink), the others are not (as ARX treats
-them); delta-presence is monotone in neither case (see
-:func:`sdcflow.kernels.privacy.model_targets.delta_presence_target`).
+beta-likeness, delta-presence (see
+:func:`sdcflow.kernels.privacy.model_targets.delta_presence_target`) and the average
+re-identification risk are monotone; with suppression k-anonymity and distinct
+l-diversity stay monotone (a failing class merged with a meeting one meets them, so the
+suppressed records only shrink), the others are not (as ARX treats them).
 When some target is not monotone, no node is classified in advance: every node is
 checked unless its loss bound rules it out.
 
@@ -76,7 +76,9 @@ class Target:
     the target (a release target: one value for the whole release, computed on the
     classes kept, ``kept``); ``monotone(suppressing)``: whether generalising a node that
     meets it keeps it met (with or without suppression); ``needs_records``: whether it
-    reads ``partition.record_class``."""
+    reads ``partition.record_class``; ``node_ok(partition)`` (optional): a condition of
+    the node that no suppression can meet (delta-presence: a class of the population
+    without a record of the data), checked after ``classes_ok``."""
 
     name: str
     classes_ok: Callable[..., np.ndarray]
@@ -84,6 +86,7 @@ class Target:
     monotone_with_suppression: bool = False
     needs_records: bool = False
     release: bool = False
+    node_ok: Callable[[Partition], bool] | None = None
 
     def monotone(self, suppressing: bool) -> bool:
         return (self.monotone_with_suppression if suppressing
@@ -213,14 +216,17 @@ def lattice_size(maps: Sequence[np.ndarray]) -> int:
 
 def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Target],
            loss: str = "precision", *, suppression_limit: float = 0.0,
-           weights: Sequence[float] | None = None, k: int = 1) -> SearchResult:
+           weights: Sequence[float] | None = None, k: int = 1,
+           suppression_loss: str = "full") -> SearchResult:
     """The least-loss node of the lattice meeting ``targets``.
 
     ``codes``: the records' key codes (n x m, integers 0 .. d_j - 1); ``maps[j]``: a
     (levels x d_j) integer array, row l giving each level-0 code its code at level l
     (row 0 the identity; each level a function of the level below); ``loss``: one of
     :data:`sdcflow.kernels.privacy.loss.LOSSES`; ``weights``: per variable (default 1);
-    ``k``: the k of the average class size."""
+    ``k``: the k of the normalized average class size; ``suppression_loss``: how a
+    suppressed record is charged, one of
+    :data:`sdcflow.kernels.privacy.loss.SUPPRESSION_LOSSES`."""
     codes = np.asarray(codes, dtype=np.int64)
     n, m = codes.shape
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
@@ -238,7 +244,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         ids, rep = row_ids(codes)
         units, counts = codes[rep], np.bincount(ids, minlength=len(rep))
     w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
-    ctx = LossContext(loss, units, counts, maps, w, k=k)
+    ctx = LossContext(loss, units, counts, maps, w, k=k, suppression=suppression_loss)
     allowed = int(np.floor(suppression_limit * n + 1e-9))
     monotone = all(t.monotone(allowed > 0) for t in targets)
     shape = tuple(len(mp) for mp in maps)
@@ -357,6 +363,8 @@ def _check(partition: Partition, targets: Sequence[Target], allowed: int, known:
         if not t.release:
             ok &= t.classes_ok(partition)
     if partition.counts[~ok].sum() > allowed:
+        return ok, False
+    if not all(t.node_ok(partition) for t in targets if t.node_ok is not None):
         return ok, False
     return ok, all(bool(t.classes_ok(partition, ok)) for t in targets if t.release)
 

@@ -22,9 +22,35 @@ what lets the search skip nodes that cannot beat the best one found.
   in the input (A. Gionis & T. Tassa, "k-Anonymization with minimal loss of
   information", IEEE TKDE 21(2), 2009; as ARX computes it); a suppressed value's
   released value covers every record. In bits.
-* ``average_class_size``: ``(n / classes) / k`` (K. LeFevre, D. DeWitt & R.
-  Ramakrishnan, "Mondrian multidimensional k-anonymity", ICDE 2006, C_avg), the suppressed
-  records counting as one class.
+* ``average_class_size``: ``n / classes``, the suppressed records counting as one class
+  (ARX's "Average equivalence class size", AECS: F. Prasser, F. Kohlmayer et al.,
+  ``MetricSDAECS``);
+* ``normalized_average_class_size``: the same divided by k, ``(n / classes) / k`` (K.
+  LeFevre, D. DeWitt & R. Ramakrishnan, "Mondrian multidimensional k-anonymity", ICDE
+  2006: the normalized average equivalence class size metric, C_AVG).
+
+How a suppressed record is charged (``suppression_loss``), for precision,
+discernibility and non-uniform entropy:
+
+* ``full`` (the above): as a value generalised to the top (precision 1 per value, ``n``
+  in discernibility, a released value covering every record in the entropy);
+* ``arx_monotonic``: as ARX's monotonic metrics (``Metric.createPrecomputedEntropyMetric
+  (threshold, true)``, ``createDiscernabilityMetric(true)`` -- "Monotonic discernability
+  (DM*)" -- and the monotonic precision): suppression is not charged, a suppressed
+  record costs what its class costs at the node's generalisation, so the loss is the
+  bound (DM* is ``sum |E|^2`` over every class, suppressed ones included);
+* ``arx_non_monotonic``: as ARX's non-monotonic metrics (the default of
+  ``createPrecomputedEntropyMetric(threshold)``; "Non-monotonic discernability"): the
+  precision and the discernibility charge as ``full``; in the non-uniform entropy a
+  suppressed value's released value covers the *suppressed* records only: on top of its
+  generalisation at the node (counted for every record), each suppressed record costs
+  ``-log2(c / s)`` per variable, ``c`` the suppressed records sharing its generalised
+  value, ``s`` the suppressed records (``MetricMDNUNMEntropyPrecomputed``).
+
+ARX weighs generalisation and suppression with its gs-factor (default 0.5: both
+weigh 1); the ``0.1`` of ``createPrecomputedEntropyMetric(0.1, ...)`` is not that factor
+but the threshold of distinct values under which ARX precomputes the metric, which does
+not change its value.
 """
 
 from __future__ import annotations
@@ -34,14 +60,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-LOSSES = ("precision", "discernibility", "non_uniform_entropy", "average_class_size")
+LOSSES = ("precision", "discernibility", "non_uniform_entropy", "average_class_size",
+          "normalized_average_class_size")
 WEIGHTED = ("precision", "non_uniform_entropy")  # the losses that add up over variables
+SUPPRESSION_LOSSES = ("full", "arx_monotonic", "arx_non_monotonic")
+CLASS_SIZE = ("average_class_size", "normalized_average_class_size")
 
 
 @dataclass
 class LossContext:
     """What a loss needs to know of the data: the units' level-0 codes (u x m) and
-    record counts, each variable's generalisation ``maps`` (levels x codes) and weights."""
+    record counts, each variable's generalisation ``maps`` (levels x codes) and weights,
+    the k of the normalized average class size and how a suppressed record is charged
+    (one of :data:`SUPPRESSION_LOSSES`)."""
 
     name: str
     codes: np.ndarray
@@ -49,6 +80,7 @@ class LossContext:
     maps: Sequence[np.ndarray]
     weights: np.ndarray
     k: int = 1
+    suppression: str = "full"
     heights: np.ndarray = field(init=False)
     _entropy: list = field(init=False, default_factory=list)
     _sums: list = field(init=False, default_factory=list)
@@ -57,6 +89,9 @@ class LossContext:
     def __post_init__(self) -> None:
         if self.name not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, not {self.name!r}")
+        if self.suppression not in SUPPRESSION_LOSSES:
+            raise ValueError(f"suppression_loss must be one of {SUPPRESSION_LOSSES}, not "
+                             f"{self.suppression!r}")
         self.heights = np.array([len(m) - 1 for m in self.maps], dtype=np.int64)
         self.weights = np.asarray(self.weights, dtype=float)
         if self.name == "non_uniform_entropy":
@@ -98,9 +133,13 @@ class LossContext:
         n = self.n
         if self.name == "discernibility":
             return float((class_counts.astype(float) ** 2).sum())
-        if self.name == "average_class_size":
-            return n / len(class_counts) / self.k if len(class_counts) else 0.0
+        if self.name in CLASS_SIZE:
+            return n / len(class_counts) / self._divisor if len(class_counts) else 0.0
         return self.static_bound(node)
+
+    @property
+    def _divisor(self) -> int:
+        return self.k if self.name == "normalized_average_class_size" else 1
 
     def value(self, node: Sequence[int], class_counts: np.ndarray, class_ok: np.ndarray,
               suppressed_units: np.ndarray | None = None) -> float:
@@ -109,24 +148,40 @@ class LossContext:
         non-uniform entropy only, when some class is suppressed)."""
         n = self.n
         s = float(class_counts[~class_ok].sum())
+        if self.name in CLASS_SIZE:
+            classes = int(class_ok.sum()) + (1 if s > 0 else 0)
+            return n / classes / self._divisor if classes else 0.0
+        if s == 0 or self.suppression == "arx_monotonic":
+            return self.bound(node, class_counts)
         if self.name == "precision":
             g = _intensity(node, self.heights, self.weights)
             return ((n - s) * g + s) / n if n else 0.0
         if self.name == "discernibility":
             return float((class_counts[class_ok].astype(float) ** 2).sum() + s * n)
-        if self.name == "average_class_size":
-            classes = int(class_ok.sum()) + (1 if s > 0 else 0)
-            return n / classes / self.k if classes else 0.0
-        bound = self.static_bound(node)
-        if s == 0:
-            return bound
         if suppressed_units is None:
             raise ValueError("non-uniform entropy needs the suppressed units")
         units = np.flatnonzero(suppressed_units)
+        bound = self.static_bound(node)
+        if self.suppression == "arx_non_monotonic":
+            return bound + self._among_suppressed(node, units)
         extra = self._top[units].copy()
         for j, lv in enumerate(node):
             extra -= self.weights[j] * self._entropy[j][lv][units]
         return bound + float(self.counts[units] @ extra)
+
+    def _among_suppressed(self, node: Sequence[int], units: np.ndarray) -> float:
+        """``sum_j w_j sum_(suppressed records) -log2(c / s)``: the entropy of the
+        suppressed records' generalised values at the node given that they are
+        suppressed (ARX's non-monotonic non-uniform entropy)."""
+        counts = self.counts[units].astype(float)
+        s = counts.sum()
+        total = 0.0
+        for j, lv in enumerate(node):
+            g = self.maps[j][lv][self.codes[units, j]]
+            c = np.bincount(g, weights=counts)
+            c = c[c > 0]
+            total += self.weights[j] * float(-(c * np.log2(c / s)).sum())
+        return total
 
 
 def _intensity(node: Sequence[int], heights: np.ndarray, weights: np.ndarray) -> float:

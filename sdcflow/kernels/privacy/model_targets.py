@@ -36,22 +36,36 @@ def beta_likeness_target(sensitive: np.ndarray, beta: float) -> Target:
 def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
                           delta_min: float, delta_max: float) -> Target:
     """delta-presence (Nergiz, Atzori & Clifton, "Hiding the presence of individuals from
-    shared databases", SIGMOD 2007): in every class the share of its population records
-    that are in the data, :func:`sdcflow.kernels.privacy.models.delta_presence`, lies
-    in ``[delta_min, delta_max]``. ``population``: the population's level-0 key codes
+    shared databases", SIGMOD 2007): in every class of the *population* the share of its
+    records that are in the data, :func:`sdcflow.kernels.privacy.models.delta_presence`,
+    lies in ``[delta_min, delta_max]``. ``population``: the population's level-0 key codes
     (P x m, the codes of the search), generalised at each node with the same ``maps``
     to find its classes; the data must be part of the population.
 
-    Not monotone, with or without suppression: generalising merges a class of the data
-    with population records that are in no class of the data (a combination the sample
-    lacks), so its share falls and may fall below ``delta_min``; and a class's share is
-    the mediant of its parts', so a class failing ``delta_max`` may be lowered into
-    range by such a merge -- a node above one that meets the target may fail it, and one
-    above a failing node may meet it. The search then checks every node."""
+    A class of the population that holds no record of the data has a share of 0: with
+    ``delta_min > 0`` it fails, and as it holds no record to suppress, no suppression can
+    mend it -- the node fails (the target's ``node_ok``), as in Nergiz et al.'s definition
+    (every generalised population tuple is checked) and in ARX (F. Prasser & F. Kohlmayer,
+    "Putting statistical disclosure control into practice: the ARX data anonymization
+    tool", 2015: "tuples from the public table that have no matching candidates in the
+    private table [...] cannot be suppressed"). Classes of the data that fail are
+    suppressed as with any target.
+
+    Monotone without suppression (as ARX's ``DPresence`` declares itself): a node meets
+    the target when every class of the population lies in range, and a class one level
+    up is a union of classes whose share is the mediant of theirs, so within their
+    range. Not with suppression: a class failing ``delta_max`` whose records were
+    suppressed may, merged with a meeting class, make it fail too."""
     population = np.asarray(population, dtype=np.int64)
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
+    low = delta_min * (1 - 1e-12)
+    last: dict = {}  # the partition last seen -> its classes' shares, absent classes
 
-    def ok(p: Partition) -> np.ndarray:
+    def shares(p: Partition) -> tuple[np.ndarray, int]:
+        """The share of each class of the data, and the number of population classes
+        without a record of the data."""
+        if last.get("partition") is p:  # classes_ok and node_ok of one node
+            return last["share"], last["absent"]
         size = len(p.counts)
         gen = generalise(population, maps, p.node)
         both, _ = row_ids(np.vstack([p.keys, gen]))
@@ -62,7 +76,17 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         pop_class = position[both[size:]]
         sample = np.repeat(np.arange(size), p.counts)
         share = delta_presence(sample, pop_class, n_classes=size)
-        return (share >= delta_min * (1 - 1e-12)) & (share <= delta_max * (1 + 1e-12))
+        absent = int(np.unique(both[size:][pop_class < 0]).size)
+        last.update(partition=p, share=share, absent=absent)
+        return share, absent
+
+    def ok(p: Partition) -> np.ndarray:
+        share, _ = shares(p)
+        return (share >= low) & (share <= delta_max * (1 + 1e-12))
+
+    def every_class_present(p: Partition) -> bool:
+        # a class without a record of the data has a share of 0
+        return delta_min <= 0 or shares(p)[1] == 0
 
     return Target(f"delta_presence({delta_min:g}, {delta_max:g})", ok,
-                  monotone_without_suppression=False)
+                  node_ok=every_class_present)

@@ -1,6 +1,7 @@
 """Interval disclosure (Torra, "Data privacy: supervised approaches for disclosure risk
-assessment", 2016, "Interval disclosure"; Domingo-Ferrer & Torra 2001): which protected
-values lie within an interval around their original value, by value or by rank. NumPy only.
+assessment", 2016, "Interval disclosure"; Domingo-Ferrer & Torra 2001): which original
+values lie within an interval around their protected value, by rank or by value. NumPy
+only.
 """
 
 from __future__ import annotations
@@ -9,18 +10,24 @@ import numpy as np
 
 
 def interval_disclosure(original: np.ndarray, protected: np.ndarray, p: float,
-                        kind: str = "value") -> tuple[np.ndarray, np.ndarray]:
-    """Which protected values lie close to their original value (Torra 2016, "Interval
-    disclosure"; Domingo-Ferrer & Torra 2001, "A quantitative comparison of disclosure
-    control methods for microdata"). Per value: ``kind="value"``: ``|x' - x| <= p/100 *
-    |x|`` (an original 0 only counts an exact 0); ``kind="rank"``: the ranks of ``x'`` and
-    ``x`` among the original values of the variable differ by at most ``p/100 * n / 2``
-    (an interval holding p% of the ``n`` records centred on the original's rank; mid-ranks
-    for ties, and a value absent from the original ranks halfway between its neighbours).
+                        kind: str = "rank") -> tuple[np.ndarray, np.ndarray]:
+    """Which original values lie in an interval around their protected value (Torra 2016,
+    "Interval disclosure"; Domingo-Ferrer & Torra 2001, "A quantitative comparison of
+    disclosure control methods for microdata"). Per value:
+
+    * ``kind="rank"`` (Domingo-Ferrer & Torra's rank intervals): the intruder ranks the
+      protected values of the variable; the interval around a protected value holds the
+      protected values whose ranks differ from its (mid-)rank by less than ``p`` percent
+      of the ``n`` values of the variable ("the ranks of values within the interval
+      [...] should differ less than p percent of the total number of records and the
+      rank in the center of the interval should correspond to the value of the variable
+      in record r"); the value is disclosed when the original value falls into the
+      interval, between its smallest and largest value;
+    * ``kind="value"``: ``|x' - x| <= p/100 * |x|`` (an original 0 only counts an exact 0).
 
     Returns ``(disclosed, counted)`` boolean arrays of the shape of the data: ``counted``
     is False where the original is missing (nothing to disclose); a missing protected
-    value is counted and not disclosed."""
+    value is counted and not disclosed (and not ranked)."""
     original = np.asarray(original, dtype=float)
     protected = np.asarray(protected, dtype=float)
     if original.shape != protected.shape:
@@ -35,13 +42,17 @@ def interval_disclosure(original: np.ndarray, protected: np.ndarray, p: float,
         disclosed[both] = close[both]
     elif kind == "rank":
         for j in range(original.shape[1]):
-            col = original[counted[:, j], j]
-            s = np.sort(col)
-            half = p / 100.0 * len(s) / 2.0
+            s = np.sort(protected[~np.isnan(protected[:, j]), j])
+            if not len(s):
+                continue
             ok = both[:, j]
-            r0 = _midrank(s, original[ok, j])
-            r1 = _midrank(s, protected[ok, j])
-            disclosed[ok, j] = np.abs(r1 - r0) <= half + 1e-9
+            centre = _midrank(s, protected[ok, j])
+            width = p / 100.0 * len(s)
+            # the ranks i with |i - centre| < width (strictly), within the file
+            lo = np.clip(np.floor(centre - width + 1e-9).astype(np.int64) + 1, 0, len(s) - 1)
+            hi = np.clip(np.ceil(centre + width - 1e-9).astype(np.int64) - 1, 0, len(s) - 1)
+            x = original[ok, j]
+            disclosed[ok, j] = (s[lo] <= x) & (x <= s[hi])
     else:
         raise ValueError(f"unknown kind {kind!r}")
     return disclosed, counted

@@ -50,7 +50,7 @@ from ...kernels.perturbative.microaggregation.mdav import mdav
 from ...kernels.perturbative.microaggregation.mdav_missing import mdav_missing
 from ...methods.perturbative._microaggregation_algorithms import _aggregate, _scaled
 from ...registry import Measure, MeasureResult, register, strata_param, variables_param
-from ...results import COUNT, NAMES, TEXT, Keyed, Record
+from ...results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, Text
 from ..reference import REFERENCE, same_records
 from .rank_swap_attack import _size_histogram
 from .record_linkage import (
@@ -61,7 +61,9 @@ from .record_linkage import (
     values,
 )
 
-_KEYS = ("certain", "linked", "inconsistent")
+_KEYS = ("linked", "certain", "inconsistent")
+# the attacks of 'strongest': they need nothing of the method (rerun needs its parameters)
+STRONGEST = ("intervals", "nearest")
 
 
 @register
@@ -71,8 +73,14 @@ class MicroaggregationAttack(Measure):
         "variables", "scenarios", "strata", "attack", "algorithm", "k", "groups", "standardize",
         "fuzziness", "neighbours", "reference",
     )
-    summary = ("Transparency attack on microaggregation (group intervals): records whose "
-               "intersection of possible groups is themselves alone.")
+    # 2: percent is the linked share (the attack's full strength, as Torra's RS-RL
+    # figures), the certain share is percent_certain (was: percent certain, and
+    # percent_linked); attack strongest by default (was intervals, which finds nothing
+    # on multivariate microaggregation)
+    version = "2"
+    summary = ("Transparency attack on microaggregation (group intervals): records "
+               "re-identified by linkage within the intersection of their possible groups "
+               "(certain when it is themselves alone).")
     types = ("integer", "continuous", "ordinal")
     params: ClassVar[dict] = {
         "type": "object",
@@ -82,11 +90,14 @@ class MicroaggregationAttack(Measure):
                                          "(default: every variable with role numeric)."),
             "scenarios": SCENARIO_PARAM,
             "strata": strata_param("The strata the data were microaggregated within"),
-            "attack": {"enum": ["intervals", "nearest", "rerun"], "default": "intervals",
-                       "description": "intervals: Winkler's group intervals, variable by "
-                                      "variable; nearest: each block's nearest published "
-                                      "group; rerun: the intruder reruns the published "
-                                      "method on the original records."},
+            "attack": {"enum": ["strongest", "intervals", "nearest", "rerun"],
+                       "default": "strongest",
+                       "description": "strongest: the most successful of intervals and "
+                                      "(with scenarios all) nearest; intervals: Winkler's "
+                                      "group intervals, variable by variable; nearest: each "
+                                      "block's nearest published group; rerun: the intruder "
+                                      "reruns the published method on the original records "
+                                      "(needs its parameters)."},
             "algorithm": {"enum": ["mdav", "fuzzy_c_means"], "default": "mdav",
                           "description": "rerun: the published algorithm."},
             "k": {"type": "integer", "minimum": 1, "default": 3,
@@ -112,12 +123,15 @@ class MicroaggregationAttack(Measure):
     pairs_records = True
 
     def variables(self, params, meta):
-        if params.get("attack") in ("nearest", "rerun") and params.get("groups"):
+        if params.get("attack", "strongest") != "intervals" and params.get("groups"):
             return list(dict.fromkeys(v for g in params["groups"] for v in g))
         return super().variables(params, meta)
 
     def check(self, params, meta):
         yield from check_variables(params, self.variables(params, meta))
+        if params.get("attack", "strongest") == "strongest" and params.get("groups") \
+                and params.get("variables"):
+            yield ("groups",), "give 'variables' or 'groups', not both"
         if params.get("attack") in ("nearest", "rerun"):
             if params.get("scenarios", "all") != "all":
                 yield ("scenarios",), (f"attack: {params['attack']} knows the blocks the "
@@ -141,6 +155,9 @@ class MicroaggregationAttack(Measure):
                   "wrong_certain": COUNT}
         if self.strata(params, meta):
             fields["strata"] = COUNT
+        if params.get("attack", "strongest") == "strongest":
+            fields.update(strongest=Text(STRONGEST),
+                          by_attack=Record({a: NUMBER.with_null() for a in STRONGEST}))
         return Record(fields)
 
     def evaluate(self, data, params, rng, *, original):
@@ -156,21 +173,29 @@ class MicroaggregationAttack(Measure):
         blocks = ([[names.index(v) for v in g] for g in params["groups"]]
                   if params.get("groups") else [list(range(len(names)))])
 
+        def attack(how, cols):
+            if how == "rerun":
+                return _rerun(original, names, blocks, xp, members, n, params)
+            if how == "nearest":
+                return _nearest(xo, xp, zo, zp, blocks, members, n)
+            return _attack(xo, xp, zo, zp, cols, members, n)
+
         def one(cols):
-            if params["attack"] == "rerun":
-                result = _rerun(original, names, blocks, xp, members, n, params)
-            elif params["attack"] == "nearest":
-                result = _nearest(xo, xp, zo, zp, blocks, members, n)
-            else:
-                result = _attack(xo, xp, zo, zp, cols, members, n)
+            if params["attack"] != "strongest":
+                tried = [(params["attack"], attack(params["attack"], cols))]
+            else:  # nearest knows the blocks: only with every variable known
+                tried = [(how, attack(how, cols)) for how in STRONGEST
+                         if how == "intervals" or params["scenarios"] == "all"]
+            # the most successful (the first of equally successful ones)
+            how, result = max(tried, key=lambda t: float(t[1].credit.sum()))
             if len(cols) == len(names):
-                full.append(result)
-            return {"certain": float(np.count_nonzero(result.certain)),
-                    "linked": float(result.credit.sum()),
+                full.append((how, result, tried))
+            return {"linked": float(result.credit.sum()),
+                    "certain": float(np.count_nonzero(result.certain)),
                     "inconsistent": float(np.count_nonzero(~result.contains))}
 
         figures = run_scenarios(names, params["scenarios"], n, one, _KEYS)
-        result = full[-1]
+        strongest, result, tried = full[-1]
         summary = {
             "reference": params["reference"],
             "variables": names,
@@ -182,6 +207,11 @@ class MicroaggregationAttack(Measure):
         }
         if self.strata(params, data.meta):
             summary["strata"] = len(labels)
+        if params["attack"] == "strongest":
+            done = {how: round(100.0 * float(r.credit.sum()) / n, 6) if n else 0.0
+                    for how, r in tried}
+            summary["strongest"] = strongest
+            summary["by_attack"] = {how: done.get(how) for how in STRONGEST}
         frame = pd.DataFrame({"size": result.size, "certain": result.certain,
                               "contains": result.contains, "credit": result.credit})
         return MeasureResult(summary, frame)

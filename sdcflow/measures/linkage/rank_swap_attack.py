@@ -58,8 +58,13 @@ class RankSwapAttack(Measure):
     # the rank swapping p stays internal, as in rank_swap (the attack assumes an intruder
     # who knows it; publishing it would tell every intruder)
     public_params = ("variables", "scenarios", "strata", "reference")
-    summary = ("Transparency attack on rank swapping (RS-RL): records whose intersection of "
-               "possible swaps is themselves alone.")
+    # 2: percent is the linked share (the attack's full strength, as Torra's RS-RL
+    # figures), the certain share is percent_certain (was: percent certain, and
+    # percent_linked)
+    version = "2"
+    summary = ("Transparency attack on rank swapping (RS-RL): records re-identified by "
+               "linkage within the intersection of their possible swaps (certain when it "
+               "is themselves alone).")
     types = ("integer", "continuous", "ordinal")
     params: ClassVar[dict] = {
         "type": "object",
@@ -105,7 +110,7 @@ class RankSwapAttack(Measure):
         fields = {"p": NUMBER, "p_unit": TEXT, "rank_distance": by_variable(names, COUNT),
                   "reference": TEXT, "variables": NAMES, "records": COUNT, "scenarios": TEXT,
                   **scenario_fields(names, params["scenarios"],
-                                    ("certain", "linked", "inconsistent")),
+                                    ("linked", "certain", "inconsistent")),
                   # the sizes found in the data, in bins: 1, 2, 3-5, ...
                   "intersection_sizes": Keyed(COUNT, "intersection size"),
                   "wrong_certain": COUNT}
@@ -138,12 +143,12 @@ class RankSwapAttack(Measure):
             result = _attack(xo, xp, zo, zp, cols, members, distances, n)
             if len(cols) == len(names):
                 full.append(result)
-            return {"certain": float(np.count_nonzero(result.certain)),
-                    "linked": float(result.credit.sum()),
+            return {"linked": float(result.credit.sum()),
+                    "certain": float(np.count_nonzero(result.certain)),
                     "inconsistent": float(np.count_nonzero(~result.contains))}
 
         figures = run_scenarios(names, params["scenarios"], n, one,
-                                ("certain", "linked", "inconsistent"))
+                                ("linked", "certain", "inconsistent"))
         result = full[-1]
         reach = {v: int(max((d[j] for d in distances.values()), default=0))
                  for j, v in enumerate(names)}

@@ -5,7 +5,10 @@ whose key combination is that of an equivalence class of the release, the probab
 of being in the sample is the number of sample records of the class over the number of
 population records of the class; the release is delta-present for
 ``(delta_min, delta_max)`` when every class's probability lies within. The formula is in
-:func:`sdcflow.kernels.privacy.models.delta_presence`.
+:func:`sdcflow.kernels.privacy.models.delta_presence`. Every class of the *population* is
+checked (Nergiz et al. generalise the whole public table): a key combination of the
+population that no record of the data has is a class of probability 0, which violates any
+``delta_min > 0`` (as in ARX, whose DPresence gives such a class delta 0).
 
 The population is a CSV file (``population``, read relative to the recipe) holding the
 key variables coded as the data at this step (generalised the same way); it is read when
@@ -52,6 +55,7 @@ POPULATION_COUNTS = {
 @register
 class DeltaPresence(Measure):
     name = "delta_presence"
+    version = "2"  # 2: classes of the population without a sample record count (delta 0)
     summary = ("delta-presence: for each key combination, the share of its population "
                "records that are in the released sample.")
     roles = ("key",)
@@ -83,9 +87,15 @@ class DeltaPresence(Measure):
     def explain(self, params, result):
         if not isinstance(result, dict) or "max" not in result:
             return self.summary
-        return (f"Knowing the population, an intruder can tell that a person is in the data "
+        text = (f"Knowing the population, an intruder can tell that a person is in the data "
                 f"with probability at most {figure(result['max'])} (delta-presence; Nergiz "
                 "et al. 2007).")
+        if result.get("classes_outside"):
+            text += (f" {figure(result['classes_outside'])} classes of the population lie "
+                     f"outside [{figure(result['delta_min'])}, {figure(result['delta_max'])}]"
+                     f", {figure(result.get('absent_classes', 0))} of them without a record "
+                     "of the data.")
+        return text
 
     def variables(self, params: Mapping, meta: Metadata) -> list[str]:
         return key_variables(params, meta)
@@ -132,9 +142,10 @@ class DeltaPresence(Measure):
 
     def result_shape(self, params, meta):
         return Record({"variables": NAMES, "records": COUNT, "classes": COUNT,
-                       "population_records": COUNT, "min": NUMBER, "max": NUMBER,
+                       "population_records": COUNT, "population_classes": COUNT,
+                       "absent_classes": COUNT, "min": NUMBER, "max": NUMBER,
                        "delta_min": NUMBER, "delta_max": NUMBER, "outside": COUNT,
-                       "outside_percent": NUMBER})
+                       "outside_percent": NUMBER, "classes_outside": COUNT})
 
     def _classes(self, params, data) -> tuple[np.ndarray, np.ndarray, str | None]:
         """Class ids of the records and of the population (one per population record),
@@ -166,10 +177,13 @@ class DeltaPresence(Measure):
 
     def evaluate(self, data, params, rng, *, original):
         """Per record ``delta_presence``, the probability of presence of its class; in the
-        summary the number of ``classes`` of the data, the ``population_records``, the
-        smallest and largest probability over the classes of the data (``min``, ``max``)
-        and the records whose class lies outside ``[delta_min, delta_max]``
-        (``outside``)."""
+        summary the number of ``classes`` of the data and of the population
+        (``population_classes``; ``absent_classes`` of them without a record of the data,
+        probability 0), the ``population_records``, the smallest and largest probability
+        over the classes of the population (``min``, ``max``; ``min`` is 0 when a class is
+        absent from the data), the records whose class lies outside ``[delta_min,
+        delta_max]`` (``outside``) and the classes of the population outside, absent
+        ones included (``classes_outside``: the release is delta-present when it is 0)."""
         keys = self.variables(params, data.meta)
         sample_ids, pop_ids, problem = self._classes(params, data)
         if problem:
@@ -179,15 +193,26 @@ class DeltaPresence(Measure):
         delta = delta_presence(sample_ids, pop_ids, n_classes=size)
         per_record = delta[sample_ids]
         lo, hi = params.get("delta_min", 0), params.get("delta_max", 1)
-        outside = (per_record < lo * (1 - 1e-12)) | (per_record > hi * (1 + 1e-12))
+
+        def out_of_range(x: np.ndarray) -> np.ndarray:
+            return (x < lo * (1 - 1e-12)) | (x > hi * (1 + 1e-12))
+
+        outside = out_of_range(per_record)
+        # the data are part of the population: its classes are the population's
+        in_population = np.bincount(pop_ids, minlength=size) > 0
+        in_sample = np.bincount(sample_ids, minlength=size) > 0
+        class_delta = delta[in_population]
         summary = {"variables": keys, "records": n,
-                   "classes": int(np.unique(sample_ids).size),
+                   "classes": int(in_sample.sum()),
                    "population_records": int(pop_ids.size),
-                   "min": float(per_record.min()) if n else 0.0,
-                   "max": float(per_record.max()) if n else 0.0,
+                   "population_classes": int(in_population.sum()),
+                   "absent_classes": int((in_population & ~in_sample).sum()),
+                   "min": float(class_delta.min()) if class_delta.size else 0.0,
+                   "max": float(class_delta.max()) if class_delta.size else 0.0,
                    "delta_min": lo, "delta_max": hi,
                    "outside": int(outside.sum()),
-                   "outside_percent": round(100.0 * outside.sum() / n, 3) if n else 0.0}
+                   "outside_percent": round(100.0 * outside.sum() / n, 3) if n else 0.0,
+                   "classes_outside": int(out_of_range(class_delta).sum())}
         return MeasureResult(summary, pd.DataFrame({"delta_presence": per_record},
                                                    index=data.frame.index))
 

@@ -21,7 +21,7 @@ from ...data import Dataset
 from ...data.text import text_column
 from ...errors import PluginError
 from ...kernels.privacy import lattice
-from ...kernels.privacy.loss import LOSSES, WEIGHTED
+from ...kernels.privacy.loss import LOSSES, SUPPRESSION_LOSSES, WEIGHTED
 from ...measures.risk.delta_presence import POPULATION_COUNTS
 from ...plain_words import figure
 from ...registry import Method, MethodResult, Output, register, variables_param
@@ -89,7 +89,11 @@ class Anonymize(Method):
                "a suppression limit.")
     # the population's key combinations stay internal (a register may not be public)
     public_params = ("targets", "suppression_limit", "variables", "hierarchies", "loss",
-                     "weights")
+                     "suppression_loss", "weights")
+    # 2: average_class_size is n / classes (ARX's AECS), the old figure divided by k is
+    # normalized_average_class_size; delta-presence fails a node with a population class
+    # absent from the data
+    version = "2"
     makes_missing = True  # the key values of suppressed records
     roles = ("key",)
     default_roles = ("key",)
@@ -110,6 +114,15 @@ class Anonymize(Method):
                             "description": "Per key variable, how it is generalised."},
             "loss": {"enum": list(LOSSES), "default": "precision",
                      "description": "The information loss minimised."},
+            "suppression_loss": {
+                "enum": list(SUPPRESSION_LOSSES), "default": "full",
+                "description": "How a suppressed record is charged in precision, "
+                               "discernibility and non_uniform_entropy: full (as a value "
+                               "generalised to the top), arx_monotonic (as ARX's monotonic "
+                               "metrics, e.g. DM*: not charged beyond its class at the "
+                               "node) or arx_non_monotonic (as ARX's non-monotonic "
+                               "metrics: in the entropy, a suppressed value covers the "
+                               "suppressed records only)."},
             "population_counts": {
                 **POPULATION_COUNTS,
                 "description": "The delta_presence population's key combinations and their "
@@ -243,7 +256,8 @@ class Anonymize(Method):
         weights = [float(params.get("weights", {}).get(v, 1.0)) for v in keys]
         limit = float(params["suppression_limit"])
         result = lattice.search(codes, [b.maps for b in built], targets, params["loss"],
-                                suppression_limit=limit, weights=weights, k=k)
+                                suppression_limit=limit, weights=weights, k=k,
+                                suppression_loss=params["suppression_loss"])
         if result.node is None:
             raise PluginError(self.name, (
                 f"no combination of hierarchy levels ({result.lattice_size:,}) meets "
@@ -260,6 +274,7 @@ class Anonymize(Method):
             "nodes_checked": result.checked,
             "node": {v: int(lv) for v, lv in zip(keys, result.node, strict=True)},
             "loss": params["loss"],
+            "suppression_loss": params["suppression_loss"],
             "loss_value": float(result.loss),
             "targets_met": [t.name for t in targets],
             "suppressed_records": int(result.suppressed.sum()),

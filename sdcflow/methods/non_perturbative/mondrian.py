@@ -39,7 +39,9 @@ class Mondrian(Method):
     public_params = ("k", "variables", "l", "sensitive", "representation", "strict")
     summary = ("Mondrian multidimensional partitioning: key values generalised to the ranges "
                "of groups of at least k records (optionally l-diverse).")
-    version = "1"
+    # 2: average_class_size is n / groups; the old figure, divided by k, is
+    # normalized_average_class_size (LeFevre et al.'s C_AVG)
+    version = "2"
     roles = ("key",)
     default_roles = ("key",)
     params: ClassVar[dict] = {
@@ -177,7 +179,9 @@ class Mondrian(Method):
             "ncp_by_variable": {v: round(x, 6) for v, x in zip(keys, loss["per_dimension"],
                                                                 strict=True)},
             "discernibility": loss["discernibility"],
-            "average_class_size": round(n / parts / params["k"], 6) if parts else 0.0,
+            "average_class_size": round(n / parts, 6) if parts else 0.0,
+            "normalized_average_class_size": (round(n / parts / params["k"], 6) if parts
+                                              else 0.0),
             "changed": changed,
         }
         return MethodResult(data.with_columns(columns, new_vars), info)

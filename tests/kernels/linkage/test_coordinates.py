@@ -36,7 +36,7 @@ def test_mahalanobis_transform_is_the_pseudo_inverse_distance():
     rng = np.random.default_rng(5)
     original = rng.normal(size=(200, 3)) @ np.array([[2, 0, 0], [1, 1, 0], [0, 0.5, 3]])
     protected = original + rng.normal(scale=0.3, size=original.shape)
-    a, b, info = mahalanobis_transform(original, protected)
+    a, b, info = mahalanobis_transform(original, protected, "cov0")
     assert info["rank"] == 3
     pooled = (199 * np.cov(original.T) + 199 * np.cov(protected.T)) / 398
     inv = np.linalg.pinv(pooled)
@@ -50,14 +50,31 @@ def test_mahalanobis_collinear_variables_use_the_pseudo_inverse():
     original = np.hstack([x, 2 * x])  # rank 1: every record on the line (1, 2)
     # random moves off the line give the pooled covariance a second direction
     protected = original + rng.uniform(-1, 1, size=(100, 1)) * np.array([[2.0, -1.0]])
-    assert mahalanobis_transform(original, protected)[2]["rank"] == 2
+    assert mahalanobis_transform(original, protected, "cov0")[2]["rank"] == 2
     # a constant move orthogonal to the line keeps both files on parallel lines: the
     # pooled covariance has rank 1, the pseudo-inverse ignores the orthogonal direction,
     # and every record links to its own original
-    a, b, info = mahalanobis_transform(original, original + 0.5 * np.array([[2.0, -1.0]]))
+    a, b, info = mahalanobis_transform(original, original + 0.5 * np.array([[2.0, -1.0]]),
+                                       "cov0")
     assert info["rank"] == 1 and a.shape == (100, 1)
     links = nearest_links(b, a)
     assert links.credit.sum() == 100
+
+
+def test_mahalanobis_cov_of_paired_rows():
+    # the covariance of the differences of the given pairs, applied to whole files of
+    # other lengths (an intruder holding some of the individuals)
+    rng = np.random.default_rng(7)
+    original = rng.normal(size=(50, 2))
+    protected = original[:30] + rng.normal(scale=[0.5, 0.1], size=(30, 2))
+    pairs = (original[:30], protected)
+    a, b, info = mahalanobis_transform(original, protected, "cov", pairs=pairs)
+    assert a.shape == (50, 2) and b.shape == (30, 2) and info["rank"] == 2
+    inv = np.linalg.inv(np.cov((original[:30] - protected).T))
+    delta = protected[4] - original[40]
+    assert ((b[4] - a[40]) ** 2).sum() == pytest.approx(delta @ inv @ delta, rel=1e-9)
+    with pytest.raises(ValueError, match="needs paired records"):
+        mahalanobis_transform(original, protected, "cov")
 
 
 def test_agreement_within_the_tolerance():

@@ -20,8 +20,10 @@ from sdcflow.kernels.privacy.lattice import (
 
 
 def brute_force(codes, maps, loss, limit, *, k=None, l_spec=None, t_spec=None, risk=None,
-                weights=None):
-    """Every node: classes by dict, targets and loss from their definitions."""
+                weights=None, suppression="full"):
+    """Every node: classes by dict, targets and loss from their definitions (suppressed
+    records charged as ``suppression`` says: full, or as ARX's monotonic or
+    non-monotonic metrics)."""
     n, m = codes.shape
     w = np.ones(m) if weights is None else np.asarray(weights, float)
     heights = [len(mp) - 1 for mp in maps]
@@ -56,24 +58,32 @@ def brute_force(codes, maps, loss, limit, *, k=None, l_spec=None, t_spec=None, r
         if risk is not None and n - len(supp) and len(kept) / (n - len(supp)) > risk + 1e-12:
             continue
         s = len(supp)
+        charged = [] if suppression == "arx_monotonic" else supp  # ARX's DM*: no charge
+        c = len(charged)
         if loss == "precision":
             g = sum(w[j] * (node[j] / heights[j] if heights[j] else 0) for j in range(m))
-            value = ((n - s) * g / w.sum() + s) / n
+            value = ((n - c) * g / w.sum() + c) / n
         elif loss == "discernibility":
-            value = sum(len(members[key]) ** 2 for key in kept) + s * n
-        elif loss == "average_class_size":
-            value = n / (len(kept) + (s > 0)) / (k or 1)
+            value = sum(len(r) ** 2 for key, r in members.items()
+                        if key in kept or not charged) + c * n
+        elif loss in ("average_class_size", "normalized_average_class_size"):
+            value = n / (len(kept) + (s > 0))
+            value /= (k or 1) if loss.startswith("normalized") else 1
         else:  # non-uniform entropy, in bits
             value = 0.0
             for i in range(n):
                 for j in range(m):
                     orig = codes[:, j] == codes[i, j]
-                    if i in supp:
+                    gen = maps[j][node[j]][codes[:, j]] == maps[j][node[j]][codes[i, j]]
+                    if i in charged and suppression == "full":
                         share = orig.sum() / n
                     else:
-                        gen = maps[j][node[j]][codes[:, j]] == maps[j][node[j]][codes[i, j]]
                         share = orig.sum() / gen.sum()
                     value -= w[j] * math.log2(share)
+                    if i in charged and suppression == "arx_non_monotonic":
+                        # and its generalised value among the suppressed records
+                        same = sum(gen[r] for r in charged)
+                        value -= w[j] * math.log2(same / c)
         if best is None or value < best[0] - 1e-9:
             best = (value, node)
     return best
@@ -141,16 +151,19 @@ small = st.integers(2, 4).flatmap(lambda d: st.tuples(
 @given(data=small, m=st.integers(2, 3), levels=st.lists(st.integers(2, 4), min_size=3,
                                                          max_size=3),
        loss=st.sampled_from(["precision", "discernibility", "average_class_size",
-                             "non_uniform_entropy"]),
+                             "normalized_average_class_size", "non_uniform_entropy"]),
        k=st.integers(2, 3), limit=st.sampled_from([0.0, 0.1, 0.3]),
-       weights=st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=3, max_size=3))
-def test_k_anonymity_search_is_optimal(data, m, levels, loss, k, limit, weights):
+       weights=st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=3, max_size=3),
+       suppression=st.sampled_from(["full", "arx_monotonic", "arx_non_monotonic"]))
+def test_k_anonymity_search_is_optimal(data, m, levels, loss, k, limit, weights,
+                                       suppression):
     d, rows = data
     codes = np.array(rows)[:, :m]
     maps = [interval_maps(d, levels[j]) for j in range(m)]
     w = weights[:m] if loss in ("precision", "non_uniform_entropy") else None
-    r = search(codes, maps, [k_anonymity(k)], loss, suppression_limit=limit, weights=w, k=k)
-    expected = brute_force(codes, maps, loss, limit, k=k, weights=w)
+    r = search(codes, maps, [k_anonymity(k)], loss, suppression_limit=limit, weights=w, k=k,
+               suppression_loss=suppression)
+    expected = brute_force(codes, maps, loss, limit, k=k, weights=w, suppression=suppression)
     if expected is None:
         assert r.node is None
     else:

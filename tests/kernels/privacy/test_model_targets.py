@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sdcflow.kernels.privacy.lattice import (
@@ -30,14 +30,17 @@ def interval_maps(d, levels):
     return np.array(out)
 
 
-def brute_force(codes, maps, loss, limit, fails):
+def brute_force(codes, maps, loss, limit, fails, node_fails=None):
     """Every node: classes by dict; ``fails(rows, node)`` says whether a class (its
-    record indices) fails; the loss from its definition (discernibility: the sum of the
-    squared sizes of the kept classes plus n per suppressed record; precision)."""
+    record indices) fails, ``node_fails(node)`` whether the node fails whatever is
+    suppressed; the loss from its definition (discernibility: the sum of the squared
+    sizes of the kept classes plus n per suppressed record; precision)."""
     n, m = codes.shape
     heights = [len(mp) - 1 for mp in maps]
     best = None
     for node in itertools.product(*(range(len(mp)) for mp in maps)):
+        if node_fails is not None and node_fails(node):
+            continue
         members = {}
         for i in range(n):
             key = tuple(int(maps[j][node[j]][codes[i, j]]) for j in range(m))
@@ -98,6 +101,17 @@ def beta_fails(sens, beta):
     return fails
 
 
+def delta_absent(codes, population, maps, lo):
+    # Nergiz et al. 2007: every class of the generalised population is checked; one
+    # without a sample record has presence 0, below any lo > 0, and nothing to suppress
+    def node_fails(node):
+        def key(row):
+            return tuple(maps[j][node[j]][row[j]] for j in range(len(row)))
+        sample = {key(row) for row in codes}
+        return lo > 0 and any(key(row) not in sample for row in population)
+    return node_fails
+
+
 def delta_fails(codes, population, maps, lo, hi):
     # Nergiz et al. 2007: sample records / population records of the class in [lo, hi]
     def fails(rows, node):
@@ -114,9 +128,9 @@ limits = st.sampled_from([0.0, 0.2, 0.4])
 losses = st.sampled_from(["precision", "discernibility"])
 
 
-def agree(codes, maps, targets, loss, limit, fails):
+def agree(codes, maps, targets, loss, limit, fails, node_fails=None):
     r = search(codes, maps, targets, loss, suppression_limit=limit)
-    expected = brute_force(codes, maps, loss, limit, fails)
+    expected = brute_force(codes, maps, loss, limit, fails, node_fails)
     assert (r.node is None) == (expected is None)
     if expected is not None:
         assert r.loss == pytest.approx(expected[0])
@@ -170,6 +184,9 @@ def test_beta_likeness_search_is_optimal(data, sens, beta, limit, loss):
                                   max_size=12),
        bounds=st.sampled_from([(0.0, 0.5), (0.3, 0.8), (0.5, 1.0), (0.2, 0.6)]),
        k=st.sampled_from([None, 2]), limit=limits, loss=losses)
+# the population holds (1, 1), which the sample lacks: presence 0 below 0.5 at the bottom
+@example(data=(2, [(0, 0)] * 4), extra=[(1, 1)], bounds=(0.5, 1.0), k=None, limit=0.0,
+         loss="precision")
 def test_delta_presence_search_is_optimal(data, extra, bounds, k, limit, loss):
     # the population: the sample's records and more (codes within the sample's domain)
     d, rows = data
@@ -184,22 +201,55 @@ def test_delta_presence_search_is_optimal(data, extra, bounds, k, limit, loss):
 
         def fails(rows, node):
             return len(rows) < k or delta(rows, node)
-    agree(codes, maps, targets, loss, limit, fails)
+    agree(codes, maps, targets, loss, limit, fails,
+          delta_absent(codes, population, maps, bounds[0]))
 
 
-def test_delta_presence_is_not_monotone():
-    # sample codes 0 1, population 0 1 2 3 (one record each): at level 0 each sample
-    # class holds its one population record (delta 1), at level 1 ({0,1}: 2 of 2) too,
-    # at level 2 (all) 2 of 4 = 0.5: with delta_min 0.8 the bottom meets the target and
-    # the top fails it, so the search must look at nodes above a failing one and below
-    # a meeting one alike; with delta_max 0.6 only the top meets it
+def test_delta_presence_is_monotone_without_suppression_only():
+    # Without suppression a node meets delta-presence when every class of the population
+    # lies in [delta_min, delta_max] (one without a sample record at 0); a coarser class
+    # is a union of finer ones and its share their mediant, within their range: every
+    # node above a meeting one meets it (as ARX's DPresence declares: monotone with
+    # generalisation, not with suppression). The search may then classify nodes.
+    assert delta_presence_target(np.zeros((1, 1)), [interval_maps(4, 3)], 0.2, 0.6
+                                 ).monotone(False)
+    # With suppression it is not: sample codes 0 1, population 0 0 1. At level 0 class
+    # 0 holds 1 of 2 (0.5), class 1 1 of 1 (above delta_max 0.6, its one record
+    # suppressed: 1 of 2 allowed); at level 1 the pair holds 2 of 3 = 0.67, failing
+    # with both records, more than allowed: the node above a meeting one fails.
     codes = np.array([[0], [1]])
-    population = np.array([[0], [1], [2], [3]])
+    population = np.array([[0], [0], [1]])
     maps = [interval_maps(4, 3)]
-    r = search(codes, maps, [delta_presence_target(population, maps, 0.8, 1.0)], "precision")
-    assert r.node == (0,) and r.loss == 0
-    r = search(codes, maps, [delta_presence_target(population, maps, 0.0, 0.6)], "precision")
-    assert r.node == (2,) and r.loss == pytest.approx(1.0) and r.checked == 3
+    target = delta_presence_target(population, maps, 0.2, 0.6)
+    assert not target.monotone(True)
+    r = search(codes, maps, [target], "precision", suppression_limit=0.5)
+    assert r.node == (0,) and r.suppressed.tolist() == [False, True]
+    assert search(codes, maps, [target], "precision").node is None
+
+
+def test_a_population_class_without_sample_records_fails_delta_min():
+    # sample codes 0 0 1 1, population 0 0 1 1 2 2 2 2 3 3 (one key; levels: codes,
+    # pairs {0,1} {2,3}, all). At level 0 the sample classes 0 and 1 hold 2 of 2 (delta
+    # 1) but the population classes 2 and 3 hold no sample record: delta 0 (Nergiz et al.
+    # 2007; ARX's DPresence: count 0 -> delta 0), below delta_min 0.3, and there is no
+    # record to suppress, so no suppression limit saves the node. Level 1: {0,1} 4 of 4
+    # = 1, {2,3} 0 of 6 fails too. Level 2: 4 of 10 = 0.4 meets [0.3, 1]. Before the
+    # fix the population-only classes were ignored and level 0 was returned.
+    codes = np.array([[0], [0], [1], [1]])
+    population = np.array([[0], [0], [1], [1], [2], [2], [2], [2], [3], [3]])
+    maps = [interval_maps(4, 3)]
+    for limit in (0.0, 1.0):
+        r = search(codes, maps, [delta_presence_target(population, maps, 0.3, 1.0)],
+                   "precision", suppression_limit=limit)
+        assert r.node == (2,) and not r.suppressed.any()
+    # with delta_min 0 the classes without a sample record are no violation
+    r = search(codes, maps, [delta_presence_target(population, maps, 0.0, 1.0)], "precision")
+    assert r.node == (0,)
+    # delta_max 0.5 fails the sample's classes at level 0: suppressing them (4 of 4
+    # allowed) is no way out at delta_min 0.3, which the absent classes still fail
+    r = search(codes, maps, [delta_presence_target(population, maps, 0.3, 0.5)],
+               "precision", suppression_limit=1.0)
+    assert r.node == (2,)
 
 
 def test_hand_worked_recursive_hierarchical_beta():

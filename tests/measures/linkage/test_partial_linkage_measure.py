@@ -53,12 +53,16 @@ def test_same_records_in_another_order_give_record_linkage():
     original, protected = dataset(ids, x), dataset(ids, y)
     order = rng.permutation(40)
     shuffled = dataset([ids[i] for i in order], y[order])
-    for method in ("distance", "mahalanobis", "kernel"):
+    for method, extra in (("strongest", {}), ("distance", {}), ("mahalanobis", {}),
+                          ("mahalanobis", {"covariance": "cov0"}), ("kernel", {})):
         expected = evaluate(protected, original, RECORD_LINKAGE, method=method,
-                            variables=["v0", "v1", "v2"]).summary
-        s = evaluate(shuffled, original, method=method).summary
+                            variables=["v0", "v1", "v2"], **extra).summary
+        s = evaluate(shuffled, original, method=method, **extra).summary
         assert s["common"] == 40 and s["absent"] == 0
         assert s["correct"] == pytest.approx(expected["correct"]), method
+        if method == "strongest":
+            assert s["by_method"] == expected["by_method"]
+            assert s["strongest"] == expected["strongest"]
 
 
 def test_checks():

@@ -42,8 +42,10 @@ def test_seed_example():
     # seed's RS-RL column: 0, 2, 7, 8; average 42.5 there, 40 here)
     assert [r["certain"] for r in s["by_scenario"]] == [0, 1, 5, 7]
     assert [r["linked"] for r in s["by_scenario"]] == [0, 2, 7, 7]
-    assert s["certain"] == 3.25 and s["percent"] == 32.5
-    assert s["linked"] == 4.0 and s["percent_linked"] == 40.0
+    # the headline percent is the linked share (the RS-RL the notes print), the certain
+    # one apart
+    assert s["certain"] == 3.25 and s["percent_certain"] == 32.5
+    assert s["linked"] == 4.0 and s["percent"] == 40.0
     assert s["inconsistent"] == 0
     assert s["intersection_sizes"] == {"1": 7, "2": 3}
     # in percent, p = 2 of 10 records is no rank at all: only unchanged values fit, and

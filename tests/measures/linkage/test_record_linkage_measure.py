@@ -1,8 +1,10 @@
 """record_linkage measure (DBRL and PRL, seed 003 and seed 000)."""
 
 import itertools
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from helpers import small_dataset
 
@@ -12,6 +14,7 @@ from sdcflow.kernels.linkage.distance_linkage import nearest_links
 from sdcflow.testing import check_method
 
 PLUGIN = registry.get("record_linkage")
+ROOT = Path(__file__).resolve().parents[3]
 
 # seed 000, "Rank swapping: Example I": original and protected file (p = 2)
 SEED_X = [[8, 9, 1, 3], [6, 7, 10, 2], [10, 3, 4, 1], [7, 1, 2, 6], [9, 4, 6, 4],
@@ -42,19 +45,31 @@ def test_hand_computed_four_records():
 
 
 def test_identical_files_give_100_percent():
+    # (Mahalanobis COV: the differences are all 0, the most telling, not dropped)
     data = dataset([[1, 5], [2, 3], [7, 1], [4, 4], [9, 9]])
-    for method in ("distance", "mahalanobis", "weighted", "kernel", "probabilistic"):
+    for method in ("strongest", "distance", "mahalanobis", "weighted", "kernel",
+                   "probabilistic"):
         result = evaluate(data, data, method=method, tolerance=0.0)
         assert result.summary["percent"] == 100.0, method
+    result = evaluate(data, data, method="mahalanobis", covariance="cov0")
+    assert result.summary["percent"] == 100.0
 
 
 def test_seed_example_nested_scenarios():
     # seed 000, "Rank swapping: Example II" table, scenarios {V1}, {V1, V2}, {V1, V2, V3},
     # {V1, ..., V4}. PRL: 0 in each (PLD = 0), reproduced.
     original, protected = dataset(SEED_X), dataset(SEED_Y)
-    prl = evaluate(protected, original, method="probabilistic", scenarios="prefixes")
+    # (values agreeing within 0.1 sd, about 0.3: equal values, on these integers)
+    prl = evaluate(protected, original, method="probabilistic", scenarios="prefixes",
+                   tolerance=0.1)
     assert [s["correct"] for s in prl.summary["by_scenario"]] == [0, 0, 0, 0]
     assert prl.summary["percent"] == 0.0
+    # the default tries tolerances 0.05, 0.1, 0.2 and 0.5 and keeps the most successful:
+    # within 0.5 sd (about 1.5: values 1 apart agree) PRL links some records
+    strong = evaluate(protected, original, method="probabilistic", scenarios="prefixes")
+    assert strong.summary["by_tolerance"] == {"0.05": 0.0, "0.1": 0.0, "0.2": 0.0,
+                                              "0.5": 10.0}
+    assert strong.summary["tolerance"] == 0.5 and strong.summary["percent"] > 0
     # DBRL, Euclidean on standardised values, ties 1/t: 0, 2, 5.5, 6 (average 3.375 of
     # 10 records: 33.75%). The seed prints 0, 2, 4, 1 (average 17.5 = DLD); the first two
     # agree. The last two cannot come from a Euclidean linkage: with four variables, six
@@ -62,7 +77,7 @@ def test_seed_example_nested_scenarios():
     # unique nearest neighbour (and linking the other way, originals to protected
     # records, five do); the variables are permutations of 1..10, so no standardisation
     # changes this: at least 5 links, not 1.
-    dbrl = evaluate(protected, original, scenarios="prefixes")
+    dbrl = evaluate(protected, original, method="distance", scenarios="prefixes")
     assert [s["correct"] for s in dbrl.summary["by_scenario"]] == [0, 2, 5.5, 6]
     assert [s["variables"] for s in dbrl.summary["by_scenario"]] == [
         ["V1"], ["V1", "V2"], ["V1", "V2", "V3"], ["V1", "V2", "V3", "V4"]]
@@ -87,7 +102,7 @@ def test_the_seed_figures_match_a_manhattan_linkage_with_optimistic_ties():
 
 def test_subsets_average_every_subset_of_each_size():
     original, protected = dataset(SEED_X), dataset(SEED_Y)
-    result = evaluate(protected, original, scenarios="subsets")
+    result = evaluate(protected, original, method="distance", scenarios="subsets")
     zo, zp = standardize(np.array(SEED_X, float), np.array(SEED_Y, float))
     expected = {}
     for size in range(1, 5):
@@ -117,13 +132,18 @@ def test_weighted_and_mahalanobis():
                              b=("numeric", "continuous", x[:, 1]))
     protected = small_dataset(a=("numeric", "continuous", y[:, 0]),
                               b=("numeric", "continuous", y[:, 1]))
-    plain = evaluate(protected, original).summary["percent"]
+    plain = evaluate(protected, original, method="distance").summary["percent"]
     # all the weight on the nearly untouched variable b links (almost) everything
     heavy = evaluate(protected, original, method="weighted", weights={"a": 0}).summary
     assert heavy["weights"] == {"a": 0.0, "b": 1.0}
     assert heavy["percent"] > plain and heavy["percent"] == 100
-    maha = evaluate(protected, original, method="mahalanobis").summary
+    maha = evaluate(protected, original, method="mahalanobis", covariance="cov0").summary
     assert maha["mahalanobis_rank"] == 2 and "pseudo-inverse" in maha["covariance"]
+    # the covariance of the differences weighs b (moved by 1e-5) by far the most: every
+    # record links, as with the weights above
+    cov = evaluate(protected, original, method="mahalanobis").summary
+    assert cov["covariance"].startswith("cov:") and cov["percent"] == 100
+    assert evaluate(protected, original).summary["percent"] == 100  # strongest
 
 
 def test_missing_values_are_not_linked():
@@ -169,8 +189,8 @@ def test_mahalanobis_cov():
     x = rng.normal(size=(60, 2))
     y = x + rng.normal(scale=0.3, size=(60, 2))
     original, protected = dataset(x.tolist(), "continuous"), dataset(y.tolist(), "continuous")
-    cov0 = evaluate(protected, original, method="mahalanobis").summary
-    cov = evaluate(protected, original, method="mahalanobis", covariance="cov").summary
+    cov0 = evaluate(protected, original, method="mahalanobis", covariance="cov0").summary
+    cov = evaluate(protected, original, method="mahalanobis").summary
     assert cov0["covariance"].startswith("cov0") and cov["covariance"].startswith("cov:")
     assert cov["mahalanobis_rank"] == 2
     # the noise is independent of the values and the same on both variables: the
@@ -180,8 +200,74 @@ def test_mahalanobis_cov():
     assert abs(cov["correct"] - plain["correct"]) <= 3
 
 
-@pytest.mark.parametrize("method", ["distance", "mahalanobis", "weighted", "kernel",
-                                    "probabilistic"])
+def microaggregated_casc(size, k, columns=None):
+    """The CASC Census file (its first ``columns`` variables) and its MDAV
+    microaggregation (k) in groups of ``size`` variables taken in file order."""
+    from sdcflow.data import Dataset, Variable
+
+    frame = pd.read_csv(ROOT / "sdcflow" / "data" / "datasets" / "CASCrefmicrodata.csv")
+    frame = frame.select_dtypes("number").astype(float).iloc[:, :columns]
+    cols = list(frame.columns)
+    original = Dataset(frame, {c: Variable(c, "numeric", "continuous") for c in cols})
+    method = registry.get("microaggregation")
+    params = registry.with_defaults(method.params, {
+        "k": k, "algorithm": "mdav",
+        "groups": [cols[i:i + size] for i in range(0, len(cols), size)]})
+    protected = method.apply(original, params, np.random.default_rng(0)).data
+    return protected, original
+
+
+def test_the_default_is_the_strongest_attack_on_a_microaggregated_file():
+    # MDAV (k = 3) of the CASC Census file in groups of 4 variables: the pooled
+    # covariance (COV0, the old default of method mahalanobis) links 69.6 % where the
+    # Euclidean distance links 99.1 % and the covariance of the differences 99.2 %. The
+    # default links as the strongest of them; method mahalanobis defaults to COV.
+    protected, original = microaggregated_casc(4, 3)
+    default = evaluate(protected, original).summary
+    assert default["method"] == "strongest"
+    by = default["by_method"]
+    assert by["mahalanobis_cov0"] == pytest.approx(69.6, abs=0.1)
+    assert by["distance"] == pytest.approx(99.1, abs=0.1)
+    assert by["mahalanobis_cov"] == pytest.approx(99.2, abs=0.1)
+    assert default["percent"] == max(by.values()) and default["strongest"] == "mahalanobis_cov"
+    maha = evaluate(protected, original, method="mahalanobis").summary
+    assert maha["percent"] == by["mahalanobis_cov"]
+    # in groups of 6 with k = 10 the order of Euclidean and COV turns (50.3 and 79.8 %),
+    # which is why no single distance is the default
+    protected, original = microaggregated_casc(6, 10)
+    other = evaluate(protected, original).summary
+    assert other["by_method"]["distance"] == pytest.approx(50.3, abs=0.1)
+    assert other["percent"] == pytest.approx(79.8, abs=0.1)
+
+
+def test_probabilistic_linkage_tries_several_tolerances():
+    # the first six CASC variables, MDAV (k = 3) in two groups of three: values agreeing
+    # within 0.1 sd (the old default) link 47.4 % of the records, within 0.2 sd 68.8 %;
+    # the default keeps the most successful of 0.05, 0.1, 0.2 and 0.5
+    protected, original = microaggregated_casc(3, 3, columns=6)
+    strong = evaluate(protected, original, method="probabilistic").summary
+    assert strong["by_tolerance"]["0.1"] == pytest.approx(47.4, abs=0.1)
+    assert strong["by_tolerance"]["0.2"] == pytest.approx(68.8, abs=0.1)
+    assert strong["tolerance"] == 0.2 and strong["percent"] == strong["by_tolerance"]["0.2"]
+    one = evaluate(protected, original, method="probabilistic", tolerance=0.1).summary
+    assert one["percent"] == strong["by_tolerance"]["0.1"] and "by_tolerance" not in one
+
+
+def test_strongest_takes_the_best_attack_per_scenario():
+    # each scenario's figure is the largest of the three linkages on its variables
+    original, protected = dataset(SEED_X), dataset(SEED_Y)
+    best = evaluate(protected, original, scenarios="prefixes").summary
+    runs = [evaluate(protected, original, scenarios="prefixes", **extra).summary
+            for extra in ({"method": "distance"}, {"method": "mahalanobis"},
+                          {"method": "mahalanobis", "covariance": "cov0"})]
+    for i, scenario in enumerate(best["by_scenario"]):
+        assert scenario["correct"] == max(r["by_scenario"][i]["correct"] for r in runs)
+    assert "strongest of distance, mahalanobis_cov, mahalanobis_cov0" in \
+        PLUGIN.explain({}, best)
+
+
+@pytest.mark.parametrize("method", ["strongest", "distance", "mahalanobis", "weighted",
+                                    "kernel", "probabilistic"])
 def test_conformance(testdata, method):
     check_method(PLUGIN, testdata, {"method": method})
 

@@ -40,20 +40,38 @@ def test_population_counts():
 
 def test_by_hand():
     # probability of presence = sample / population records of the class (Nergiz et al.,
-    # section 3): (f, 20-39) 1/4, (f, 40+) 2/2 = 1, (m, missing) 1/1 = 1. With
-    # delta = (0.2, 0.5): the 3 records of the last two classes are outside.
+    # section 3): (f, 20-39) 1/4, (f, 40+) 2/2 = 1, (m, missing) 1/1 = 1, and (m, 20-39),
+    # 3 people of the population and no sample record: 0/3 = 0 (ARX's DPresence: count
+    # 0 -> delta 0). With delta = (0.2, 0.5): the 3 records of the classes at 1 are
+    # outside, and 3 classes of the population: those two and (m, 20-39), below 0.2.
     result = evaluate(sample(), population_counts=population_counts(POPULATION),
                       delta_min=0.2, delta_max=0.5)
     assert result.per_record["delta_presence"].tolist() == [0.25, 1.0, 1.0, 1.0]
     assert result.summary == {"variables": ["sex", "age"], "records": 4, "classes": 3,
-                              "population_records": 10, "min": 0.25, "max": 1.0,
+                              "population_records": 10, "population_classes": 4,
+                              "absent_classes": 1, "min": 0.0, "max": 1.0,
                               "delta_min": 0.2, "delta_max": 0.5, "outside": 3,
-                              "outside_percent": 75.0}
+                              "outside_percent": 75.0, "classes_outside": 3}
     # on sex alone: f 3/6 = 0.5, m 1/4
     only_sex = evaluate(sample(), variables=["sex"],
                         population_counts=population_counts(POPULATION), delta_max=0.5)
     assert only_sex.per_record["delta_presence"].tolist() == [0.5, 0.5, 0.5, 0.25]
-    assert only_sex.summary["outside"] == 0
+    assert only_sex.summary["outside"] == 0 and only_sex.summary["classes_outside"] == 0
+
+
+def test_a_population_class_without_sample_records_violates_delta_min():
+    # the sample's classes all lie in [0.2, 1] (0.25, 1, 1), but (m, 20-39) is in the
+    # population and not in the sample: probability 0 < 0.2, so the release is not
+    # (0.2, 1)-present. Before, min was 0.25 and nothing was outside.
+    result = evaluate(sample(), population_counts=population_counts(POPULATION),
+                      delta_min=0.2)
+    assert result.summary["outside"] == 0  # no record of the data is outside
+    assert result.summary["min"] == 0.0 and result.summary["classes_outside"] == 1
+    assert result.summary["absent_classes"] == 1
+    assert "1 classes of the population lie outside" in PLUGIN.explain({}, result.summary)
+    # with delta_min 0 an absent class is no violation
+    free = evaluate(sample(), population_counts=population_counts(POPULATION))
+    assert free.summary["classes_outside"] == 0
 
 
 def test_numbers_match_however_written():

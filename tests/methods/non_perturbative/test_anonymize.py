@@ -349,6 +349,25 @@ def test_delta_presence_recipe_variant(tmp_path, write_recipe, delta_min, limit)
     # (1, 0): the shares 0.53 of urbrur 1 at sex '*' and 0.74 of sex 1 at urbrur '*')
 
 
+
+def test_delta_presence_fails_a_node_with_a_population_class_absent_from_the_data(
+        tmp_path, write_recipe):
+    # the population: testdata's records plus 5 people with urbrur 1 and sex 3, a
+    # combination no record of the data has. At the bottom node every class of the data
+    # holds all its population records (share 1), but the class (1, 3) of the population
+    # holds none: share 0 < delta_min 0.5 (Nergiz et al. 2007; ARX's DPresence), and no
+    # suppression can remove it, whatever the limit. (1, 0) keeps it too (sex 3 at
+    # urbrur '*'); (0, 1) merges it into urbrur 1 (share n1 / (n1 + 5)): the least-loss
+    # node. Before the fix the absent class was ignored and (0, 0) was returned.
+    d = pd.read_csv(ROOT / "sdcflow" / "data" / "datasets" / "testdata.csv")
+    extra = pd.DataFrame({"urbrur": [1] * 5, "sex": [3] * 5})
+    pd.concat([d[["urbrur", "sex"]], extra]).to_csv(tmp_path / "pop.csv", index=False)
+    recipe = write_recipe(DELTA.replace("DMIN", "0.5").replace("LIMIT", "0.5"))
+    result = run(recipe, tmp_path / "out", use_cache=False)
+    info = next(s.info for s in result.steps if s.node == "anon")
+    assert info["node"] == {"urbrur": 0, "sex": 1}
+    assert info["suppressed_records"] == 0
+
 TARGETS = """
 sdcflow: 1
 name: t

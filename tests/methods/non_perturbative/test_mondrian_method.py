@@ -44,7 +44,9 @@ def test_ranges_and_sets_of_the_patients_table():
     assert info["ncp"] == round((1 / 3 + 1 + 3 / 4) / 3, 6)
     assert info["partitions"] == 2 and info["smallest_partition"] == 3
     assert info["discernibility"] == 18
-    assert info["average_class_size"] == 1.5  # (6 / 2) / k
+    # 6 records in 2 groups; LeFevre et al.'s C_AVG divides by k = 2
+    assert info["average_class_size"] == 3.0
+    assert info["normalized_average_class_size"] == 1.5
     assert info["changed"] == {"age": 6, "sex": 6, "zip": 6}
     var = result.data.variables["age"]
     assert var.type == "categorical" and var.order is None
