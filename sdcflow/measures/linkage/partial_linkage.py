@@ -53,7 +53,8 @@ def _runs(params) -> int:
 class PartialLinkage(Measure):
     distribution = Whole()  # every protected record against every reference record
     name = "partial_linkage"
-    public_params = ("match_on", "method", "degree", "variables", "standardize", "reference")
+    public_params = ("match_on", "method", "covariance", "degree", "variables", "standardize",
+                     "reference")
     # 2: method strongest by default (was distance); mahalanobis with covariance cov by
     # default (was cov0 only)
     version = "2"
