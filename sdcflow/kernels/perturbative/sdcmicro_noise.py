@@ -74,3 +74,71 @@ def correlated2_noise(x: np.ndarray, delta: float, rng: np.random.Generator, *,
     out *= delta * np.asarray(sds, dtype=float)
     out += d1 * x + (1.0 - d1) * np.asarray(means, dtype=float)
     return out
+
+
+NOISE_DEFAULT = 150.0  # sdcMicro's default noise (percent)
+OUTLIER_QUANTILE = 0.99  # outdect: values above this quantile of their variable
+OUTLIER_CHI2 = 0.975  # outdect: robust distances beyond sqrt(chi2_p(0.975))
+
+
+def outliers(x: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+    """The outliers of sdcMicro's ``addNoise(method = "outdect")`` (``addNoise_outdect``),
+    as a boolean mask of the rows of ``x``: a record with a value above the 0.99 quantile
+    of its variable (R's default quantile, type 7, of the observed values), or whose
+    robust Mahalanobis distance from the MCD centre exceeds ``sqrt(chi2_p^{-1}(0.975))``
+    (robustbase's ``covMcd(na.omit(x), alpha = 1/2)``: its reweighted centre and
+    covariance, :func:`sdcflow.kernels.risk.robust_covariance.mcd`, whose random starts
+    come from ``rng``; Templ & Meindl, "Robustification of microdata masking methods and
+    the comparison with existing methods", 2008). A record with a missing value has no
+    distance (R's ``mahalanobis`` gives NA) and is an outlier only by its quantiles.
+    ValueError from the MCD when too few complete records or more than half on a
+    hyperplane."""
+    from ..risk.robust_covariance import mcd
+
+    x = np.asarray(x, dtype=float)
+    n, p = x.shape
+    out = np.zeros(n, dtype=bool)
+    for j in range(p):
+        observed = x[:, j][~np.isnan(x[:, j])]
+        if len(observed):
+            with np.errstate(invalid="ignore"):
+                out |= x[:, j] > np.quantile(observed, OUTLIER_QUANTILE)
+    complete = ~np.isnan(x).any(axis=1)
+    fit = mcd(x[complete], rng)
+    centred = x[complete] - fit.center
+    try:
+        inverse = np.linalg.inv(fit.cov)
+    except np.linalg.LinAlgError:
+        raise ValueError("the records' robust covariance (MCD) is singular: they lie on a "
+                         "hyperplane (robustbase's exact fit)") from None
+    distance2 = np.einsum("ij,ij->i", centred @ inverse, centred)
+    limit = math.sqrt(_chi2_ppf(OUTLIER_CHI2, p))
+    with np.errstate(invalid="ignore"):
+        out[np.flatnonzero(complete)[np.sqrt(distance2) > limit]] = True
+    return out
+
+
+def _chi2_ppf(q: float, p: int) -> float:
+    from scipy import stats
+
+    return float(stats.chi2.ppf(q, p))
+
+
+def outlier_noise(x: np.ndarray, noise: float, rng: np.random.Generator, *,
+                  mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """sdcMicro's ``addNoise(method = "outdect", noise)``: normal noise with standard
+    deviation ``1.96 sd(x_j) / sqrt(N) * noise / 100`` added to every variable of the
+    :func:`outliers` records only (``mask``, if given, instead), the others unchanged;
+    drawn variable by variable, in record order. Returns the masked values and the mask.
+    Missing values stay missing."""
+    x = np.asarray(x, dtype=float)
+    n, p = x.shape
+    if mask is None:
+        mask = outliers(x, rng)
+    _, sds = column_means_and_sds(x)
+    rows = np.flatnonzero(mask)
+    out = x.copy()
+    scale = 1.96 * sds / math.sqrt(n) * (noise / 100.0) if n else sds
+    for j in range(p):
+        out[rows, j] += rng.normal(0.0, 1.0, len(rows)) * scale[j]
+    return out, mask

@@ -18,6 +18,11 @@ Methods (``k`` is the noise level; sdcMicro's percentage ``noise`` can be given 
   (default 0.1) instead of ``k``: ``sqrt(1 - delta^2) x + (1 - sqrt(1 - delta^2)) mean +
   delta sd e`` per variable, ``e`` standard normal: means and variances kept,
   covariances and correlations times ``1 - delta^2`` (in expectation);
+* ``outdect``: sdcMicro's ``addNoise(method = "outdect", noise)``: normal noise of
+  standard deviation ``1.96 sd(X_j) / sqrt(n) * noise / 100`` added to the outliers only
+  (values above the 0.99 quantile of their variable, or a robust Mahalanobis distance
+  from the MCD centre beyond ``sqrt(chi2_p(0.975))``; Templ & Meindl 2008), over all
+  the records (no strata);
 * ``correlated_restored``: correlated noise, then a linear transformation making the
   sample mean vector and covariance matrix of the complete records equal to the original
   ones exactly (Kim 1986, Tendick & Matloff 1994, made exact in the sample);
@@ -52,6 +57,7 @@ import pandas as pd
 from ...data.codes import numeric_matrix
 from ...data.strata import stratum_codes, stratum_members
 from ...distribution import Rows, Whole, sum_info
+from ...errors import PluginError
 from ...kernels.changes import changed_values
 from ...kernels.partial_moments import (
     column_part,
@@ -73,10 +79,12 @@ from ...kernels.perturbative.noise import (
 )
 from ...kernels.perturbative.sdcmicro_noise import (
     DELTA,
+    NOISE_DEFAULT,
     NOISE_METHODS,
     column_means_and_sds,
     correlated2_noise,
     k_from_noise,
+    outlier_noise,
 )
 from ...kernels.perturbative.uniform_noise import uniform_noise
 from ...limits import FLOAT_MAX, NOISE_SIGMAS
@@ -90,8 +98,10 @@ from ...registry import (
     variables_param,
 )
 
-METHODS = ("additive", "uniform", "correlated", "correlated2", "correlated_restored",
-           "multiplicative", "romm")
+METHODS = ("additive", "uniform", "correlated", "correlated2", "outdect",
+           "correlated_restored", "multiplicative", "romm")
+# methods that take sdcMicro's percentage noise (outdect only that)
+PERCENT_METHODS = (*NOISE_METHODS, "outdect")
 # methods with independent noise on each variable, scaled by its own variance
 UNIVARIATE = ("additive", "uniform")
 # methods estimating each variable on its own (its variance; and its mean for correlated2)
@@ -107,14 +117,16 @@ MIN_STRATUM = 3
 class Noise(Method):
     distribution = Rows(rounds=1)  # additive, correlated (see distributes)
     name = "noise"
-    version = "2"  # correlated2 and sdcMicro's noise; k's default in the code, not the schema
+    # 2: correlated2 and sdcMicro's noise; k's default in the code, not the schema;
+    # 3: outdect
+    version = "3"
     # the noise level is published: analysts need the noise variance to correct their
     # estimates (Hundepool et al., "Statistical Disclosure Control", 2012); the draws
     # stay secret with the seed
     public_params = ("variables", "method", "k", "noise", "delta", "romm_lambda", "strata")
     summary = ("Add noise to numeric variables: additive (normal or uniform), correlated, "
-               "sdcMicro's correlated2, correlated with exact moments, multiplicative, or "
-               "random orthogonal matrix masking (ROMM).")
+               "sdcMicro's correlated2 and outdect (noise on outliers only), correlated with "
+               "exact moments, multiplicative, or random orthogonal matrix masking (ROMM).")
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous")
     params: ClassVar[dict] = {
@@ -127,7 +139,8 @@ class Noise(Method):
             "method": {"enum": list(METHODS), "default": "additive",
                        "description": "additive (uncorrelated normal), uniform "
                                       "(uncorrelated uniform), correlated, correlated2 "
-                                      "(sdcMicro's, with delta), "
+                                      "(sdcMicro's, with delta), outdect (sdcMicro's: "
+                                      "noise on the outliers only), "
                                       "correlated_restored (exact means and covariances), "
                                       "multiplicative, or romm."},
             "k": {"type": "number", "exclusiveMinimum": 0,
@@ -140,7 +153,9 @@ class Noise(Method):
                                      "(additive, correlated): additive noise has noise/100 "
                                      "times the standard deviation (k = (noise/100)^2), "
                                      "correlated noise noise/100 times the covariance "
-                                     "matrix (k = noise/100). sdcMicro's default is 150."},
+                                     "matrix (k = noise/100); outdect: the outliers' "
+                                     "noise has 1.96 sd / sqrt(n) * noise/100 as standard "
+                                     "deviation. sdcMicro's default is 150."},
             "delta": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
                       "description": "correlated2 (sdcMicro's delta, default 0.1): "
                                      "sqrt(1 - delta^2) x + (1 - sqrt(1 - delta^2)) mean + "
@@ -158,11 +173,15 @@ class Noise(Method):
              "x-error": "'noise' is sdcMicro's percentage and 'k' sdcflow's noise level: "
                         "give one of them"}},
             {"if": {"required": ["noise", "method"],
-                    "properties": {"method": {"not": {"enum": list(NOISE_METHODS)}}}},
+                    "properties": {"method": {"not": {"enum": list(PERCENT_METHODS)}}}},
              "then": {"not": {"required": ["noise"]},
                       "x-error": "'noise' (sdcMicro's percentage) applies to methods "
-                                 "additive and correlated, as in sdcMicro; the others take "
-                                 "'k' (correlated2 'delta')"}},
+                                 "additive, correlated and outdect, as in sdcMicro; the "
+                                 "others take 'k' (correlated2 'delta')"}},
+            {"if": {"required": ["method"], "properties": {"method": {"const": "outdect"}}},
+             "then": {"not": {"required": ["k"]},
+                      "x-error": "outdect's noise level is sdcMicro's percentage 'noise' "
+                                 "(default 150), not 'k'"}},
             {"if": {"required": ["delta"],
                     "not": {"required": ["method"],
                             "properties": {"method": {"const": "correlated2"}}}},
@@ -185,6 +204,9 @@ class Noise(Method):
         method = params.get("method", "additive")
         if method == "correlated2":
             level = f"delta = {figure(params.get('delta', DELTA))}"
+        elif method == "outdect":
+            level = (f"sdcMicro's noise = {figure(params.get('noise', NOISE_DEFAULT))}%, "
+                     "on the outliers only")
         elif "noise" in params:
             level = f"sdcMicro's noise = {figure(params['noise'])}%"
         else:  # (k's default is in the code: without it the report said "k = —")
@@ -206,6 +228,10 @@ class Noise(Method):
         yield from self.check_strata(params, meta)
         if "romm_lambda" in params and params.get("method") != "romm":
             yield ("romm_lambda",), "romm_lambda applies to method romm only"
+        if params.get("method") == "outdect" and self.strata(params, meta):
+            yield ("strata",), ("outdect finds the outliers among all the records, as "
+                                "sdcMicro does: it takes no strata (give strata: [] when "
+                                "variables have role strata)")
 
     def check_data(self, params, data):
         names = [n for n in self.variables(params, data.meta) if n in data.frame]
@@ -214,6 +240,13 @@ class Noise(Method):
             return
         X = numeric_matrix(data.frame, names)
         level = _level(params)
+        if method == "outdect":
+            complete = int((~np.isnan(X).any(axis=1)).sum())
+            if complete <= len(names) + 1:
+                yield ("variables",), (f"outdect's robust covariance (MCD) needs more records "
+                                       f"without a missing value than variables + 1: "
+                                       f"{complete} for {len(names)} variables")
+            return
         if method == "correlated2":  # delta scales the standard deviation
             yield from _finite_noise(X, names, level * level, "delta", level)
         elif "noise" in params:
@@ -254,11 +287,15 @@ class Noise(Method):
         if len(groups) > 1:  # the fallback estimate for small strata
             overall = (column_variances(X) if method in UNIVARIATE else
                        column_means_and_sds(X) if method == "correlated2" else moments(X)[1])
-        tally = {"perturbed": 0, "pooled": 0, "small": 0, "incomplete": 0}
+        tally = {"perturbed": 0, "pooled": 0, "small": 0, "incomplete": 0, "outliers": 0}
         del codes
         for rows in groups:
             xs = X[rows]
-            zs = self._mask(xs, method, k, lam, overall, rng, tally)
+            try:
+                zs = self._mask(xs, method, k, lam, overall, rng, tally)
+            except ValueError as exc:  # the MCD of outdect: an exact fit
+                raise PluginError(self.name, f"outdect cannot find the outliers: {exc}") \
+                    from None
             tally["perturbed"] += int(changed_values(zs, xs).sum())
             if len(groups) == 1:
                 X = zs  # nothing else needs the original values
@@ -270,6 +307,8 @@ class Noise(Method):
                       "strata": count if method != "multiplicative" else 1}
         if method in MULTIVARIATE:
             info["incomplete_records"] = tally["incomplete"]
+        if method == "outdect":
+            info["outliers"] = tally["outliers"]
         if tally["small"]:
             info["small_strata_records"] = tally["small"]
         if tally["pooled"]:
@@ -290,6 +329,8 @@ class Noise(Method):
                     "for small strata (not on the Dask engine yet)")
         if params["method"] == "multiplicative":
             return Rows()  # a factor per value: nothing to estimate
+        if params["method"] == "outdect":
+            return Whole()  # quantiles and the MCD of all the records
         if params["method"] in (*PER_VARIABLE, "correlated"):
             # global variances (means) / covariance matrix, then per partition
             return Rows(rounds=1)
@@ -346,6 +387,10 @@ class Noise(Method):
         a stratum too small for its own, or None with a single stratum)."""
         if method == "multiplicative":
             return multiplicative_noise(xs, k, rng)
+        if method == "outdect":
+            zs, mask = outlier_noise(xs, k, rng)
+            tally["outliers"] += int(mask.sum())
+            return zs
         if method == "correlated2":
             counts = (~np.isnan(xs)).sum(axis=0)
             means, sds = column_means_and_sds(xs)
@@ -386,6 +431,8 @@ def _level(params) -> float:
     sdcMicro's ``noise`` where that is given."""
     if params.get("method") == "correlated2":
         return float(params.get("delta", DELTA))
+    if params.get("method") == "outdect":
+        return float(params.get("noise", NOISE_DEFAULT))
     if "noise" in params:
         return k_from_noise(params.get("method", "additive"), float(params["noise"]))
     return float(params.get("k", K))
@@ -395,6 +442,8 @@ def _level_info(params, level: float) -> dict:
     """The noise level in ``info``: ``delta``, or ``k`` (with sdcMicro's ``noise`` if given)."""
     if params.get("method") == "correlated2":
         return {"delta": level}
+    if params.get("method") == "outdect":
+        return {"noise": level}
     if "noise" in params:
         return {"noise": float(params["noise"]), "k": level}
     return {"k": level}

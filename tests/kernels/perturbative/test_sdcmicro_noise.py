@@ -142,3 +142,48 @@ def test_romm_lambda_is_not_sdcmicros_p():
     assert np.abs(sdcmicro_romm(x, 0.01, rng).mean(0) - x.mean(0)).max() > 0.05
     for z in ours:
         np.testing.assert_allclose(z.mean(0), x.mean(0), rtol=1e-12)
+
+
+def test_outdect_outliers_by_quantile_and_by_robust_distance():
+    # addNoise_outdect: a value above quantile(x_j, 0.99) (R's type 7) is an outlier, and
+    # so is a record whose robust distance from covMcd(alpha = 1/2)'s centre exceeds
+    # sqrt(qchisq(0.975, p)), whichever variable it is in
+    from sdcflow.kernels.perturbative.sdcmicro_noise import outliers
+
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(300, 2))
+    x[0] = [-9.0, 9.0]  # below every 0.99 quantile in a, above it in b: by quantile
+    x[1] = [-6.0, -6.0]  # below both quantiles, six sd from the centre: by distance only
+    mask = outliers(x, np.random.default_rng(1))
+    # type 7: position 0.99 (n - 1) = 296.01 among the sorted values: the three largest
+    # values of each variable lie above it
+    for j in range(2):
+        top = np.argsort(x[:, j])[-3:]
+        assert mask[top].all()
+    assert mask[0] and mask[1]
+    # a normal sample has few points beyond sqrt(chi2_2(0.975)) = 2.716 (2.5 %)
+    assert mask.sum() <= 0.08 * len(x)
+    # a record with a missing value has no distance: an outlier only by its quantiles
+    x[1, 0] = np.nan
+    assert not outliers(x, np.random.default_rng(1))[1]
+
+
+def test_outdect_noise_is_sdcmicros():
+    # rnorm(length(outliers), 0, 1.96 * sd(x[, i]) / sqrt(N) * noise / 100) added to the
+    # outliers, variable by variable
+    from sdcflow.kernels.perturbative.sdcmicro_noise import outlier_noise
+
+    x = sample(n=10_000)
+    mask = np.zeros(len(x), dtype=bool)
+    mask[::4] = True  # given: a quarter of the records
+    z, same = outlier_noise(x, 150, np.random.default_rng(5), mask=mask)
+    assert same is mask and (z[~mask] == x[~mask]).all()
+    scale = 1.96 * x.std(axis=0, ddof=1) / math.sqrt(len(x)) * 1.5
+    draws = np.random.default_rng(5)
+    expected = x.copy()
+    for j in range(3):
+        expected[mask, j] += draws.normal(0.0, 1.0, int(mask.sum())) * scale[j]
+    np.testing.assert_allclose(z, expected, rtol=1e-14)
+    # and the empirical standard deviation of the noise is that scale (2,500 draws)
+    sd = (z - x)[mask].std(axis=0, ddof=1)
+    assert (np.abs(sd / scale - 1) < 6 / math.sqrt(2 * 2500)).all()
