@@ -177,7 +177,7 @@ def policy_roles(plugin: Plugin) -> dict:
     a method protects (and, on tables, gives a cell the same value in every table);
     whether a measure is a risk measure and counts key combinations."""
     if plugin.kind == "method":
-        out = {"protects": plugin.protects}
+        out = {"protects": plugin.protects, "keeps_risk": plugin.keeps_risk}
         if plugin.on_table:
             out["consistent_across_tables"] = plugin.consistent_across_tables
         return out
@@ -190,6 +190,9 @@ def _policy_text(plugin: Plugin) -> list[str]:
     if plugin.kind == "method":
         out = ["a protection step" if roles["protects"] else
                "not a protection step (what it leaves is released as it was)"]
+        if roles["keeps_risk"]:
+            out.append("replaces labels only: a risk check measured before it speaks for "
+                       "what it leaves")
         if roles.get("consistent_across_tables"):
             out.append("gives a cell the same protected value in every table (same "
                        "parameters)")

@@ -200,6 +200,10 @@ class Method(Plugin):
     # labels (remove_variables, relabel_nodes) is not protection. A plugin that does not
     # say is taken not to protect: a recipe does not become safe by an unknown method.
     protects: ClassVar[bool] = False
+    # The method only replaces identifying labels by arbitrary ones (relabel_nodes): what
+    # a risk measure finds before it holds after it, so a risk check measured before it
+    # can vouch for what it leaves.
+    keeps_risk: ClassVar[bool] = False
 
     def writes(self, params, meta):
         return set(self.variables(params, meta))

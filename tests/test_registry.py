@@ -97,6 +97,7 @@ def test_every_builtin_says_what_it_is_to_the_release_policy():
         assert attribute in declared, plugin.name
     methods = registry.plugins("method")
     assert {p.name for p in methods if not p.protects} == {"relabel_nodes", "remove_variables"}
+    assert {p.name for p in methods if p.keeps_risk} == {"relabel_nodes"}
     assert {p.name for p in methods if p.on_table and p.consistent_across_tables} == \
         {"cell_key"}
     measures = {p.name: p for p in registry.plugins("measure")}

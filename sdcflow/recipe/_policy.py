@@ -262,6 +262,7 @@ class _Flow:
         the values it holds of every column the measure reads)."""
         if a.state is None:  # cells read from a file: no measure of records speaks for them
             return []
+        records, columns = self.before_relabelling(a.records, a.columns)
         out = []
         for check in self.recipe.checks:
             for head in sorted({name.split(".")[0] for name in check.expr.names}):
@@ -271,14 +272,27 @@ class _Flow:
                     continue
                 state = self.flow.before[step.id]
                 reads = self.reads(step)
-                common = [c for c in (a.columns if reads is None else sorted(reads))
-                          if c in a.columns]
-                if state.records == a.records and common and all(
-                        c in state.columns and state.columns[c].producer == a.columns[c]
+                common = [c for c in (columns if reads is None else sorted(reads))
+                          if c in columns]
+                if state.records == records and common and all(
+                        c in state.columns and state.columns[c].producer == columns[c]
                         for c in common):
                     out.append(check)
                     break
         return out
+
+    def before_relabelling(self, records: str, columns: dict) -> tuple[str, dict]:
+        """The records and column versions as they were before the last steps that only
+        replace labels (``keeps_risk``: relabel_nodes), which a risk measure must run
+        before and whose output it speaks for."""
+        while records in self.index and self.index[records].kind == "method" and \
+                self.index[records].plugin.keeps_risk:
+            step = records
+            before = self.flow.before[step]
+            records = before.records
+            columns = {c: before.columns[c].producer if p == step and c in before.columns
+                       else p for c, p in columns.items()}
+        return records, columns
 
     def unprotected(self, a: Artefact) -> str:
         variant = f" (variant {self.label})" if self.label else ""

@@ -409,3 +409,44 @@ def test_no_shipped_recipe_can_be_undone_by_its_own_release():
         assert policy is not None, path.name
         assert policy.acknowledged == [], path.name
         assert all(a.get("protected_by") for a in policy.artefacts.values()), path.name
+
+
+@pytest.mark.parametrize("engine", ["memory", "dask"])
+def test_both_engines_release_on_a_risk_check_only_when_it_passes(tmp_path, engine):
+    if engine == "dask":
+        pytest.importorskip("distributed")
+    import pandas as pd
+
+    # 12 persons: 6 of each sex, every age unique
+    frame = pd.DataFrame({"sex": ["1", "2"] * 6, "age": list(range(30, 42))})
+    (tmp_path / "parts").mkdir()
+    frame.iloc[:6].to_parquet(tmp_path / "parts" / "part-0.parquet", index=False)
+    frame.iloc[6:].to_parquet(tmp_path / "parts" / "part-1.parquet", index=False)
+    frame.to_parquet(tmp_path / "whole.parquet", index=False)
+    data = "parts" if engine == "dask" else "whole.parquet"
+    text = f"""
+sdcflow: 1
+name: raw
+seed: 1
+data: {{path: {data}}}
+variables:
+  sex: {{role: key}}
+  age: {{role: key, type: integer}}
+steps:
+  - {{id: risk, measure: k_anonymity, params: {{k: 2, variables: VARIABLES}}}}
+checks: ["risk.violations[2] == 0"]
+release: {{path: out.parquet}}
+"""
+    path = tmp_path / "raw.yaml"
+    path.write_text(text.replace("VARIABLES", "[sex, age]"))
+    with pytest.raises(CheckFailed) as failed:
+        run(path, tmp_path / "refused", engine=engine, workers=1)
+    assert failed.value.failures[-1].endswith(
+        "release rests on the risk check 'risk.violations[2] == 0', which failed "
+        "(risk.violations[2] = 12)")
+    assert not (tmp_path / "refused").exists()
+    # sex alone: 6 of each, 2-anonymous as they are
+    path.write_text(text.replace("VARIABLES", "[sex]"))
+    result = run(path, tmp_path / "out", engine=engine, workers=1)
+    assert result.manifest["release_policy"]["artefacts"] == {
+        "records": {"vouched_by": ["risk.violations[2] == 0"]}}
