@@ -102,7 +102,6 @@ class ReleasePolicy:
 
     artefacts: dict[str, dict]
     acknowledged: list[dict]
-    variant: str = ""
 
     def vouching(self) -> dict[str, list[str]]:
         """Artefact label -> the checks it is released on, where nothing protects it."""
@@ -136,7 +135,7 @@ def release_policy(recipe: Recipe, variants: list) -> list[Problem]:
     recipe.policy = ReleasePolicy(
         {a.key: {"label": a.label, **({"protected_by": a.protected_by} if a.protected_by
                                        else {"vouched_by": [c.text for c in a.vouched_by]})}
-         for a in artefacts}, acknowledged, variants[chosen].label)
+         for a in artefacts}, acknowledged)
     return problems + more
 
 
@@ -216,7 +215,7 @@ class _Flow:
     def artefacts(self) -> list[Artefact]:
         recipe, release = self.recipe, self.recipe.release
         out = []
-        state, source = self.released_state()
+        state, _ = self.released_state()
         if "path" in release:
             identifiers = {n for n, v in recipe.variables.items() if v.role == "identifier"}
             where = ("release", "from") if "from" in release else ("release", "path")
