@@ -128,10 +128,10 @@ def test_census_recipe_releases_tables_and_a_sample_that_cannot_recount_them(tmp
     assert info["kanon"]["suppressions"] == {"age_group": 61, "citizenship": 161, "hsize": 14,
                                              "nuts2": 16, "sex": 0}
     assert result.measures["risk_sample"]["violations"] == {"2": 0, "3": 0, "5": 95}
-    # no area below the region: the tables' county and municipality cells cannot be
-    # recounted from the records
-    assert list(result.data.columns) == ["hid", "nuts2", "hsize", "tenure", "age_group",
-                                         "sex", "citizenship"]
+    # persons, no area below the region: the tables' county and municipality cells
+    # cannot be recounted from the records, nor households put together
+    assert list(result.data.columns) == ["nuts2", "hsize", "tenure", "age_group", "sex",
+                                         "citizenship"]
     # the tables count every person (the internal copy keeps the original counts)
     internal = pd.read_csv(tmp_path / "out" / "tables" / "county_age_sex.csv", dtype=str)
     total = internal[(internal["county"] == "Total") & (internal["age_group"] == "Total")
