@@ -161,11 +161,12 @@ def test_a_failing_risk_check_releases_nothing_and_says_the_risk(write_recipe, t
         "nothing protects the released records (no protection step acts on them): their "
         "release rests on the risk check 'risk.violations[3] == 0', which failed "
         f"(risk.violations[3] = {violations})")
-    assert not (tmp_path / "out").exists()
+    # (the failed run's internal outputs only: nothing to publish)
+    assert not (tmp_path / "out" / "public").exists()
     assert main(["run", str(path), "--out", str(tmp_path / "cli")]) == 3
     err = capsys.readouterr().err
     assert f"which failed (risk.violations[3] = {violations})" in err
-    assert not (tmp_path / "cli").exists()
+    assert not (tmp_path / "cli" / "public").exists()
 
 
 @pytest.mark.parametrize("check", [
@@ -444,7 +445,7 @@ release: {{path: out.parquet}}
     assert failed.value.failures[-1].endswith(
         "release rests on the risk check 'risk.violations[2] == 0', which failed "
         "(risk.violations[2] = 12)")
-    assert not (tmp_path / "refused").exists()
+    assert not (tmp_path / "refused" / "public").exists()
     # sex alone: 6 of each, 2-anonymous as they are
     path.write_text(text.replace("VARIABLES", "[sex]"))
     result = run(path, tmp_path / "out", engine=engine, workers=1)
