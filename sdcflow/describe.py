@@ -161,14 +161,48 @@ def describe(plugin: Plugin, dask: str = "") -> tuple[str, dict]:
         lines.append(f"accepts types: {', '.join(plugin.types)}")
     if dask:
         lines.append(f"on the Dask engine: {dask}")
+    lines += [f"release policy: {text}" for text in _policy_text(plugin)]
     example = example_step(plugin)
     lines += ["", "example (replace the words in capitals):", "", example]
     data = {"name": plugin.name, "kind": plugin.kind, "version": plugin.version,
             "summary": plugin.summary, "parameters": params, "schema": plugin.params,
             "roles": list(plugin.roles) if plugin.roles else None,
             "types": list(plugin.types) if plugin.types else None, "example": example,
-            "dask": dask}
+            "dask": dask, **policy_roles(plugin)}
     return "\n".join(lines), data
+
+
+def policy_roles(plugin: Plugin) -> dict:
+    """What the release policy (README, "Release policy") takes the plugin for: whether
+    a method protects (and, on tables, gives a cell the same value in every table);
+    whether a measure is a risk measure and counts key combinations."""
+    if plugin.kind == "method":
+        out = {"protects": plugin.protects, "keeps_risk": plugin.keeps_risk}
+        if plugin.on_table:
+            out["consistent_across_tables"] = plugin.consistent_across_tables
+        return out
+    return {"risk_measure": plugin.risk_measure,
+            "counts_combinations": plugin.counts_combinations}
+
+
+def _policy_text(plugin: Plugin) -> list[str]:
+    roles = policy_roles(plugin)
+    if plugin.kind == "method":
+        out = ["a protection step" if roles["protects"] else
+               "not a protection step (what it leaves is released as it was)"]
+        if roles["keeps_risk"]:
+            out.append("replaces labels only: a risk check measured before it speaks for "
+                       "what it leaves")
+        if roles.get("consistent_across_tables"):
+            out.append("gives a cell the same protected value in every table (same "
+                       "parameters)")
+        return out
+    out = ["a risk measure (a passing check on it can vouch for data released as they "
+           "are)" if roles["risk_measure"] else "not a risk measure"]
+    if roles["counts_combinations"]:
+        out.append("counts the records by combinations of its variables (not to be "
+                   "published beside a protected table of them)")
+    return out
 
 
 def methods_command(args, emit: Callable) -> int:
@@ -187,7 +221,8 @@ def methods_command(args, emit: Callable) -> int:
         data.append({"name": plugin.name, "kind": plugin.kind, "summary": plugin.summary,
                      "version": plugin.version, "params": plugin.params,
                      "roles": list(plugin.roles) if plugin.roles else None,
-                     "types": list(plugin.types) if plugin.types else None})
+                     "types": list(plugin.types) if plugin.types else None,
+                     **policy_roles(plugin)})
         lines.append(f"{plugin.name} ({plugin.kind}): {plugin.summary}")
         for key, spec in props.items():
             flag = " (required)" if key in required else (

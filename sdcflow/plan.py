@@ -297,6 +297,18 @@ class Flow:
     after: dict[str, DataState]
     writes: dict[str, set | None]
 
+    def history(self, state: DataState, name: str) -> list[str]:
+        """The steps that wrote column ``name`` on its way to ``state``, the last first,
+        ending with ``original`` when the column goes back to the data as loaded (not
+        when a step made it)."""
+        out: list[str] = []
+        column = state.columns.get(name)
+        while column is not None:
+            out.append(column.producer)
+            before = self.before.get(column.producer)
+            column = before.columns.get(name) if before is not None else None
+        return out
+
 
 def loaded_state(recipe: Recipe, columns: list[str]) -> DataState:
     """The data as loaded: every column as the recipe declares it."""

@@ -193,6 +193,18 @@ class Method(Plugin):
 
     kind = "method"
 
+    # Whether the method protects: it changes the records or table cells it writes so
+    # that they disclose less (recoding, suppression, perturbation, swapping, synthesis,
+    # sampling, ...). A release needs a protection step acting on it, or a passing check
+    # on a risk measure of it (README, "Release policy"). Dropping variables or replacing
+    # labels (remove_variables, relabel_nodes) is not protection. A plugin that does not
+    # say is taken not to protect: a recipe does not become safe by an unknown method.
+    protects: ClassVar[bool] = False
+    # The method only replaces identifying labels by arbitrary ones (relabel_nodes): what
+    # a risk measure finds before it holds after it, so a risk check measured before it
+    # can vouch for what it leaves.
+    keeps_risk: ClassVar[bool] = False
+
     def writes(self, params, meta):
         return set(self.variables(params, meta))
 
@@ -222,6 +234,16 @@ class Measure(Plugin):
     # compares record i of its data with record i of its reference (``reference``
     # parameter, default the original data): both must hold the same records
     pairs_records: ClassVar[bool] = False
+    # A risk measure: its result says how much the records it reads disclose (k-anonymity,
+    # individual risk, record linkage, ...). A passing check on it, measuring the
+    # released records, states that they are safe as they are: a release no protection
+    # step acts on is written only then (README, "Release policy").
+    risk_measure: ClassVar[bool] = False
+    # Its result is computed from the frequencies of the combinations of its variables'
+    # values (a tabulation of the records by them: k-anonymity's violations are the
+    # records in combinations of fewer than k), so published beside a protected table of
+    # those variables it gives sums of the table's original cells.
+    counts_combinations: ClassVar[bool] = False
 
     def result_shape(self, params: Mapping, meta: Metadata) -> Shape | None:
         """The shape of the summary (:mod:`sdcflow.results`) for these resolved
@@ -268,6 +290,11 @@ class TableMethod(Method):
     (:class:`sdcflow.tabular.Table`) in ``MethodResult.data``."""
 
     on_table = True
+    # The protected value of a cell depends only on the cell's records and the step's
+    # parameters (the cell key method: its noise comes from the records' keys), so a cell
+    # published in several tables protected one by one by such steps, with the same
+    # parameters, is the same in each: they need not be protected as linked tables.
+    consistent_across_tables: ClassVar[bool] = False
 
     def variables(self, params, meta):
         return []

@@ -85,11 +85,7 @@ def linked(spec: TableSpec, table):
 def release_source(recipe, tid: str) -> str:
     """The table whose last step gives the released table ``tid``: the table of linked
     tables it belongs to, when steps protect them, else ``tid`` itself."""
-    for spec in recipe.tables.values():
-        if spec.linked and tid in spec.linked and any(s.table == spec.id
-                                                       for s in recipe.steps):
-            return spec.id
-    return tid
+    return recipe.table_source(tid)
 
 
 def released_table(recipe, tid: str, source: str, table):

@@ -12,7 +12,17 @@ from helpers import small_dataset
 
 from sdcflow import registry
 from sdcflow.distribution import MapReduce, Rows
-from sdcflow.registry import Method, MethodResult, declaration_problems
+from sdcflow.errors import RecipeError
+from sdcflow.recipe import recipe_from_text
+from sdcflow.registry import (
+    Measure,
+    Method,
+    MethodResult,
+    Plugin,
+    TableMeasure,
+    TableMethod,
+    declaration_problems,
+)
 
 PLUGIN_SOURCE = '''
 import numpy as np
@@ -24,6 +34,7 @@ class UniformNoise(Method):
 
     name = "uniform_noise"
     summary = "Add uniform noise of a given width (a third-party test plugin)."
+    protects = True
     roles = ("numeric",)
     types = ("continuous",)
     params = {
@@ -72,6 +83,65 @@ def test_builtins_are_registered():
 def test_every_builtin_declaration_is_well_formed():
     for plugin in registry.plugins():
         assert declaration_problems(plugin) == [], plugin.name
+
+
+def test_every_builtin_says_what_it_is_to_the_release_policy():
+    """Each built-in method says whether it protects, each measure whether it is a risk
+    measure, in its own class (or a built-in base of it): none gets the base's default by
+    omission, so the next plugin is decided, not forgotten."""
+    bases = {Plugin, Method, Measure, TableMethod, TableMeasure}
+    for plugin in registry.plugins():
+        declared = {key for cls in type(plugin).__mro__ if cls not in bases
+                    and cls.__module__.startswith("sdcflow.") for key in vars(cls)}
+        attribute = "protects" if plugin.kind == "method" else "risk_measure"
+        assert attribute in declared, plugin.name
+    methods = registry.plugins("method")
+    assert {p.name for p in methods if not p.protects} == {"relabel_nodes", "remove_variables"}
+    assert {p.name for p in methods if p.keeps_risk} == {"relabel_nodes"}
+    assert {p.name for p in methods if p.on_table and p.consistent_across_tables} == \
+        {"cell_key"}
+    measures = {p.name: p for p in registry.plugins("measure")}
+    for name in ("k_anonymity", "individual_risk", "global_risk", "household_risk", "suda",
+                 "l_diversity", "t_closeness", "record_linkage", "graph_reidentification"):
+        assert measures[name].risk_measure, name
+    for name in ("information_loss", "propensity", "constraints", "suppressions", "score",
+                 "cell_key_utility", "graph_utility", "table_audit"):
+        assert not measures[name].risk_measure, name
+    # those whose results are functions of the frequencies of their variables' values
+    assert {n for n, p in measures.items() if p.counts_combinations} == {
+        "k_anonymity", "frequencies", "individual_risk", "global_risk", "household_risk",
+        "model_risk", "reidentification_risk", "suda", "l_diversity", "t_closeness",
+        "beta_likeness", "delta_presence"}
+
+
+def test_a_method_that_does_not_say_it_protects_protects_nothing():
+    class Scramble(Method):
+        name = "scramble_test_plugin"
+        summary = "A third-party method that does not declare protects."
+        params: ClassVar[dict] = {"type": "object", "properties": {
+            "variable": {"type": "string"}}}
+
+        def apply(self, data, params, rng):
+            return MethodResult(data, {})
+
+    text = textwrap.dedent("""\
+        sdcflow: 1
+        name: scramble
+        seed: 1
+        data: {builtin: testdata}
+        variables: {income: {role: numeric}}
+        steps: [{id: s, method: scramble_test_plugin, params: {variable: income}}]
+        release: {path: out.csv}
+    """)
+    registry.add(Scramble())
+    try:
+        with pytest.raises(RecipeError, match="nothing protects the released records"):
+            recipe_from_text(text)
+        Scramble.protects = True
+        assert recipe_from_text(text).policy.artefacts["records"] == {
+            "label": "the released records", "protected_by": ["s"]}
+    finally:
+        registry._plugins.pop("scramble_test_plugin")
 
 
 def test_declaration_problems_are_found():

@@ -115,5 +115,27 @@ def _numbers(text: str) -> list:
     return [c for c in constants if not isinstance(c, bool)]
 
 
+def unprotected_failures(recipe: Recipe, failures: list[dict]) -> list[str]:
+    """For each released artefact no protection step acts on, whose release rests on
+    risk checks that failed (``failures``: the failed check entries), a line saying so
+    with the risk figures (README, "Release policy")."""
+    policy = recipe.policy
+    if policy is None:
+        return []
+    failed = {c["check"]: c for c in failures}
+    out = []
+    for label, texts in policy.vouching().items():
+        bad = [failed[t] for t in texts if t in failed]
+        if not bad:
+            continue
+        figures = "; ".join(f"{name} = {figure_text(value)}" for c in bad
+                            for name, value in (c.get("figures") or {}).items())
+        checks = ", ".join(f"'{c['check']}'" for c in bad)
+        out.append(f"nothing protects {label} (no protection step acts on them): their "
+                   f"release rests on the risk check {checks}, which failed"
+                   + (f" ({figures})" if figures else ""))
+    return out
+
+
 __all__ = ["check_figures", "check_text", "check_value", "evaluate_checks",
-           "expression_value", "failure_text", "figure_text"]
+           "expression_value", "failure_text", "figure_text", "unprotected_failures"]

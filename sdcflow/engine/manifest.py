@@ -47,6 +47,9 @@ def full_manifest(validated: Validated, records: list[StepRecord], chosen: int |
         "seed": recipe.seed,
         "variant": _variant(plan, chosen),
         "steps": [r.as_dict() for r in records],
+        # what protects each released artefact, the attacks acknowledged and why
+        **({"release_policy": recipe.policy.as_dict()} if recipe.policy is not None
+           and chosen is not None else {}),
         "files": {},
         "environment": environment(),
     }

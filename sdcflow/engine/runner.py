@@ -43,7 +43,7 @@ from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, load_recipe, validate
 from .cache import Cache
 from .canonical import pretty_json
-from .checks import evaluate_checks, failure_text
+from .checks import evaluate_checks, failure_text, unprotected_failures
 from .execution import StepRecord, execute
 from .manifest import full_manifest, public_manifest
 from .outputs import MANIFEST, RUN_LOG, check_target, replace_output
@@ -220,8 +220,12 @@ def not_released(validated: Validated, result: RunResult, target: Path | None,
     outputs are the same bytes on every run, cached or not. When DIR cannot be written
     (files changed there while the steps ran, a full disk), the error is kept on the
     exception (``write_error``) and DIR is left as it was."""
-    failures = [failure_text(c) for c in result.checks if not c["passed"]]
-    failed = CheckFailed(failures, result)
+    failed_checks = [c for c in result.checks if not c["passed"]]
+    failures = [failure_text(c) for c in failed_checks]
+    # (and what a failed risk check meant: the release rested on it, README "Release
+    # policy")
+    failed = CheckFailed(failures + unprotected_failures(validated.recipe, failed_checks),
+                         result)
     result.manifest["released"] = False
     result.manifest["failed_checks"] = failures
     if target is None:

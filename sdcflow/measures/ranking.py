@@ -24,6 +24,7 @@ class Ranking(Measure):
     distribution = None  # it combines other measures' results
     name = "ranking"
     public_params = ("candidates", "by")
+    risk_measure = False
     summary = "Rank score steps (e.g. one per method) by score, IL or DR; the Pareto front."
     params: ClassVar[dict] = {
         "type": "object",

@@ -30,6 +30,7 @@ class Score(Measure):
     distribution = None  # it combines other measures' results
     name = "score"
     public_params = ("il", "dr", "il_weight")
+    risk_measure = False
     summary = "SDC score: weighted average of an information loss and a disclosure risk."
     version = "2"  # exact arithmetic in the il and dr expressions
     params: ClassVar[dict] = {

@@ -39,19 +39,10 @@ def _node_variables(recipe: Recipe, params: dict) -> list[str]:
 def _relabelled(flow, index: dict[str, StepSpec], state, name: str) -> str | None:
     """None when ``name`` went through ``relabel_nodes`` on its way to ``state``; else
     the step that last wrote it (``original``: as loaded)."""
-    column = state.columns[name]
-    last = column.producer
-    while column.producer != ORIGINAL:
-        step = index.get(column.producer)
-        if step is None:
-            break
-        if step.ok and step.plugin.name == RELABEL:
-            return None
-        before = flow.before.get(step.id)
-        if before is None or name not in before.columns:
-            break
-        column = before.columns[name]
-    return last
+    history = flow.history(state, name)
+    if any(p in index and index[p].ok and index[p].plugin.name == RELABEL for p in history):
+        return None
+    return history[0]
 
 
 def graph_release_problems(recipe: Recipe, variants: list) -> list[Problem]:

@@ -97,10 +97,22 @@ class Recipe:
     unusable: set = field(default_factory=set)  # variables declared with schema errors
     unusable_constraints: set = field(default_factory=set)  # constraint ids with errors
     constraint_index: dict = field(default_factory=dict)  # constraint id -> position in recipe
+    # what protects each released artefact and the attacks the recipe acknowledges (set
+    # by validation: sdcflow.recipe._policy.ReleasePolicy; None: nothing is released)
+    policy: object = None
 
     @property
     def base_dir(self) -> Path:
         return self.path.parent
+
+    def table_source(self, tid: str) -> str:
+        """The table whose steps give the released table ``tid``: the table of linked
+        tables it belongs to, when steps protect them, else ``tid`` itself."""
+        for spec in self.tables.values():
+            if spec.linked and tid in spec.linked and any(s.table == spec.id
+                                                           for s in self.steps):
+                return spec.id
+        return tid
 
     def meta(self) -> Metadata:
         """The declarations the plugins see (without the names left out for errors)."""

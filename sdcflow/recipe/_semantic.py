@@ -21,6 +21,7 @@ from ._flow import add_shapes, follow, result_problems, step_problems
 from ._graph_release import graph_release_problems
 from ._households import household_declarations
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
+from ._policy import release_policy
 from ._release import release_problems
 from ._schema import where
 from ._steps import _step
@@ -303,6 +304,10 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             out.append(doc.problem(("release", "variant"), "release.variant: no step has a grid"))
         else:
             out += _check_variant(recipe, grid_steps)
+    # what protects each released artefact, and what the artefacts give away together
+    # (judged on a recipe without other errors: a broken step protects nothing)
+    if not any(p.severity == "error" for p in out):
+        out += release_policy(recipe, variants)
     return out
 
 

@@ -179,6 +179,7 @@ def _csv_released_as_dta(tmp_path):
         "variables:\n  sex: {role: key, labels: {1: male, 2: female}}\n"
         "  income: {role: numeric}\n"
         "steps:\n- {id: k, measure: k_anonymity, params: {k: 2}}\n"
+        "checks: ['k.violations[2] == 0']\n"  # safe as they are: two of each sex
         "release: {path: p.dta}\n")
     return recipe
 

@@ -20,11 +20,14 @@ data: {path: DATA}
 variables:
   region: {role: key}
   sex: {role: key}
+  band: {role: key}
   income: {role: numeric}
   rkey: {role: identifier, type: continuous}
 tables:
   - {id: count, dims: [region, sex]}
-  - {id: pay, dims: [region, sex], response: income}
+  # (other variables: tables sharing cells, perturbed with other parameters, would give
+  # each shared cell two noises, refused by the release policy)
+  - {id: pay, dims: [band], response: income}
 steps:
   - {id: ck, method: cell_key, table: count, params: {D: 3, V: 2.5, js: 2, KEY}}
   - {id: ckp, method: cell_key, table: pay,
@@ -39,6 +42,7 @@ def write(tmp_path, key: str):
     n = 2000
     frame = pd.DataFrame({"region": rng.integers(1, 6, n).astype(str),
                           "sex": rng.choice(["1", "2"], n),
+                          "band": rng.integers(1, 4, n).astype(str),
                           "income": np.round(rng.lognormal(8, 1, n)),
                           "rkey": np.round(rng.random(n), 8)})
     parts = tmp_path / "parts"

@@ -362,14 +362,18 @@ variables:
   hid: {role: household}
   region: {role: key, hierarchy: {zone: {"1": "A", "2": "A", "3": "B", "4": "B"}}}
   age: {role: key, type: integer}
+  sex: {role: key}
   income: {role: numeric}
 tables:
   - {id: pay, dims: [region, age], response: income}
-  - {id: count, dims: [region]}
+  - {id: count, dims: [sex]}
 steps:
   - {id: primary, method: sensitivity_rules, table: pay, params: {rules: [{freq: 3}]}}
   - {id: secondary, method: secondary_suppression, table: pay, params: {algorithm: heuristic}}
   - {id: audit, measure: table_audit, table: pay}
+  - {id: risk, measure: k_anonymity, params: {k: 3, variables: [sex]}}
+# count (no step of its own, so counted from the released data) is safe as it is
+checks: ["risk.violations[3] == 0"]
 release: {tables: {pay: pay.csv, count: count.csv}, measures: [audit]}
 """
 

@@ -184,8 +184,11 @@ def test_sampling_draws_whole_households(write):
         assert w == pytest.approx(originals[int(mapping[released_id])] * 150 / 45)
 
 
+AGE10 = "- {id: age10, method: global_recode, params: {variable: age, breaks: [0, 29, 59, 99]}}\n"
+
+
 def test_household_ids_are_replaced_by_new_numbers(write, tmp_path):
-    path = write("- {id: risk, measure: k_anonymity, params: {k: 2}}\n")
+    path = write("- {id: risk, measure: k_anonymity, params: {k: 2}}\n" + AGE10)
     result = run(path, tmp_path / "out", use_cache=False)
     frame = survey()
     released = pd.read_csv(result.public_dir / "out.csv", dtype={"hid": str})
@@ -208,7 +211,7 @@ def test_household_ids_are_replaced_by_new_numbers(write, tmp_path):
 
 
 def test_household_ids_can_be_kept(write):
-    path = write("- {id: risk, measure: k_anonymity, params: {k: 2}}\n",
+    path = write("- {id: risk, measure: k_anonymity, params: {k: 2}}\n" + AGE10,
                  "release: {path: out.csv, household_ids: keep}")
     result = run(path, write=False, use_cache=False)
     assert result.data["hid"].astype(int).tolist() == survey()["hid"].tolist()
@@ -234,7 +237,7 @@ def test_global_risk_gives_the_household_risk(write):
     path = write("""\
         - {id: overall, measure: global_risk, params: {variables: [region, water, sex, age]}}
         - {id: hh, measure: household_risk, params: {variables: [region, water, sex, age]}}
-        """)
+        """, release="")
     result = run(path, write=False, use_cache=False)
     overall, hh = result.measures["overall"], result.measures["hh"]
     # the hierarchical figures of measure_risk(..., hid), as household_risk computes them

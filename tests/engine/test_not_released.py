@@ -313,6 +313,7 @@ variables:
   relat: {role: key}
   income: {role: numeric}
 steps:
+  - {id: water_groups, method: global_recode, params: {variable: water, groups: {"6-9": ["6", "7", "9"]}}}
   - {id: risk, measure: k_anonymity, params: {k: [2, 3]}}
 checks: ["risk.violations[3] <= 4580"]
 release: {path: out.csv}

@@ -64,7 +64,7 @@ def test_the_data_folder_is_refused(tmp_path, capsys):
         seed: 1
         data: {path: data/people.csv}
         variables: {age: {role: key, type: integer}, sex: {role: key}}
-        steps: [{id: risk, measure: k_anonymity, params: {k: 1}}]
+        steps: [{id: age20, method: global_recode, params: {variable: age, breaks: [0, 39, 99]}}]
         release: {path: people.csv}
     """))
     before = snapshot(data)

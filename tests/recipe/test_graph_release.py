@@ -5,6 +5,7 @@ import pytest
 from helpers import validate_cli
 
 from sdcflow import run
+from sdcflow.errors import RecipeError
 
 EDGES = "a,b\n1,2\n2,3\n3,4\n1,3\n"
 HEAD = """
@@ -62,19 +63,32 @@ def test_an_identifier_node_variable_is_never_released_so_not_refused(write_reci
     path.write_text(path.read_text().replace("{role: key, type: integer}",
                                              "{role: identifier, type: integer}"))
     code, lines = validate_cli(path, capsys)
-    assert code == 0, lines
     assert not any("original node labels" in x for x in lines)
+    # (what stops it is the release policy: nothing protects the edges released)
+    problems = [x for x in lines if ": " in x and not x.endswith("problem")]
+    assert code == 1 and len(problems) == 1 and "nothing protects the released" in problems[0]
 
 
 def test_a_relabelled_release_runs_and_keeps_the_structure(write_recipe, tmp_path):
-    path = _recipe(write_recipe, tmp_path, RISK + RELABEL)
+    # a cycle of four: no member stands out by the structure, as the risk check says;
+    # measured before relabel_nodes (which leaves the structure), it vouches for the
+    # relabelled edge list released
+    path = _recipe(write_recipe, tmp_path, RISK + RELABEL,
+                   "checks: ['risk.neighbourhood.re_identified == 0']\n"
+                   "release: {path: out.csv}")
+    (tmp_path / "edges.csv").write_text("a,b\n1,2\n2,3\n3,4\n4,1\n")
     run(path, tmp_path / "out", use_cache=False)
     released = pd.read_csv(tmp_path / "out" / "public" / "out.csv")
-    # the path-with-chord 1-2, 2-3, 3-4, 1-3 relabelled: the same 4 edges on 1..4, each
-    # released (smaller, larger); the degrees 2, 2, 3, 1 survive any relabelling
+    # relabelled: the same 4 edges on 1..4, each released (smaller, larger); every
+    # member keeps degree 2
     assert len(released) == 4 and set(released["a"]) | set(released["b"]) == {1, 2, 3, 4}
     degrees = pd.concat([released["a"], released["b"]]).value_counts().sort_values()
-    assert degrees.tolist() == [1, 2, 2, 3]
+    assert degrees.tolist() == [2, 2, 2, 2]
+    # without the check, relabelling alone protects nothing
+    path.write_text(path.read_text().replace(
+        "checks: ['risk.neighbourhood.re_identified == 0']", ""))
+    with pytest.raises(RecipeError, match="nothing protects the released records"):
+        run(path, tmp_path / "again", use_cache=False)
 
 
 @pytest.mark.parametrize("people, expected", [

@@ -33,6 +33,7 @@ DEFAULT_ATTACKS = ["degree", "neighbour_degrees", "neighbourhood"]
 class GraphReidentification(GraphMeasure):
     name = "graph_reidentification"
     public_params = ("source", "target", "reference", "attacks", "edges", "search_limit")
+    risk_measure = True
     summary = ("Nodes re-identified by degree, neighbourhood, subgraph and node-attribute "
                "attacks on a graph.")
     params: ClassVar[dict] = {

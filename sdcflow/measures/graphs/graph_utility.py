@@ -17,6 +17,7 @@ from ._graph_measure import GRAPH_MEASURE_PARAMS, GraphMeasure, as_graph
 class GraphUtility(GraphMeasure):
     name = "graph_utility"
     public_params = ("source", "target", "reference", "eigenvalues")
+    risk_measure = False
     summary = ("Degree distribution distance, clustering, path lengths and spectrum of a "
                "graph against the original.")
     params: ClassVar[dict] = {

@@ -44,6 +44,7 @@ class LearnedLinkage(Measure):
         "variables", "form", "relax", "max_records", "time_limit", "candidates", "neighbours",
         "margin", "standardize", "reference",
     )
+    risk_measure = True
     summary = ("Worst-case distance-based linkage: the weighted mean, OWA, Choquet integral "
                "or bilinear form that links the most records, by MILP (HiGHS).")
     types = ("integer", "continuous")

@@ -81,6 +81,7 @@ class MicroaggregationAttack(Measure):
     summary = ("Transparency attack on microaggregation (group intervals): records "
                "re-identified by linkage within the intersection of their possible groups "
                "(certain when it is themselves alone).")
+    risk_measure = True
     types = ("integer", "continuous", "ordinal")
     params: ClassVar[dict] = {
         "type": "object",

@@ -58,6 +58,7 @@ class PartialLinkage(Measure):
     # 2: method strongest by default (was distance); mahalanobis with covariance cov by
     # default (was cov0 only)
     version = "2"
+    risk_measure = True
     summary = ("Record linkage between files holding different individuals (a sampled "
                "release, a partial intruder), matched by an identifier.")
     types = ("integer", "continuous")

@@ -65,6 +65,7 @@ class RankSwapAttack(Measure):
     summary = ("Transparency attack on rank swapping (RS-RL): records re-identified by "
                "linkage within the intersection of their possible swaps (certain when it "
                "is themselves alone).")
+    risk_measure = True
     types = ("integer", "continuous", "ordinal")
     params: ClassVar[dict] = {
         "type": "object",

@@ -196,6 +196,7 @@ class RecordLinkage(Measure):
     # covariances) by default, was distance; covariance cov by default, was cov0; the
     # most successful of several tolerances in PRL by default, was 0.1
     version = "2"
+    risk_measure = True
     summary = ("Re-identification by record linkage (distance-based or probabilistic): "
                "correct links overall and per scenario.")
     types = ("integer", "continuous")

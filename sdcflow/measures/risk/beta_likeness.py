@@ -31,6 +31,8 @@ from .l_diversity import SENSITIVE_PARAM, LDiversity
 class BetaLikeness(LDiversity):
     name = "beta_likeness"
     public_params = ("variables", "sensitive", "beta")
+    risk_measure = True
+    counts_combinations = True
     summary = ("Basic beta-likeness: the largest relative gain in frequency of a sensitive "
                "value within a key combination over the whole table.")
     params: ClassVar[dict] = {

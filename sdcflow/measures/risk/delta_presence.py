@@ -56,6 +56,8 @@ POPULATION_COUNTS = {
 class DeltaPresence(Measure):
     name = "delta_presence"
     version = "2"  # 2: classes of the population without a sample record count (delta 0)
+    risk_measure = True
+    counts_combinations = True
     summary = ("delta-presence: for each key combination, the share of its population "
                "records that are in the released sample.")
     roles = ("key",)

@@ -33,6 +33,7 @@ class _DistanceRisk(Measure):
 class DRisk(_DistanceRisk):
     name = "d_risk"
     public_params = ("k", "variables", "reference")
+    risk_measure = True
     summary = ("sdcMicro's dRisk: share of records whose original values all lie within k "
                "standard deviations of their masked values.")
     params: ClassVar[dict] = {
@@ -73,6 +74,7 @@ class DRiskRMD(_DistanceRisk):
     # step's generator) besides DetMCD's six, refined by C-steps and swaps
     version = "2"
     public_params = ("k", "k2", "variables", "reference")
+    risk_measure = True
     summary = ("sdcMicro's dRiskRMD: records whose masked values fall within intervals "
                "sized by the robust Mahalanobis distance, and those also isolated.")
     params: ClassVar[dict] = {

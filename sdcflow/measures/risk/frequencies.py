@@ -107,6 +107,8 @@ def weight_shape(weight: str | None, shape: Shape = TEXT) -> Shape:
 class Frequencies(KeyFrequencyMeasure):
     name = "frequencies"
     public_params = ("variables", "alpha")
+    risk_measure = True
+    counts_combinations = True
     summary = "Sample frequency fk and weighted frequency Fk of each record's key combination."
     params: ClassVar[dict] = {
         "type": "object",

@@ -22,6 +22,8 @@ from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold, risk_fie
 class GlobalRisk(RiskMeasure):
     name = "global_risk"
     public_params = ("variables", "alpha", "method", "qual", "threshold")
+    risk_measure = True
+    counts_combinations = True
     summary = "Expected number of re-identifications (sum of the individual risks) and percent."
     params: ClassVar[dict] = {
         "type": "object",

@@ -25,6 +25,8 @@ from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold, risk_fie
 class HouseholdRisk(RiskMeasure):
     name = "household_risk"
     public_params = ("variables", "alpha", "method", "qual", "threshold")
+    risk_measure = True
+    counts_combinations = True
     summary = "Household (hierarchical) risk: 1 - prod(1 - r_i) over each household's members."
     params: ClassVar[dict] = {
         "type": "object",

@@ -179,6 +179,8 @@ def _risk_finish(state, params) -> MeasureResult:
 class IndividualRisk(_PartitionedRisk, RiskMeasure):
     name = "individual_risk"
     public_params = ("variables", "alpha", "method", "qual", "threshold")
+    risk_measure = True
+    counts_combinations = True
     summary = "Individual re-identification risk of each record (sdcMicro's indivRisk)."
     version = "2"  # 2: the distribution of the risk in bands (for the report)
     params: ClassVar[dict] = {

@@ -57,6 +57,7 @@ class IntervalDisclosure(Measure):
     # ranks within p% of the records; was: ranks of both within p/2%); the default is
     # their ID, kind rank averaged over p = 1 .. 10 (was kind value, p = 10)
     version = "2"
+    risk_measure = True
     types = ("integer", "continuous")
     default_roles = ("numeric",)
     default_numeric = True

@@ -34,6 +34,8 @@ from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, single_role
 class KAnonymity(Measure):
     name = "k_anonymity"
     public_params = ("k", "variables", "alpha", "strata")
+    risk_measure = True
+    counts_combinations = True
     summary = "Records violating k-anonymity on the key variables, with fk per record."
     roles = ("key",)
     params: ClassVar[dict] = {

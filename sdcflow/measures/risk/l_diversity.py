@@ -36,6 +36,8 @@ SENSITIVE_PARAM = variables_param("Sensitive variables (default: every variable 
 class LDiversity(Measure):
     name = "l_diversity"
     public_params = ("variables", "sensitive", "l", "c")
+    risk_measure = True
+    counts_combinations = True
     summary = "Distinct and entropy l-diversity of sensitive variables within key combinations."
     roles = ("key",)
     params: ClassVar[dict] = {

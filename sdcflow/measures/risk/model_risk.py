@@ -31,6 +31,8 @@ class ModelRisk(KeyFrequencyMeasure):
     name = "model_risk"
     version = "2"  # linear keys, convention sdcmicro, method IPF
     public_params = ("variables", "method", "convention", "linear", "interactions", "bound")
+    risk_measure = True
+    counts_combinations = True
     summary = ("sdcMicro's modRisk: risk of the sample uniques from a Poisson log-linear "
                "model of the key-combination counts.")
     params: ClassVar[dict] = {

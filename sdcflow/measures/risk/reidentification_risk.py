@@ -33,6 +33,8 @@ from .frequencies import VARIABLES_PARAM, key_variables
 class ReidentificationRisk(Measure):
     name = "reidentification_risk"
     public_params = ("variables", "threshold")
+    risk_measure = True
+    counts_combinations = True
     summary = ("Prosecutor re-identification risk 1/f of each record in a class of f: the "
                "average, the largest and the records above a threshold.")
     roles = ("key",)

@@ -38,6 +38,8 @@ DIS_BANDS = ("0", "(0, 0.1]", "(0.1, 0.2]", "(0.2, 0.3]", "(0.3, 0.4]", "(0.4, 0
 class Suda(Measure):
     name = "suda"
     public_params = ("variables", "max_size", "threshold", "dis_fraction")
+    risk_measure = True
+    counts_combinations = True
     summary = "SUDA2 scores: minimal sample uniques per record and attribute contributions."
     roles = ("key",)
     params: ClassVar[dict] = {

@@ -35,6 +35,8 @@ ORDERED_TYPES = ("integer", "continuous", "ordinal")
 class TCloseness(LDiversity):
     name = "t_closeness"
     public_params = ("variables", "sensitive", "distance", "hierarchy", "t")
+    risk_measure = True
+    counts_combinations = True
     summary = ("t-closeness: Earth Mover's Distance between each key combination's "
                "distribution of a sensitive variable and the whole table's.")
     params: ClassVar[dict] = {

@@ -49,6 +49,7 @@ _ANSWER = record(variable=TEXT, statistic=TEXT, records=COUNT, low=NUMBER.with_n
 class CamouflageWidths(Measure):
     name = "camouflage_widths"
     public_params = ("camouflaged", "queries", "total_known")
+    risk_measure = False
     summary = ("Widths of camouflage intervals and interval answers to sum/mean queries "
                "(by linear programming).")
     params: ClassVar[dict] = {

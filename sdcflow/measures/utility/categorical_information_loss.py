@@ -86,6 +86,7 @@ def shared_codes(f: pd.Series, g: pd.Series, extra=()) -> tuple[np.ndarray, np.n
 class CategoricalInformationLoss(Measure):
     name = "categorical_information_loss"
     public_params = ("variables", "K", "matrix", "reference")
+    risk_measure = False
     summary = "Categorical information loss: direct distance, CTBIL, EBIL and PRIL."
     version = "2"  # 2: the ordinal distance over the declared domain (was: observed categories)
     types = ("categorical", "ordinal", "integer")

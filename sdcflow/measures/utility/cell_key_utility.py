@@ -22,6 +22,7 @@ _STATS = ("min", "q10", "q20", "q30", "q40", "mean", "median", "q60", "q70", "q8
 class CellKeyUtility(TableMeasure):
     name = "cell_key_utility"
     public_params = ("exclude_zeros",)
+    risk_measure = False
     summary = "Deviations and distances of a cell-key-perturbed table from the original."
     params: ClassVar[dict] = {
         "type": "object",

@@ -30,6 +30,7 @@ MAX_PARAMETERS = 2000  # columns of the design matrix
 class ClassificationLoss(Measure):
     name = "classification_loss"
     public_params = ("target", "variables", "reference")
+    risk_measure = False
     summary = ("Accuracy on the original data of a classifier trained on the protected "
                "data, against one trained on the original.")
     default_roles = ("key", "numeric")

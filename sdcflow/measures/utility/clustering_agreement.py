@@ -35,6 +35,7 @@ from .information_loss import numeric_matrix
 class ClusteringAgreement(Measure):
     name = "clustering_agreement"
     public_params = ("variables", "clusters", "restarts", "max_iter", "reference")
+    risk_measure = False
     summary = "k-means partitions of original and protected data: Rand, ARI, Mantaras..."
     types = ("integer", "continuous")
     params: ClassVar[dict] = {

@@ -19,6 +19,7 @@ from ...suggest import did_you_mean
 class ConstraintViolations(Measure):
     name = "constraints"
     public_params = ("constraints",)
+    risk_measure = False
     summary = "Violations of the recipe's edit constraints (counts and first records)."
     # 2: exact integer arithmetic, records without a value counted with a reason
     version = "2"

@@ -29,6 +29,7 @@ from .information_loss import numeric_matrix
 class FuzzyClusteringLoss(Measure):
     name = "fuzzy_clustering_loss"
     public_params = ("variables", "clusters", "fuzziness", "restarts", "max_iter", "reference")
+    risk_measure = False
     summary = ("Fuzzy c-means of original and protected data: distances between their "
                "centres and memberships, and their objective functions.")
     types = ("integer", "continuous")

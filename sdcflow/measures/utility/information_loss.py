@@ -59,6 +59,7 @@ class InformationLoss(Measure):
     distribution = Whole()  # statistics of the original and protected columns together
     name = "information_loss"
     public_params = ("variables", "reference")
+    risk_measure = False
     summary = ("Generic continuous information loss: X, V, S, R, RF, C, F divergences, the "
                "composite IL, PIL, IL1s, and sdcMicro's dUtility figures (IL1, IL1s, "
                "IL1old, eigen).")

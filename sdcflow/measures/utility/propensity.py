@@ -36,6 +36,7 @@ from .categorical_information_loss import shared_codes
 class Propensity(Measure):
     name = "propensity"
     public_params = ("variables", "interactions", "squares", "reference")
+    risk_measure = False
     summary = "Propensity score utility U (pMSE): can a logistic model tell the data apart?"
     params: ClassVar[dict] = {
         "type": "object",

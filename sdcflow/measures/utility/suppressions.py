@@ -17,6 +17,7 @@ from ..reference import REFERENCE, same_records
 class Suppressions(Measure):
     name = "suppressions"
     public_params = ("variables", "reference")
+    risk_measure = False
     summary = "Values suppressed (missing now, present originally), per variable."
     params: ClassVar[dict] = {
         "type": "object",

@@ -14,6 +14,7 @@ from ._graph_method import GraphMethod
 @register
 class EdgePerturbation(GraphMethod):
     name = "edge_perturbation"
+    protects = True
     summary = "Delete, add or switch randomly chosen edges of a graph (an edge list)."
     params: ClassVar[dict] = {
         "type": "object",

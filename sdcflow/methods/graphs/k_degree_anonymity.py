@@ -17,6 +17,7 @@ class KDegreeAnonymity(GraphMethod):
     version = "2"  # 2: the Supergraph construction by default
     name = "k_degree_anonymity"
     public_params = ("source", "target", "k", "construction", "max_probes")
+    protects = True
     k_counts_nodes = True
     summary = "Anonymise the degree sequence (Liu-Terzi) and construct a graph with it."
     params: ClassVar[dict] = {

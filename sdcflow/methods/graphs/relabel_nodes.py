@@ -28,6 +28,8 @@ from ._graph_method import GraphMethod
 class RelabelNodes(GraphMethod):
     name = "relabel_nodes"
     public_params = ("source", "target")
+    protects = False  # replaces node labels (identifiers), not the graph: not protection
+    keeps_risk = True  # the structure (what the graph measures attack) stays as it was
     summary = "Replace the node labels of a graph by 1..n in a random order."
     version = "2"  # 2: the order keyed by the edge list too (not searchable from the seed)
     params: ClassVar[dict] = {

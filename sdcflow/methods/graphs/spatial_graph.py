@@ -16,6 +16,7 @@ from ._graph_method import GraphMethod
 class SpatialGraph(GraphMethod):
     name = "spatial_graph"
     public_params = ("source", "target", "density")
+    protects = True
     summary = "A synthetic spatial graph with the degree sequence of the graph."
     params: ClassVar[dict] = {
         "type": "object",

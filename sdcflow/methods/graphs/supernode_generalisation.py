@@ -17,6 +17,7 @@ from ._graph_method import GraphMethod
 class SupernodeGeneralisation(GraphMethod):
     name = "supernode_generalisation"
     public_params = ("source", "target", "k", "iterations")
+    protects = True
     k_counts_nodes = True
     summary = ("Generalise a graph into super-nodes of at least k nodes and release a "
                "graph drawn from it.")

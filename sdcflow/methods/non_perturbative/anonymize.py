@@ -84,6 +84,7 @@ TARGET = {
 @register
 class Anonymize(Method):
     name = "anonymize"
+    protects = True
     summary = ("Least-loss full-domain generalisation meeting privacy targets (k-anonymity, "
                "l-diversity, t-closeness, beta-likeness, delta-presence, average risk), with "
                "a suppression limit.")

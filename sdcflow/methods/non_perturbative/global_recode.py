@@ -40,6 +40,7 @@ class GlobalRecode(Method):
         "variable", "breaks", "labels", "right", "include_lowest", "groups", "level", "width",
         "origin",
     )
+    protects = True
     summary = "Recode a variable into intervals, merged categories or a hierarchy level."
     makes_missing = True  # values outside the breaks become missing (counted in info)
     version = "2"  # 2: groups merge an ordinal order whether or not the data hold each member

@@ -30,6 +30,7 @@ class LocalSuppression(Method):
     distribution = Rows(rounds=1)  # household-level keys: collected (see distributes)
     name = "local_suppression"
     public_params = ("k", "variables", "importance", "costs", "alpha", "strata", "all_m")
+    protects = True
     summary = "Suppress as few key values as possible to reach k-anonymity (or all-M)."
     makes_missing = True
     # 2: a household-level value suppressed for one member is for all; 3: importance

@@ -37,6 +37,7 @@ from .._semantic import data_taxonomy
 class Mondrian(Method):
     name = "mondrian"
     public_params = ("k", "variables", "l", "sensitive", "representation", "strict")
+    protects = True
     summary = ("Mondrian multidimensional partitioning: key values generalised to the ranges "
                "of groups of at least k records (optionally l-diverse).")
     # 2: average_class_size is n / groups; the old figure, divided by k, is

@@ -15,6 +15,7 @@ class RemoveVariables(Method):
     distribution = Rows()
     name = "remove_variables"
     public_params = ("variables",)
+    protects = False  # drops variables; those released stay as they were: not protection
     summary = "Drop variables from the data (they reach no later step nor the release)."
     params: ClassVar[dict] = {
         "type": "object",

@@ -20,6 +20,7 @@ class Sampling(Method):
     distribution = None  # it changes the records themselves
     name = "sampling"
     public_params = ("fraction", "size", "strata", "adjust_weights", "unit")
+    protects = True
     summary = "Draw a simple or stratified random subsample and adjust the weights."
     params: ClassVar[dict] = {
         "type": "object",

@@ -30,6 +30,7 @@ class SemanticGeneralisation(Method):
 
     name = "semantic_generalisation"
     public_params = ("variable", "depth", "concepts")
+    protects = True
     summary = "Generalise a category to a level of its taxonomy, or to listed broader concepts."
     roles = ("key", "sensitive", "pram", "strata")
     types = ("categorical",)

@@ -59,6 +59,7 @@ class TopBottomCode(Method):
     distribution = Rows()  # with threshold values (see distributes)
     name = "top_bottom_code"
     public_params = ("variable", "top", "bottom")
+    protects = True
     summary = "Replace values beyond a threshold (value or quantile) by it, the tail mean or a number."
     version = "2"  # 2: a quantile of a column without values is null (was NaN), nothing coded
     roles = ("key", "numeric", "sensitive")

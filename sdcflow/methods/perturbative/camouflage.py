@@ -40,6 +40,7 @@ def bound_names(name: str) -> tuple[str, str]:
 class Camouflage(Method):
     name = "camouflage"
     public_params = ("variables", "width", "scale")
+    protects = True
     summary = ("Replace each numeric variable v by intervals v_lo, v_hi that contain its "
                "values (confidentiality via camouflage).")
     roles = ("numeric", "key", "sensitive")

@@ -44,6 +44,7 @@ _EXTREMES = np.array([np.finfo(float).tiny, 1 - 2.0 ** -53])
 class DistributionDistortion(Method):
     name = "distribution_distortion"
     public_params = ("variables", "distribution", "strata")
+    protects = True
     summary = ("Replace each numeric variable, rank for rank, by a sample of the probability "
                "distribution fitted to it.")
     roles = ("numeric", "key", "sensitive")

@@ -41,6 +41,7 @@ def sort_order(column: pd.Series, var) -> np.ndarray:
 class LossyCompression(Method):
     name = "lossy_compression"
     public_params = ("variables", "quality", "sort_by")
+    protects = True
     summary = "Mask numeric variables by JPEG-compressing them as an image (records x variables)."
     version = "2"  # 2: column means summed by blocks (a missing value's fill: last bit)
     roles = ("numeric", "key", "sensitive")

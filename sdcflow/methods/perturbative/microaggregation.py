@@ -87,6 +87,7 @@ class Microaggregation(Method):
         "k", "variables", "groups", "algorithm", "standardize", "aggregation", "trim",
         "constraints", "strata", "projection", "fuzziness", "neighbours",
     )
+    protects = True
     summary = "Replace groups of k..2k-1 similar records by their representative."
     # 2: representatives chosen per constraint part (a range no longer forces the mean on
     # a domain variable; aggregation: median yields to linear constraints); fuzzy weights

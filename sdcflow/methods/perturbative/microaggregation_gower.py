@@ -38,6 +38,7 @@ from ...registry import (
 class MicroaggregationGower(Method):
     name = "microaggregation_gower"
     public_params = ("k", "variables", "distance_variables", "weights", "aggregation", "strata")
+    protects = True
     summary = ("Replace every record's values by the aggregate of its k nearest records "
                "by a Gower distance (mixed data, as sdcMicro's microaggrGower).")
     roles = ("numeric", "key", "sensitive")

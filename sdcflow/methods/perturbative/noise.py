@@ -124,6 +124,7 @@ class Noise(Method):
     # estimates (Hundepool et al., "Statistical Disclosure Control", 2012); the draws
     # stay secret with the seed
     public_params = ("variables", "method", "k", "noise", "delta", "romm_lambda", "strata")
+    protects = True
     summary = ("Add noise to numeric variables: additive (normal or uniform), correlated, "
                "sdcMicro's correlated2 and outdect (noise on outliers only), correlated with "
                "exact moments, multiplicative, or random orthogonal matrix masking (ROMM).")

@@ -43,6 +43,7 @@ _NUMERIC = ("integer", "continuous")
 class PostMasking(Method):
     name = "post_masking"
     public_params = ("mask", "variables")
+    protects = True
     summary = ("A masking method, then its result transformed to restore the original "
                "means and covariances (post-masking optimisation).")
     params: ClassVar[dict] = {

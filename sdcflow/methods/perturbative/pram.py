@@ -70,6 +70,7 @@ class Pram(PartitionedPram, Method):
         "variables", "matrix", "scheme", "retention", "spread", "pd", "invariant", "alpha",
         "strata",
     )
+    protects = True
     summary = "Post-randomise categorical values with a (default: invariant) Markov matrix."
     version = "2"  # 2: scheme sdcmicro; info says the scheme (results of scheme fixed unchanged)
     roles = ("pram", "key", "sensitive")

@@ -35,6 +35,7 @@ class RankSwap(Method):
     # attack on rank swapping uses (Nin, Herranz & Torra 2008; rank_swap_attack assumes
     # the worst, an intruder who knows it), and analysts need no p to use the data
     public_params = ("variables", "variant", "strata")
+    protects = True
     summary = "Swap each value with another whose rank differs by at most p% of the records."
     version = "2"  # 2: uniforms drawn in bounded pools (the stream after the first variable moved)
     roles = ("numeric", "key", "sensitive")

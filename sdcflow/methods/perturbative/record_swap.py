@@ -44,6 +44,7 @@ _SHOW = 5
 @register
 class RecordSwap(Method):
     name = "record_swap"
+    protects = True
     summary = ("Targeted record swapping: exchange the geography of high-risk households "
                "(and of a share of all) with similar households of other areas.")
     households = "own"  # it swaps whole households itself

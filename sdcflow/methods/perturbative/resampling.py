@@ -35,6 +35,7 @@ class Resampling(Method):
 
     name = "resampling"
     public_params = ("variables", "t", "strata")
+    protects = True
     summary = "Replace values by the rank-wise average of t sorted bootstrap samples."
     version = "1"
     roles = ("numeric", "key", "sensitive")

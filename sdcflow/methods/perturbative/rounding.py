@@ -49,6 +49,7 @@ class Rounding(Method):
     distribution = Rows()  # each value rounded on its own
     name = "rounding"
     public_params = ("variables", "base", "points", "vectors")
+    protects = True
     summary = ("Replace each value by the nearest multiple of a base or point of a rounding "
                "set, or each record by the nearest of a set of rounding vectors.")
     roles = ("numeric", "key", "sensitive")

@@ -33,6 +33,7 @@ from ..non_perturbative.semantic_generalisation import _generalised
 class SemanticMicroaggregation(Method):
     name = "semantic_microaggregation"
     public_params = ("variables", "k", "distance", "representative")
+    protects = True
     summary = ("Replace groups of k..2k-1 semantically close records by their least common "
                "subsumer or centroid concept.")
     roles = ("key", "sensitive")

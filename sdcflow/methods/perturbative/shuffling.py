@@ -28,6 +28,7 @@ class Shuffling(RegressionSynthesis):
 
     name = "shuffling"
     public_params = ("variables", "predictors", "normal_scores", "strata")
+    protects = True
     summary = "Hand out each variable's own values in the rank order of values drawn from a regression."
     version = "2"
     keeps_values = True

@@ -239,6 +239,7 @@ class IPSO(RegressionSynthesis):
 
     name = "ipso"
     public_params = ("variables", "predictors", "variant", "strata")
+    protects = True
     summary = "Synthetic confidential variables that keep their regression on the others (IPSO)."
     version = "2"
     params: ClassVar[dict] = {

@@ -27,6 +27,7 @@ class MultipleImputation(RegressionSynthesis):
 
     name = "multiple_imputation"
     public_params = ("variables", "predictors", "strata")
+    protects = True
     summary = "Synthetic values by sequential randomised regressions (one multiple-imputation draw)."
     version = "2"
     params: ClassVar[dict] = {

@@ -97,6 +97,8 @@ class CellKey(TableMethod):
     public_params = (
         "D", "V", "js", "pstay", "optim", "mono", "ptable", "ptable_file", "digits", "magnitude",
     )
+    protects = True
+    consistent_across_tables = True  # a cell's noise comes from its records' keys
     summary = "Cell key method: consistent noise on frequency and magnitude tables from a ptable."
     params: ClassVar[dict] = {
         "type": "object",

@@ -23,6 +23,7 @@ from ...registry import MethodResult, TableMethod, register
 class ControlledAdjustment(TableMethod):
     name = "controlled_adjustment"
     public_params = ("weights", "keep_zeros", "integer", "time_limit")
+    protects = True
     summary = ("Controlled tabular adjustment: move each sensitive cell out of its "
                "protection interval, least weighted change, totals additive (MILP, HiGHS).")
     params: ClassVar[dict] = {

@@ -19,6 +19,7 @@ from ...registry import MethodResult, TableMethod, register
 class ControlledRounding(TableMethod):
     name = "controlled_rounding"
     public_params = ("base", "time_limit")
+    protects = True
     summary = ("Round every table cell up or down to a multiple of a base, totals kept "
                "additive, least total change (MILP, HiGHS).")
     params: ClassVar[dict] = {

@@ -17,6 +17,7 @@ from ...registry import MethodResult, TableMethod, register
 class SecondarySuppression(TableMethod):
     name = "secondary_suppression"
     public_params = ("algorithm", "cost", "margin_cost", "time_limit")
+    protects = True
     summary = "Secondary cell suppression: optimal (MILP, HiGHS) or hypercube heuristic."
     params: ClassVar[dict] = {
         "type": "object",

@@ -30,6 +30,7 @@ _RULE = {
 @register
 class SensitivityRules(TableMethod):
     name = "sensitivity_rules"
+    protects = True
     summary = "Primary suppression: flag table cells by frequency, dominance, p%, pq rules."
     # The rules' thresholds stay internal: knowing them tells an intruder how small or
     # dominated a suppressed cell must be (agencies keep them confidential, e.g.

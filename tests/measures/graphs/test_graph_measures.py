@@ -145,6 +145,7 @@ NODES_RECIPE = """
     steps:
       - {id: risk, measure: graph_reidentification,
          params: {source: a, target: b, attacks: [degree, degree_attributes]}}
+      - {id: perturb, method: edge_perturbation, params: {source: a, target: b, fraction: 0.5}}
       - {id: relabel, method: relabel_nodes, params: {source: a, target: b}}
     release: {path: out.csv}
 """
@@ -161,7 +162,7 @@ def test_degree_and_attributes_attack_in_a_recipe(write_recipe, tmp_path):
     assert risk["degree"]["re_identified"] == 2 and risk["degree"]["expected"] == 3.0
     assert risk["degree_attributes"] == {"re_identified": 4, "expected": 4.0,
                                          "below_k": {"2": 4, "5": 4, "10": 4}}
-    # only the relabelled edge list is released: the node file is not
+    # only the perturbed, relabelled edge list is released: the node file is not
     public = sorted(p.name for p in (tmp_path / "out" / "public").iterdir())
     assert public == ["manifest.json", "out.csv", "report.html"]
 

@@ -17,6 +17,7 @@ variables:
 steps:
   - {id: drop, method: remove_variables, params: {variables: [income]}}
   - {id: risk, measure: k_anonymity, params: {k: 2}}
+  - {id: age10, method: global_recode, params: {variable: age, breaks: [0, 19, 39, 59, 130]}}
 release: {path: out.csv}
 """
 

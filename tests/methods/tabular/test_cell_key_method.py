@@ -213,7 +213,9 @@ def test_utility_of_the_perturbed_table(tmp_path):
 
 
 def test_utility_needs_a_perturbed_table(tmp_path):
-    path = write(tmp_path, "- {id: utility, measure: cell_key_utility, table: gh}")
+    # (nothing released: an unperturbed table would not be released anyway)
+    path = write(tmp_path, "- {id: utility, measure: cell_key_utility, table: gh}",
+                 release="{}")
     with pytest.raises(PluginError, match="run cell_key on it"):
         run(path, tmp_path / "out", use_cache=False)
 
