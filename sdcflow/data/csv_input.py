@@ -123,7 +123,7 @@ def read_csv_text(path: CheckedFile, spec: Mapping, wanted: Iterable[str]
 def _header(path: CheckedFile, encoding: str, delimiter: str) -> tuple[list[str] | None,
                                                                        list[Finding]]:
     """The column names, read from at most :data:`MAX_RECORD_BYTES` of the file."""
-    with path.open() as fh:
+    with path.opened() as fh:
         prefix = fh.read(MAX_RECORD_BYTES)
         whole = not fh.read(1)
     if not prefix:
@@ -168,7 +168,7 @@ def _header_only(path: CheckedFile) -> bool:
     """Whether the file is one line without a line end (a header, no records)."""
     if path.size > MAX_RECORD_BYTES:
         return False
-    with path.open() as fh:
+    with path.opened() as fh:
         text = fh.read(MAX_RECORD_BYTES).rstrip(b"\r\n")
     return b"\n" not in text and b"\r" not in text and text.count(b'"') % 2 == 0
 
@@ -197,7 +197,7 @@ def _records(path: CheckedFile, encoding: str, delimiter: str, n_columns: int,
         column_types=dict.fromkeys(names, pa.string()), include_columns=[names[i] for i in keep],
         strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=True)
     try:
-        with path.open() as fh:
+        with path.opened() as fh:
             table = pacsv.read_csv(fh, read_options=read, parse_options=parse,
                                    convert_options=convert)
     except UnicodeDecodeError as exc:  # (from Python's codec, for encodings not UTF-8)

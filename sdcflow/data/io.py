@@ -177,7 +177,7 @@ def sha256_file(path: Path | CheckedFile,
     """The SHA-256 of the file's bytes (hex): a file a recipe names (checked), or one
     sdcflow wrote; ``progress`` hears the fraction read."""
     h = hashlib.sha256()
-    with (path.open() if isinstance(path, CheckedFile) else open(path, "rb")) as fh:
+    with (path.opened() if isinstance(path, CheckedFile) else open(path, "rb")) as fh:
         size = os.fstat(fh.fileno()).st_size
         done = 0
         for chunk in iter(lambda: fh.read(1 << 20), b""):

@@ -29,7 +29,7 @@ def read_parquet_text(path: CheckedFile, variables: Mapping[str, Variable]) -> t
     """The column names of the Parquet file ``path`` (checked by :mod:`.recipe_files`)
     and the columns of ``variables`` as text, or the findings that say why they cannot be
     read."""
-    with path.open() as fh:
+    with path.opened() as fh:
         return _read(fh, variables)
 
 

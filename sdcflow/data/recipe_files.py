@@ -108,7 +108,7 @@ class CheckedFile:
         return RecipeFileError(self.where, f"the {self.what} {self.name}: {message}")
 
     @contextmanager
-    def open(self) -> Iterator[BinaryIO]:
+    def opened(self) -> Iterator[BinaryIO]:
         """The file opened for reading in binary; refused if it is no longer the regular
         file that was checked (replaced by a pipe or a link since). Opened non-blocking
         (a pipe put in its place cannot block), then made blocking again."""
@@ -133,19 +133,13 @@ class CheckedFile:
         with fh:
             yield fh
 
-    def read_bytes(self) -> bytes:
+    def content(self) -> bytes:
         """The file's bytes (at most its checked size: a file that grew is refused)."""
-        with self.open() as fh:
+        with self.opened() as fh:
             raw = fh.read(self.size + 1)
         if len(raw) > self.size:  # (or a file of /proc, whose size is 0)
             raise self.refuse("it grew while being read (is it a special file?)")
         return raw
-
-    def read_text(self) -> str:
-        """The file as UTF-8 text (a byte order mark skipped); refused when it holds NUL
-        bytes (a binary file) or is not UTF-8."""
-        raw = self.read_bytes()
-        return self.decode(raw)
 
     def decode(self, raw: bytes) -> str:
         """``raw`` (this file's bytes) as text: :meth:`check_text`, then decoded."""
@@ -179,7 +173,7 @@ class CheckedFile:
         recipe writes them; the file's own header is never quoted)."""
         import pandas as pd
 
-        raw = self.read_bytes() if raw is None else raw
+        raw = self.content() if raw is None else raw
         end = raw.find(b"\n")
         first = raw if end < 0 else raw[:end]
         if not first.strip():
@@ -193,12 +187,20 @@ class CheckedFile:
             raise self.refuse("it is empty (no header)") from None
         except (pd.errors.ParserError, ValueError, UnicodeError, csv.Error) as exc:
             raise self.refuse(_parser_message(str(exc))) from None
+        self.lacks(columns, header)
+        return frame
+
+    def lacks(self, columns: Iterable[str], header: list[str], where: tuple | None = None
+              ) -> None:
+        """Refuse the file if its ``header`` lacks one of ``columns`` (the names the recipe
+        writes: at ``where``, default the file's position), suggesting only a plain name
+        of the header (:func:`quotable`)."""
         missing = [c for c in columns if c not in header]
         if missing:
             noun = "column" if len(missing) == 1 else "columns"
-            raise self.refuse(f"it has no {noun} {', '.join(repr(c) for c in missing)} in "
+            exc = self.refuse(f"it has no {noun} {', '.join(repr(c) for c in missing)} in "
                               f"its header{_close(missing[0], header)}")
-        return frame
+            raise exc if where is None else RecipeFileError(where, exc.message)
 
 
 def file_lines(mask) -> str:

@@ -64,7 +64,7 @@ def read_stat_text(path: CheckedFile, fmt: str, variables: Mapping[str, Variable
     try:
         # ReadStat opens the file by its name: the checked file, held open meanwhile and
         # reopened through /proc/self/fd where there is one (so it is the file checked)
-        with path.open() as fh:
+        with path.opened() as fh:
             name = _opened_name(fh, path)
             _, head = read(name, metadataonly=True)
             names = [str(n) for n in head.column_names]

@@ -286,7 +286,7 @@ def _xml_root(file: CheckedFile):
     error codes' fixed texts, with line and column: never the file's content)."""
     from xml.parsers import expat
 
-    raw = file.read_bytes()
+    raw = file.content()
     try:
         return ElementTree.fromstring(raw)
     except ElementTree.ParseError as exc:
@@ -307,7 +307,7 @@ def read_json(file: CheckedFile):
     """The JSON value of a file, refused (RecipeFileError) when it is not UTF-8 JSON
     (saying where, in the json module's words, never quoting it) or is nested more than
     :data:`MAX_JSON_DEPTH` deep (Python's parser would recurse until it fails)."""
-    raw = file.read_bytes()
+    raw = file.content()
     depth = json_depth(raw)
     if depth > MAX_JSON_DEPTH:
         raise file.refuse(f"it is nested {depth:,} levels deep, more than the limit of "

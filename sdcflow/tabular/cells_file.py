@@ -43,9 +43,11 @@ def read_cells(files: RecipeFiles | Path, source: Mapping, dims: list[str],
     plus the key naming the offending column) says why they cannot."""
     file = as_files(files).check(source["path"], (*where, "path"), "table file", "table")
     wanted = source_columns(source, dims)
-    frame = file.csv_frame([c for names in wanted.values() for c in names],
-                           dtype={d: str for d in dims}, keep_default_na=False,
+    frame = file.csv_frame(dtype={d: str for d in dims}, keep_default_na=False,
                            na_values=[""])
+    for key, names in wanted.items():  # (at the key naming them, if the recipe does)
+        file.lacks(names, [str(c) for c in frame.columns],
+                   (*where, key) if key in source else None)
     if frame.empty:
         raise file.refuse("it has no cells (a header only)")
     for key in ("freq", "value", "top"):

@@ -188,3 +188,22 @@ def test_the_corpus_style_message_has_the_recipe_position(tmp_path, capsys):
     path = recipe(tmp_path)
     assert main(["validate", str(path)]) == 0
     assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 0
+
+
+@pytest.mark.parametrize("delimiter", ['"\\0"', "é", '"\\u20ac"'])
+def test_a_delimiter_pyarrow_cannot_take(tmp_path, capsys, delimiter):
+    # NUL or a character beyond ASCII: pyarrow's reader raised ValueError (exit 4)
+    (tmp_path / "d.csv").write_text("a\nx\n")
+    path = recipe(tmp_path, f"{{path: d.csv, delimiter: {delimiter}}}")
+    both_commands_refuse(tmp_path, path, capsys, "r.yaml:4:32: ",
+                         "cannot be the delimiter of a CSV file: give one ASCII character")
+
+
+@pytest.mark.parametrize("content, message", [
+    # a header without a line end was "a record (line) of the data is longer than 16 MiB"
+    (b"a", "the data have no records"),
+    (b'a,"b\n1,2\n', "a quoted field of the data is never closed (an unclosed quote?)"),
+])
+def test_small_files_pyarrow_finds_no_record_in(tmp_path, capsys, content, message):
+    (tmp_path / "d.csv").write_bytes(content)
+    both_commands_refuse(tmp_path, recipe(tmp_path), capsys, message)

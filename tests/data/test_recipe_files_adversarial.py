@@ -288,7 +288,7 @@ def test_files_larger_than_their_limit_are_refused_unread(tmp_path, monkeypatch,
                                                           field_name):
     field = FIELDS[field_name]
     monkeypatch.setitem(recipe_files.MAX_BYTES, field.kind, 1000)
-    monkeypatch.setattr(recipe_files.CheckedFile, "open", _never_opened)
+    monkeypatch.setattr(recipe_files.CheckedFile, "opened", _never_opened)
     text, where = attack(tmp_path, monkeypatch, capsys, field,
                          Attack(_content(b"id,x\n" + b"1,hunter2\n" * 200)))
     assert f"{where}: " in text and "larger than the 1,000 bytes" in text, text

@@ -302,7 +302,7 @@ def read_ptable_file(file: CheckedFile) -> dict[str, list[float]]:
     from the previous upper bound of the row). RecipeFileError says why it is none."""
     import pandas as pd
 
-    raw = file.read_bytes()
+    raw = file.content()
     first = raw[:raw.find(b"\n")] if b"\n" in raw else raw
     sep = ";" if first.count(b";") > first.count(b",") else ","
     frame = file.csv_frame(raw=raw, sep=sep, skipinitialspace=True)
