@@ -164,6 +164,17 @@ def _header(path: CheckedFile, encoding: str, delimiter: str) -> tuple[list[str]
     return names, []
 
 
+def record_problem(path: CheckedFile, delimiter: str, n_columns: int) -> str | None:
+    """Why the records of the UTF-8 CSV file ``path`` do not make a table of
+    ``n_columns`` columns (lines with another number of fields, an unclosed quote), or
+    None. pandas, which reads the files of a recipe other than the data, pads a short
+    line with missing values and takes a long first line's extra field as an index."""
+    if _header_only(path):
+        return None
+    _, findings = _records(path, "utf-8", delimiter, n_columns, [0])
+    return findings[0].message if findings else None
+
+
 def _header_only(path: CheckedFile) -> bool:
     """Whether the file is one line without a line end (a header, no records)."""
     if path.size > MAX_RECORD_BYTES:

@@ -58,7 +58,7 @@ def resolve_source(spec: Mapping, files: RecipeFiles | Path) -> tuple[CheckedFil
     else:
         name, where = str(spec["path"]), ("data", "path")
     try:
-        return as_files(files).check(name, where, "data file"), []
+        return as_files(files).check(name, where, "data file", "data"), []
     except RecipeFileError as exc:
         return None, [Finding(exc.where, exc.message)]
 

@@ -44,9 +44,10 @@ __all__ = ["MAX_BYTES", "CheckedFile", "RecipeFileError", "RecipeFiles", "allowe
            "as_files", "command_line_file", "file_lines", "quotable"]
 
 # the largest file of each kind read whole into memory (the data file is read in bounded
-# blocks, whatever its size: no limit)
+# blocks, whatever its size: no limit); "file" for any other kind (a plugin's)
 MAX_BYTES = {
     "data": None,
+    "file": 64 << 20,
     "taxonomy": 16 << 20,     # a taxonomy of a million concepts is well below
     "ptable": 16 << 20,       # a ptable has a few thousand rows
     "nodes": 256 << 20,       # node attributes of some millions of nodes
@@ -179,15 +180,23 @@ class CheckedFile:
         if not first.strip():
             raise self.refuse("it is empty (no header)" if not raw else
                               "its first line (the header) is blank")
+        from .csv_input import record_problem
+
         self.check_text(raw)
-        header = _header_names(first.decode("utf-8-sig"), options.get("sep", ","), self)
+        sep = options.get("sep", ",")
+        names = _check_header(first.decode("utf-8-sig"), sep,
+                              bool(options.get("skipinitialspace")), self)
+        problem = record_problem(self, sep, len(names))
+        if problem is not None:
+            raise self.refuse(problem)
         try:
-            frame = pd.read_csv(io.BytesIO(raw), encoding="utf-8-sig", **options)
+            frame = pd.read_csv(io.BytesIO(raw), encoding="utf-8-sig", index_col=False,
+                                **options)
         except pd.errors.EmptyDataError:
             raise self.refuse("it is empty (no header)") from None
         except (pd.errors.ParserError, ValueError, UnicodeError, csv.Error) as exc:
             raise self.refuse(_parser_message(str(exc))) from None
-        self.lacks(columns, header)
+        self.lacks(columns, [str(c) for c in frame.columns])
         return frame
 
     def lacks(self, columns: Iterable[str], header: list[str], where: tuple | None = None
@@ -221,17 +230,18 @@ def _close(name: str, names: list[str]) -> str:
     return did_you_mean(name, [n for n in names if quotable(n)])
 
 
-def _header_names(line: str, sep: str, file: CheckedFile) -> list[str]:
-    """The column names of a CSV header line (refused: too many, or a name twice)."""
+def _check_header(line: str, sep: str, skip_space: bool, file: CheckedFile) -> list[str]:
+    """The names of a CSV header line, refused when too many or one is there twice
+    (which pandas would rename quietly)."""
     line = line.rstrip("\r\n")
     if line.count(sep) >= MAX_HEADER_COLUMNS:
         raise file.refuse(f"its header has more than {MAX_HEADER_COLUMNS:,} columns: is "
                           f"{sep!r} its delimiter?")
     try:
-        names = next(csv.reader([line], delimiter=sep, strict=False), [])
-    except csv.Error:
+        names = next(csv.reader([line], delimiter=sep, skipinitialspace=skip_space,
+                                strict=False), [])
+    except csv.Error:  # (a field longer than the csv module's limit)
         raise file.refuse("its header is not a CSV line") from None
-    names = [n.strip().strip('"') for n in names]
     seen: dict[str, int] = {}
     for i, n in enumerate(names, 1):
         if n in seen:
@@ -311,10 +321,11 @@ class RecipeFiles:
                 "folders are not read, unless allowed with --allow-path"))
         return real
 
-    def check(self, name: str, where: tuple, what: str, kind: str = "data") -> CheckedFile:
+    def check(self, name: str, where: tuple, what: str, kind: str = "file") -> CheckedFile:
         """The file the recipe names ``name`` (at recipe position ``where``; ``what`` it
         is, for messages: "population file"), found allowed, not hidden, regular and not
-        larger than the limit of its ``kind``; else :class:`RecipeFileError`."""
+        larger than the limit of its ``kind`` (a key of :data:`MAX_BYTES`); else
+        :class:`RecipeFileError`."""
         name = str(name)
         real = self._locate(name, where, what)
 
@@ -332,7 +343,7 @@ class RecipeFiles:
         if not stat.S_ISREG(st.st_mode):
             raise refuse("it is not a regular file (a pipe, socket or device), which could "
                          "block or never end")
-        limit = MAX_BYTES.get(kind)
+        limit = MAX_BYTES[kind] if kind in MAX_BYTES else MAX_BYTES["file"]
         if limit is not None and st.st_size > limit:
             raise refuse(f"it is {_size(st.st_size)}, larger than the {_size(limit)} a "
                          f"{what} may be")
@@ -349,7 +360,7 @@ def command_line_file(path: Path, what: str = "data file") -> CheckedFile:
     """A file named on the command line (``sdcflow init DATAFILE``), not by a recipe:
     the user chose it, so it is allowed wherever it is; only regular files are read."""
     real = _real(path)
-    return RecipeFiles(real.parent, (real,)).check(str(real), (), what)
+    return RecipeFiles(real.parent, (real,)).check(str(real), (), what, "data")
 
 
 def as_files(files: RecipeFiles | Path | str) -> RecipeFiles:

@@ -43,9 +43,9 @@ def partition_files(recipe: Recipe) -> list[CheckedFile]:
         else:
             found = None  # one file
         if found is None:
-            checked = [files.check(text, where, "data file")]
+            checked = [files.check(text, where, "data file", "data")]
         else:
-            checked = [files.check(_name(p, recipe.base_dir), where, "data file")
+            checked = [files.check(_name(p, recipe.base_dir), where, "data file", "data")
                        for p in sorted(found) if p.is_file() and not any(
                            part.startswith((".", "_")) for part in _below(p, recipe.base_dir,
                                                                           text))]
