@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -164,30 +165,35 @@ def _header(path: CheckedFile, encoding: str, delimiter: str) -> tuple[list[str]
     return names, []
 
 
-def record_problem(path: CheckedFile, delimiter: str, n_columns: int) -> str | None:
-    """Why the records of the UTF-8 CSV file ``path`` do not make a table of
-    ``n_columns`` columns (lines with another number of fields, an unclosed quote), or
-    None. pandas, which reads the files of a recipe other than the data, pads a short
-    line with missing values and takes a long first line's extra field as an index."""
-    if _header_only(path):
+def record_problem(path: CheckedFile, raw: bytes, delimiter: str, n_columns: int
+                   ) -> str | None:
+    """Why the records of the UTF-8 CSV file ``path`` (its bytes ``raw``) do not make a
+    table of ``n_columns`` columns (lines with another number of fields, an unclosed
+    quote), or None. pandas, which reads the files of a recipe other than the data, pads
+    a short line with missing values and takes a long first line's extra field as an
+    index."""
+    if _header_only(path, raw):
         return None
-    _, findings = _records(path, "utf-8", delimiter, n_columns, [0])
+    _, findings = _records(path, "utf-8", delimiter, n_columns, [0], raw)
     return findings[0].message if findings else None
 
 
-def _header_only(path: CheckedFile) -> bool:
-    """Whether the file is one line without a line end (a header, no records)."""
+def _header_only(path: CheckedFile, raw: bytes | None = None) -> bool:
+    """Whether the file (its bytes ``raw``, when read already) is one line without a
+    line end (a header, no records)."""
     if path.size > MAX_RECORD_BYTES:
         return False
-    with path.opened() as fh:
-        text = fh.read(MAX_RECORD_BYTES).rstrip(b"\r\n")
+    if raw is None:
+        with path.opened() as fh:
+            raw = fh.read(MAX_RECORD_BYTES)
+    text = raw.rstrip(b"\r\n")
     return b"\n" not in text and b"\r" not in text and text.count(b'"') % 2 == 0
 
 
 def _records(path: CheckedFile, encoding: str, delimiter: str, n_columns: int,
-             keep: list[int]):
+             keep: list[int], raw: bytes | None = None):
     """The records (header first) as a pyarrow table of the ``keep`` columns, all text;
-    or findings."""
+    or findings. (``raw``: the file's bytes, when read already.)"""
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
@@ -208,7 +214,7 @@ def _records(path: CheckedFile, encoding: str, delimiter: str, n_columns: int,
         column_types=dict.fromkeys(names, pa.string()), include_columns=[names[i] for i in keep],
         strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=True)
     try:
-        with path.opened() as fh:
+        with (path.opened() if raw is None else io.BytesIO(raw)) as fh:
             table = pacsv.read_csv(fh, read_options=read, parse_options=parse,
                                    convert_options=convert)
     except UnicodeDecodeError as exc:  # (from Python's codec, for encodings not UTF-8)

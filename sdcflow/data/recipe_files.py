@@ -186,7 +186,7 @@ class CheckedFile:
         sep = options.get("sep", ",")
         names = _check_header(first.decode("utf-8-sig"), sep,
                               bool(options.get("skipinitialspace")), self)
-        problem = record_problem(self, sep, len(names))
+        problem = record_problem(self, raw, sep, len(names))
         if problem is not None:
             raise self.refuse(problem)
         try:
