@@ -264,12 +264,13 @@ def cmd_report(args) -> int:
 
 
 def cmd_public_recipe(args) -> int:
+    from .data.recipe_files import RecipeFileError, command_line_file
     from .engine.canonical import sha256_text
     from .engine.public_recipe import public_form_text
     from .errors import OutputError
     from .recipe import load_recipe
 
-    text = public_form_text(load_recipe(args.recipe))
+    text = public_form_text(load_recipe(args.recipe, allow_paths=args.allow_path))
     digest = sha256_text(text)
     if args.check is None:
         sys.stdout.write(digest + "\n" if args.sha256 else text)
@@ -279,8 +280,11 @@ def cmd_public_recipe(args) -> int:
         if path.is_dir() and candidate.is_file():
             path = candidate
             break
-    try:
-        published = json.loads(path.read_text(encoding="utf-8"))["recipe"]["public_sha256"]
+    try:  # (a regular file, never a pipe or a device, and bounded: recipe_files)
+        manifest = command_line_file(path, "public manifest", "file").content()
+        published = json.loads(manifest.decode("utf-8"))["recipe"]["public_sha256"]
+    except RecipeFileError as exc:
+        raise OutputError(exc.message) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise OutputError(f"{path}: not a public manifest with the recipe's public sha256 "
                           f"({type(exc).__name__}: {exc})") from None
@@ -453,6 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", metavar="PATH", default=None,
                    help="compare with a public manifest (or a run's directory or its "
                         "public/): exit 0 when it names this recipe, 1 when not")
+    _allow_path(p)
     p.set_defaults(func=cmd_public_recipe)
 
     p = add("init", help="write a starter recipe from a data file (CSV, Parquet, SPSS, "

@@ -283,7 +283,7 @@ def starter_recipe(data_file: Path, recipe_file: Path) -> str:
 def write_starter(data_file: str | Path, recipe_file: str | Path) -> Path:
     """Write the starter recipe; never replaces an existing file (:class:`InitError`)."""
     data_file, recipe_file = Path(data_file), Path(recipe_file)
-    if not data_file.is_file():
+    if not data_file.exists():  # (a folder, a pipe: refused, unread, as recipe_files says)
         raise InitError(f"{data_file}: no such data file")
     if recipe_file.exists() or recipe_file.is_symlink():
         raise InitError(f"{recipe_file} exists; nothing was written (sdcflow init never "

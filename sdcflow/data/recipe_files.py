@@ -356,11 +356,13 @@ class RecipeFiles:
         return self._locate(str(name), where, what)
 
 
-def command_line_file(path: Path, what: str = "data file") -> CheckedFile:
-    """A file named on the command line (``sdcflow init DATAFILE``), not by a recipe:
-    the user chose it, so it is allowed wherever it is; only regular files are read."""
+def command_line_file(path: Path, what: str = "data file", kind: str = "data"
+                      ) -> CheckedFile:
+    """A file named on the command line (``sdcflow init DATAFILE``, ``sdcflow
+    public-recipe --check MANIFEST``), not by a recipe: the user chose it, so it is
+    allowed wherever it is; only regular files are read, within the limit of ``kind``."""
     real = _real(path)
-    return RecipeFiles(real.parent, (real,)).check(str(real), (), what, "data")
+    return RecipeFiles(real.parent, (real,)).check(str(real), (), what, kind)
 
 
 def as_files(files: RecipeFiles | Path | str) -> RecipeFiles:

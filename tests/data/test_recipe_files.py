@@ -153,6 +153,19 @@ def test_init_says_how_to_read_data_outside_the_recipe_folder(tmp_path, capsys):
     assert main(["validate", str(starter), "--allow-path", str(data)]) == 0
 
 
+def test_files_named_on_the_command_line_are_regular_files(tmp_path, capsys):
+    # `init DATAFILE` and `public-recipe --check MANIFEST` name a file the user chose:
+    # read wherever it is, but a pipe would block for ever
+    recipe, data = layout(tmp_path)
+    os.mkfifo(tmp_path / "pipe.csv")
+    assert main(["init", str(tmp_path / "pipe.csv"), "-o", str(tmp_path / "x.yaml")]) == 1
+    assert "pipe.csv: it is not a regular file" in capsys.readouterr().err
+    os.mkfifo(tmp_path / "manifest.json")
+    assert main(["public-recipe", str(recipe), "--check", str(tmp_path / "manifest.json"),
+                 "--allow-path", str(data)]) == 1
+    assert "manifest.json: it is not a regular file" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------------------
 # every reader goes through the gate
 
