@@ -13,9 +13,10 @@ from .errors import CheckFailed, PluginError, Problem, RecipeError, SdcflowError
 from .recipe import Recipe, load_recipe, validate
 
 
-def plan(recipe):
-    """The execution plan of a recipe (validated with its data): a :class:`sdcflow.plan.Plan`."""
-    return validate(recipe).plan
+def plan(recipe, *, allow_paths=()):
+    """The execution plan of a recipe (validated with its data): a :class:`sdcflow.plan.Plan`
+    (``allow_paths`` as for :func:`run`)."""
+    return validate(recipe, allow_paths=allow_paths).plan
 
 
 __all__ = [

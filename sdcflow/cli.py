@@ -28,6 +28,21 @@ def _problems_json(exc) -> list[dict]:
     return [p.as_dict() for p in exc.problems + getattr(exc, "warnings", [])]
 
 
+def _allowed_path(text: str) -> str:
+    """An --allow-path: a folder (or file) that exists."""
+    if not Path(text).exists():
+        raise argparse.ArgumentTypeError(f"no such folder or file: {text}")
+    return text
+
+
+def _allow_path(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-path", action="append", default=[], type=_allowed_path,
+                   metavar="DIR",
+                   help="let the recipe read files in DIR (a folder, or one file) besides "
+                        "its own folder; repeatable (see 'Files a recipe reads' in the "
+                        "README)")
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -45,7 +60,7 @@ def cmd_validate(args) -> int:
     status, report = 0, []
     for path in args.recipes:
         try:
-            validated = validate(path, data=not args.no_data)
+            validated = validate(path, data=not args.no_data, allow_paths=args.allow_path)
             for w in validated.warnings:
                 print(w, file=sys.stderr)
             report.append({"recipe": path, "valid": True,
@@ -69,7 +84,7 @@ def cmd_validate(args) -> int:
 def cmd_plan(args) -> int:
     from .recipe import validate
 
-    validated = validate(args.recipe)
+    validated = validate(args.recipe, allow_paths=args.allow_path)
     plan = validated.plan
     steps = [ps.as_dict() for ps in plan.steps]
     lines = []
@@ -122,14 +137,14 @@ def cmd_run(args) -> int:
     if args.dry_run:
         from .dry_run import dry_run
 
-        _emit(args, *dry_run(args.recipe, args.out))
+        _emit(args, *dry_run(args.recipe, args.out, allow_paths=args.allow_path))
         return 0
     progress, shown = _run_progress(args)
     try:
         with shown:
             result = run(args.recipe, args.out, use_cache=not args.no_cache,
                          progress=progress, engine=args.engine, scheduler=args.scheduler,
-                         workers=args.workers)
+                         workers=args.workers, allow_paths=args.allow_path)
     except CheckFailed as exc:
         return _not_released(args, exc)
     except SdcflowError as exc:
@@ -218,7 +233,7 @@ def cmd_report(args) -> int:
     from .recipe import load_recipe
     from .report import pdf_bytes, write_report
 
-    recipe = load_recipe(args.recipe)
+    recipe = load_recipe(args.recipe, allow_paths=args.allow_path)
     try:
         result = run(recipe, write=False, use_cache=not args.no_cache)
     except CheckFailed as exc:
@@ -249,12 +264,13 @@ def cmd_report(args) -> int:
 
 
 def cmd_public_recipe(args) -> int:
+    from .data.recipe_files import RecipeFileError, command_line_file
     from .engine.canonical import sha256_text
     from .engine.public_recipe import public_form_text
     from .errors import OutputError
     from .recipe import load_recipe
 
-    text = public_form_text(load_recipe(args.recipe))
+    text = public_form_text(load_recipe(args.recipe, allow_paths=args.allow_path))
     digest = sha256_text(text)
     if args.check is None:
         sys.stdout.write(digest + "\n" if args.sha256 else text)
@@ -264,8 +280,11 @@ def cmd_public_recipe(args) -> int:
         if path.is_dir() and candidate.is_file():
             path = candidate
             break
-    try:
-        published = json.loads(path.read_text(encoding="utf-8"))["recipe"]["public_sha256"]
+    try:  # (a regular file, never a pipe or a device, and bounded: recipe_files)
+        manifest = command_line_file(path, "public manifest", "file").content()
+        published = json.loads(manifest.decode("utf-8"))["recipe"]["public_sha256"]
+    except RecipeFileError as exc:
+        raise OutputError(exc.message) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise OutputError(f"{path}: not a public manifest with the recipe's public sha256 "
                           f"({type(exc).__name__}: {exc})") from None
@@ -373,11 +392,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("validate", help="check recipes (schema, semantics, data)")
     p.add_argument("recipes", nargs="+", metavar="RECIPE")
     p.add_argument("--no-data", action="store_true", help="do not read the data")
+    _allow_path(p)
     fmt(p)
     p.set_defaults(func=cmd_validate)
 
     p = add("plan", help="print the steps in execution order")
     p.add_argument("recipe", metavar="RECIPE")
+    _allow_path(p)
     fmt(p)
     p.set_defaults(func=cmd_plan)
 
@@ -402,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=_positive, default=None, metavar="N",
                    help="Dask: worker processes of the local cluster; in memory: threads "
                         "running independent steps")
+    _allow_path(p)
     fmt(p)
     p.set_defaults(func=cmd_run)
 
@@ -416,6 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the external report (published measures only, as in public/)")
     p.add_argument("--pdf", action="store_true",
                    help="write the report as PDF (A4; needs the extra sdcflow[pdf])")
+    _allow_path(p)
     p.set_defaults(func=cmd_report)
 
     p = add("methods", help="list methods and measures with their parameters")
@@ -434,6 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", metavar="PATH", default=None,
                    help="compare with a public manifest (or a run's directory or its "
                         "public/): exit 0 when it names this recipe, 1 when not")
+    _allow_path(p)
     p.set_defaults(func=cmd_public_recipe)
 
     p = add("init", help="write a starter recipe from a data file (CSV, Parquet, SPSS, "

@@ -5,9 +5,10 @@ compute and write, without computing or writing anything."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
-from .recipe import Recipe, Validated, load_recipe, validate
+from .recipe import Recipe, Validated, as_recipe, validate
 
 
 def _variant_text(variant: dict) -> str:
@@ -52,8 +53,8 @@ def would_write_not_released(validated: Validated) -> list[str]:
     return [MANIFEST, "measures.json", "report.html", *pdf, RUN_LOG]
 
 
-def dry_run(recipe: Recipe | str | Path, out_dir: str | Path | None = None
-            ) -> tuple[str, dict]:
+def dry_run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
+            allow_paths: Iterable[str | Path] = ()) -> tuple[str, dict]:
     """What ``sdcflow run`` would do: the steps in execution order (one line per grid
     variant of a step), the output directory and the files it would hold. Raises what a
     run raises before its first step (:class:`~sdcflow.errors.RecipeError`,
@@ -62,8 +63,7 @@ def dry_run(recipe: Recipe | str | Path, out_dir: str | Path | None = None
     from .engine.runner import CACHE_DIR, default_out_dir
     from .grid import chosen_variant
 
-    if not isinstance(recipe, Recipe):
-        recipe = load_recipe(recipe)
+    recipe = as_recipe(recipe, allow_paths)
     validated = validate(recipe)
     plan = validated.plan
     target = check_target(Path(out_dir) if out_dir is not None else default_out_dir(recipe),

@@ -173,18 +173,23 @@ def read_columns(path: Path) -> tuple[pd.DataFrame, str]:
     from .data.csv_input import read_csv_text
     from .data.io import table_format
     from .data.parquet_input import read_parquet_text
+    from .data.recipe_files import RecipeFileError, command_line_file
     from .data.stat_files import STAT_FORMATS, read_stat_text
 
     fmt = table_format({}, path)
+    try:
+        file = command_line_file(path)
+    except RecipeFileError as exc:
+        raise InitError(exc.message) from None
     if fmt == "csv":
-        header, findings = read_csv_text(path, {}, [])
-        raw, more = (read_csv_text(path, {}, header.names) if header else (None, []))
+        header, findings = read_csv_text(file, {}, [])
+        raw, more = (read_csv_text(file, {}, header.names) if header else (None, []))
     else:
         def read(variables):
             if fmt in STAT_FORMATS:
-                table, _, found = read_stat_text(path, fmt, variables)
+                table, _, found = read_stat_text(file, fmt, variables)
                 return table, found
-            return read_parquet_text(path, variables)
+            return read_parquet_text(file, variables)
 
         header, findings = read({})
         wanted = {n: Variable(n, "key", "categorical") for n in header.names} if header else {}
@@ -233,6 +238,9 @@ def starter_recipe(data_file: Path, recipe_file: Path) -> str:
         # be, from a few values an intruder knows: see the README, Outputs)
         (f"seed: {secrets.randbits(63)}  # the key of every random draw: keep it internal "
          "and unchanged"),
+        *([(f"# the data lie outside this recipe's folder: give --allow-path "
+            f"{json.dumps(str(data_file.resolve().parent))} to validate and run it (or move "
+            "the recipe next to the data)")] if relative.parts[:1] == ("..",) else []),
         f"data: {{path: {json.dumps(relative.as_posix())}"
         + (", format: parquet" if fmt == "parquet" else "") + "}",
         "variables:",
@@ -275,7 +283,7 @@ def starter_recipe(data_file: Path, recipe_file: Path) -> str:
 def write_starter(data_file: str | Path, recipe_file: str | Path) -> Path:
     """Write the starter recipe; never replaces an existing file (:class:`InitError`)."""
     data_file, recipe_file = Path(data_file), Path(recipe_file)
-    if not data_file.is_file():
+    if not data_file.exists():  # (a folder, a pipe: refused, unread, as recipe_files says)
         raise InitError(f"{data_file}: no such data file")
     if recipe_file.exists() or recipe_file.is_symlink():
         raise InitError(f"{recipe_file} exists; nothing was written (sdcflow init never "

@@ -5,7 +5,6 @@ as rows marked suppressed, their value and frequency left empty) and the interna
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -96,17 +95,19 @@ def released_table(recipe, tid: str, source: str, table):
     return table if source == tid else face(table, recipe.tables[tid].dims)
 
 
-def build(spec: TableSpec, data: Dataset, base_dir: Path, key: str | None = None,
+def build(spec: TableSpec, data: Dataset, key: str | None = None,
           key_digits: int = 8, top: int = 2):
-    """The table ``spec`` from ``data`` (or from its ``from`` file); with ``key`` (a
-    column of record keys) each cell gets its cell key (``cell_key``)."""
+    """The table ``spec`` from ``data`` (or from the cells of its ``from`` file, read and
+    checked when the recipe was read: :mod:`sdcflow.tabular.cells_file`); with ``key``
+    (a column of record keys) each cell gets its cell key (``cell_key``)."""
     from .tabular import build_partial, finish_table, table_from_cells
 
     hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
     if spec.source:
         src = spec.source
-        frame = pd.read_csv(base_dir / src["path"], dtype={d: str for d in spec.dims},
-                            keep_default_na=False, na_values=[""])
+        if spec.cells is None:
+            raise ValueError(f"table {spec.id!r}: its file was not read with the recipe")
+        frame = spec.cells
         return table_from_cells(frame, spec.dims, hierarchies or None,
                                 freq=src.get("freq", "freq"), value=src.get("value", "value"),
                                 contributions=src.get("top", ["top1", "top2"]),

@@ -121,7 +121,7 @@ def test_table_by_partitions_equals_the_engine_build(tmp_path):
                       hierarchy={"region": {"t1": "north", "t2": "north", "t3": "south"}})
     data = Dataset(frame, {"town": region, "job": Variable("job", "key", "categorical")})
     spec = TableSpec("pay", 0, ["town", "job"], response="pay")
-    whole = build(spec, data, tmp_path)
+    whole = build(spec, data)
     assert whole.dimensions[0].codes == ("t1", "t2", "north", "t3", "south", "Total")
     tab = tabulation(spec, data.meta)
     parts = [build_partial(tab, data.frame.iloc[k::3]) for k in range(3)]

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
 from ..suggest import did_you_mean
 from .findings import SHOW, Finding, records_text
+from .recipe_files import CheckedFile
 from .text import TEXT
 
 MAX_RECORD_BYTES = 16 << 20  # the longest record (line) read, and the reader's block size
@@ -74,21 +75,27 @@ def dialect_problems(spec: Mapping) -> list[Finding]:
     return out
 
 
-def read_csv_text(path: Path, spec: Mapping, wanted: Iterable[str]) -> tuple[TextTable | None,
-                                                                             list[Finding]]:
-    """The header of the CSV file ``path`` and its ``wanted`` columns as text, or the
-    findings that say why the file cannot be read as a table."""
+def read_csv_text(path: CheckedFile, spec: Mapping, wanted: Iterable[str]
+                  ) -> tuple[TextTable | None, list[Finding]]:
+    """The header of the CSV file ``path`` (checked by :mod:`.recipe_files`) and its
+    ``wanted`` columns as text, or the findings that say why the file cannot be read as a
+    table."""
     encoding, findings = check_encoding(spec)
     delimiter = csv_delimiter(spec)
-    if delimiter in ('"', "\n", "\r"):
-        findings.append(Finding(("data", "delimiter"),
-                                f"{delimiter!r} cannot be the delimiter of a CSV file"))
+    if delimiter in ('"', "\n", "\r", "\x00") or not delimiter.isascii():
+        # (pyarrow's reader takes one ASCII character, not NUL)
+        findings.append(Finding(("data", "sep" if "sep" in spec else "delimiter"), (
+            f"{delimiter!r} cannot be the delimiter of a CSV file: give one ASCII character"
+            " other than a quote, a line end or NUL")))
     findings.extend(dialect_problems(spec))
     if findings:
         return None, findings
     names, findings = _header(path, encoding, delimiter)
     if names is None:
         return None, findings
+    if not findings and _header_only(path):  # (one line without a line end: pyarrow
+        return TextTable(names, {w: pd.Series([], dtype=TEXT, name=w)  # finds no rows)
+                                 for w in wanted if w in names}, 0), []
     index = {}
     for i, name in enumerate(names):
         index.setdefault(name, i)
@@ -114,10 +121,10 @@ def read_csv_text(path: Path, spec: Mapping, wanted: Iterable[str]) -> tuple[Tex
     return TextTable(names, columns, table.num_rows - 1), []
 
 
-def _header(path: Path, encoding: str, delimiter: str) -> tuple[list[str] | None,
-                                                                list[Finding]]:
+def _header(path: CheckedFile, encoding: str, delimiter: str) -> tuple[list[str] | None,
+                                                                       list[Finding]]:
     """The column names, read from at most :data:`MAX_RECORD_BYTES` of the file."""
-    with open(path, "rb") as fh:
+    with path.opened() as fh:
         prefix = fh.read(MAX_RECORD_BYTES)
         whole = not fh.read(1)
     if not prefix:
@@ -158,9 +165,35 @@ def _header(path: Path, encoding: str, delimiter: str) -> tuple[list[str] | None
     return names, []
 
 
-def _records(path: Path, encoding: str, delimiter: str, n_columns: int, keep: list[int]):
+def record_problem(path: CheckedFile, raw: bytes, delimiter: str, n_columns: int
+                   ) -> str | None:
+    """Why the records of the UTF-8 CSV file ``path`` (its bytes ``raw``) do not make a
+    table of ``n_columns`` columns (lines with another number of fields, an unclosed
+    quote), or None. pandas, which reads the files of a recipe other than the data, pads
+    a short line with missing values and takes a long first line's extra field as an
+    index."""
+    if _header_only(path, raw):
+        return None
+    _, findings = _records(path, "utf-8", delimiter, n_columns, [0], raw)
+    return findings[0].message if findings else None
+
+
+def _header_only(path: CheckedFile, raw: bytes | None = None) -> bool:
+    """Whether the file (its bytes ``raw``, when read already) is one line without a
+    line end (a header, no records)."""
+    if path.size > MAX_RECORD_BYTES:
+        return False
+    if raw is None:
+        with path.opened() as fh:
+            raw = fh.read(MAX_RECORD_BYTES)
+    text = raw.rstrip(b"\r\n")
+    return b"\n" not in text and b"\r" not in text and text.count(b'"') % 2 == 0
+
+
+def _records(path: CheckedFile, encoding: str, delimiter: str, n_columns: int,
+             keep: list[int], raw: bytes | None = None):
     """The records (header first) as a pyarrow table of the ``keep`` columns, all text;
-    or findings."""
+    or findings. (``raw``: the file's bytes, when read already.)"""
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
@@ -181,31 +214,35 @@ def _records(path: Path, encoding: str, delimiter: str, n_columns: int, keep: li
         column_types=dict.fromkeys(names, pa.string()), include_columns=[names[i] for i in keep],
         strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=True)
     try:
-        table = pacsv.read_csv(path, read_options=read, parse_options=parse,
-                               convert_options=convert)
+        with (path.opened() if raw is None else io.BytesIO(raw)) as fh:
+            table = pacsv.read_csv(fh, read_options=read, parse_options=parse,
+                                   convert_options=convert)
     except UnicodeDecodeError as exc:  # (from Python's codec, for encodings not UTF-8)
         return None, [Finding(None, (
             f"the data are not {encoding} text (byte 0x{exc.object[exc.start]:02x}); give"
             " the file's encoding as data.encoding"))]
     except (pa.ArrowException, UnicodeError, ValueError) as exc:
-        return None, [Finding(None, _reader_message(str(exc), encoding))]
+        return None, [Finding(None, _reader_message(str(exc), encoding, path.size))]
     if bad_rows:
         return None, [_ragged(bad_rows, n_columns)]
     return table, []
 
 
-def _reader_message(message: str, encoding: str) -> str:
-    """pyarrow's error as a sentence about the data file."""
+def _reader_message(message: str, encoding: str, size: int) -> str:
+    """pyarrow's error as a sentence about the data file (of ``size`` bytes)."""
     message = message.strip().splitlines()[0] if message.strip() else "unreadable"
     if "straddling object" in message or "cannot infer number of columns" in message:
+        if size < MAX_RECORD_BYTES:  # (no record is too long: a quote is never closed)
+            return "a quoted field of the data is never closed (an unclosed quote?)"
         return (f"a record (line) of the data is longer than {_size(MAX_RECORD_BYTES)}:"
                 " is this a CSV file with line ends?")
     utf8 = re.match(r"In CSV column #(\d+): Row #(\d+): .*invalid UTF8", message)
     if utf8:
         return (f"the data are not {encoding} text (line {utf8.group(2)}); give the"
                 " file's encoding as data.encoding (e.g. latin-1 or cp1252)")
-    message = re.sub(r"^CSV parse error: ", "", message)
-    return f"cannot read CSV data: {message}"
+    # (pyarrow's other messages may quote a record: only what they say of it is kept)
+    rows = re.search(r"Row #(\d+)", message)
+    return "cannot read the file as CSV data" + (f" (line {rows.group(1)})" if rows else "")
 
 
 def _ragged(bad_rows: list, n_columns: int) -> Finding:

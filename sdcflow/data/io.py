@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from .csv_input import TextTable, read_csv_text
 from .dataset import Dataset, Variable
 from .findings import Finding, records_text
 from .parquet_input import read_parquet_text
+from .recipe_files import CheckedFile, RecipeFileError, RecipeFiles, as_files, quotable
 from .stat_files import STAT_FORMATS, STAT_SUFFIXES, read_stat_text, write_stat_file
 
 __all__ = ["BUILTIN_DATASETS", "Finding", "read_data", "records_text", "resolve_source",
@@ -43,8 +43,10 @@ def builtin_path(name: str) -> Path:
     return DATASETS_DIR / BUILTIN_DATASETS[name]
 
 
-def resolve_source(spec: Mapping, base_dir: Path) -> tuple[Path | None, list[Finding]]:
-    """The file the ``data`` section points to, or findings saying why there is none."""
+def resolve_source(spec: Mapping, files: RecipeFiles | Path) -> tuple[CheckedFile | None,
+                                                                      list[Finding]]:
+    """The file the ``data`` section points to (checked by :mod:`.recipe_files`: allowed,
+    regular), or findings saying why there is none."""
     if "builtin" in spec:
         name = spec["builtin"]
         if name not in BUILTIN_DATASETS:
@@ -52,24 +54,13 @@ def resolve_source(spec: Mapping, base_dir: Path) -> tuple[Path | None, list[Fin
             return None, [Finding(("data", "builtin"), (
                 f"unknown shipped data set '{name}'{did_you_mean(name, BUILTIN_DATASETS)};"
                 f" shipped: {shipped}"))]
-        return builtin_path(name), []
-    if "\0" in spec["path"]:  # (the operating system cannot take it: ValueError)
-        return None, [Finding(("data", "path"), "the data path holds a NUL character")]
-    path = base_dir / spec["path"]
+        name, where = str(builtin_path(name)), ("data", "builtin")
+    else:
+        name, where = str(spec["path"]), ("data", "path")
     try:
-        path = path.resolve()
-        mode = path.stat().st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return None, [Finding(("data", "path"), f"data file not found: {path}")]
-    except (OSError, RuntimeError) as exc:  # (RuntimeError: a symlink loop on Python 3.11)
-        return None, [Finding(("data", "path"), f"cannot open the data file {path}:"
-                                                f" {getattr(exc, 'strerror', None) or exc}")]
-    if stat.S_ISDIR(mode):
-        return None, [Finding(("data", "path"), f"the data path is a directory, not a file: {path}")]
-    if not stat.S_ISREG(mode):  # a FIFO or a device would block or never end
-        return None, [Finding(("data", "path"), (
-            f"the data path is not a regular file (a pipe, socket or device): {path}"))]
-    return path, []
+        return as_files(files).check(name, where, "data file", "data"), []
+    except RecipeFileError as exc:
+        return None, [Finding(exc.where, exc.message)]
 
 
 def table_format(spec: Mapping, path: Path) -> str:
@@ -89,19 +80,20 @@ _HASH, _READ = 0.1, 0.35
 
 
 def read_data(
-    spec: Mapping, base_dir: Path, variables: Mapping[str, Variable],
+    spec: Mapping, files: RecipeFiles | Path, variables: Mapping[str, Variable],
     progress: Callable[[float], None] | None = None,
 ) -> tuple[Dataset | None, dict, list[Finding]]:
-    """Read the data declared by ``spec`` and convert the declared variables.
+    """Read the data declared by ``spec`` (its path relative to the recipe's folder, as
+    ``files`` allows: :mod:`.recipe_files`) and convert the declared variables.
 
     Returns the dataset (``None`` when it cannot be used), a description of the source
     (file and sha256, for the manifest), and the findings. ``progress`` (if given) is
     called with the fraction of the reading done, now and then."""
     report = progress or (lambda fraction: None)
-    path, findings = resolve_source(spec, base_dir)
+    path, findings = resolve_source(spec, files)
     if path is None:
         return None, {}, findings
-    fmt = table_format(spec, path)
+    fmt = table_format(spec, Path(path.name))
     try:
         digest = sha256_file(path, lambda f: report(_HASH * f))
         source = {"file": str(spec.get("builtin") or spec["path"]), "sha256": digest}
@@ -114,9 +106,10 @@ def read_data(
             raw, findings = read_parquet_text(path, variables)
         report(_HASH + _READ)
     except OSError as exc:  # e.g. no permission to read, or the file vanished
-        where = ("data", "builtin" if "builtin" in spec else "path")
-        return None, {}, [Finding(where, f"cannot read the data file {path}:"
-                                         f" {exc.strerror or exc}")]
+        return None, {}, [Finding(path.where, f"cannot read the data file {path.name}:"
+                                              f" {exc.strerror or exc}")]
+    except RecipeFileError as exc:  # (it changed since it was checked)
+        return None, {}, [Finding(exc.where, exc.message)]
     if raw is None:
         return None, source, findings
     findings = _columns_problems(raw, variables)
@@ -163,21 +156,28 @@ def _columns_problems(raw: TextTable, variables: Mapping[str, Variable]) -> list
         seen[name] = seen.get(name, 0) + 1
     dup = sorted(name for name, count in seen.items() if count > 1)
     if dup:
-        out.append(Finding(None, f"the data have duplicate column names: {dup}"))
+        # (names a message may quote: a file that is no table has no column names)
+        shown = [n for n in dup if quotable(n) or n in variables]
+        more = len(dup) - len(shown)
+        out.append(Finding(None, "the data have duplicate column names" + (
+            f": {shown}" if shown else "") + (f" ({more} more)" if shown and more else "")))
+    plain = [n for n in raw.names if quotable(n)]
     for name in variables:
         if name not in seen:
             out.append(Finding(("variables", name), (
                 f"variable '{name}' is not a column of the data"
-                f"{did_you_mean(name, raw.names)}"), key=True))
+                f"{did_you_mean(name, plain)}"), key=True))
     if raw.records == 0:
         out.append(Finding(None, "the data have no records"))
     return out
 
 
-def sha256_file(path: Path, progress: Callable[[float], None] | None = None) -> str:
-    """The SHA-256 of the file's bytes (hex); ``progress`` hears the fraction read."""
+def sha256_file(path: Path | CheckedFile,
+                progress: Callable[[float], None] | None = None) -> str:
+    """The SHA-256 of the file's bytes (hex): a file a recipe names (checked), or one
+    sdcflow wrote; ``progress`` hears the fraction read."""
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with (path.opened() if isinstance(path, CheckedFile) else open(path, "rb")) as fh:
         size = os.fstat(fh.fileno()).st_size
         done = 0
         for chunk in iter(lambda: fh.read(1 << 20), b""):

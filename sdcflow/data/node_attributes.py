@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..suggest import did_you_mean
+from .recipe_files import RecipeFileError, RecipeFiles, as_files, file_lines
 from .text import TEXT, text_column
 
 MAX_SHOWN = 5
@@ -28,29 +28,24 @@ def label_text(value) -> str:
     return str(value)
 
 
-def resolve_nodes(spec: Mapping, base_dir: Path, node_type: str
+def resolve_nodes(spec: Mapping, files: RecipeFiles | Path, node_type: str
                   ) -> tuple[dict | None, str | None]:
     """The resolved declaration ``{"file", "id", "attributes", "values"}``, or a message
-    saying why the file cannot serve: not found or not a CSV table, no such column, an
-    id given twice or missing, an attribute value missing, an id that is no integer for
-    integer node labels."""
-    path = base_dir / spec["file"]
-    try:
-        frame = pd.read_csv(path, dtype=TEXT, keep_default_na=False, encoding="utf-8")
-    except FileNotFoundError:
-        return None, f"node file not found: {path}"
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError,
-            pd.errors.EmptyDataError) as exc:
-        return None, f"cannot read the node file {path} as a CSV table: {exc}"
-    columns = list(frame.columns)
+    saying why the file cannot serve: not allowed, not found or not a CSV table
+    (:mod:`.recipe_files`), no such column, an id given twice or missing, an attribute
+    value missing, an id that is no integer for integer node labels. Messages name lines
+    of the file and the columns the recipe names, never what the file holds."""
     ident = spec["id"]
-    if ident not in columns:
-        return None, (f"the node file has no column '{ident}'{did_you_mean(ident, columns)}"
-                      f" (columns: {', '.join(columns)})")
+    try:
+        file = as_files(files).check(spec["file"], ("file",), "node file", "nodes")
+        frame = file.csv_frame([ident, *(spec.get("attributes") or [])], dtype=TEXT,
+                               keep_default_na=False)
+    except RecipeFileError as exc:
+        return None, exc.message
+    columns = [str(c) for c in frame.columns]
     attributes = list(spec.get("attributes") or [c for c in columns if c != ident])
-    unknown = [a for a in attributes if a not in columns or a == ident]
-    if unknown:
-        return None, f"the node file has no attribute column {', '.join(unknown)}"
+    if ident in attributes:
+        return None, f"the id column '{ident}' cannot be an attribute too"
     if not attributes:
         return None, "the node file has no column besides the id: no attribute to use"
     ids = frame[ident].str.strip()
@@ -65,9 +60,9 @@ def resolve_nodes(spec: Mapping, base_dir: Path, node_type: str
     missing = ids[ids == ""].index.tolist()
     if missing:
         return None, f"a missing node id on lines {_shown([r + 2 for r in missing])}"
-    twice = ids[ids.duplicated()].tolist()
-    if twice:
-        return None, f"node ids given twice in the node file: {_shown(sorted(set(twice)))}"
+    twice = ids.duplicated(keep=False).to_numpy()
+    if twice.any():  # (by line: the ids are what the file holds)
+        return None, f"node ids given twice in the node file ({file_lines(twice)})"
     empty = [a for a in attributes if (frame[a].str.strip() == "").any()]
     if empty:
         return None, (f"missing values in the attribute column {', '.join(empty)}: every "

@@ -13,7 +13,6 @@ numbers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,21 +20,28 @@ import pandas as pd
 from .csv_input import TextTable
 from .dataset import Variable
 from .findings import Finding
+from .recipe_files import CheckedFile
 from .text import TEXT, text_column
 
 
-def read_parquet_text(path: Path, variables: Mapping[str, Variable]) -> tuple[
+def read_parquet_text(path: CheckedFile, variables: Mapping[str, Variable]) -> tuple[
         TextTable | None, list[Finding]]:
-    """The column names of the Parquet file ``path`` and the columns of ``variables`` as
-    text, or the findings that say why they cannot be read."""
+    """The column names of the Parquet file ``path`` (checked by :mod:`.recipe_files`)
+    and the columns of ``variables`` as text, or the findings that say why they cannot be
+    read."""
+    with path.opened() as fh:
+        return _read(fh, variables)
+
+
+def _read(fh, variables: Mapping[str, Variable]) -> tuple[TextTable | None, list[Finding]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        parquet = pq.ParquetFile(path)
+        parquet = pq.ParquetFile(fh)
         schema = parquet.schema_arrow
     except (pa.ArrowException, OSError, ValueError) as exc:
-        return None, [Finding(None, f"cannot read Parquet data: {_first_line(exc)}")]
+        return None, [Finding(None, f"cannot read Parquet data: {_reason(exc)}")]
     names = [str(n) for n in schema.names]
     wanted = [w for w in variables if names.count(w) == 1]
     findings = []
@@ -50,7 +56,7 @@ def read_parquet_text(path: Path, variables: Mapping[str, Variable]) -> tuple[
     try:
         table = parquet.read(columns=wanted) if wanted else None
     except (pa.ArrowException, OSError, ValueError) as exc:
-        return None, [Finding(None, f"cannot read Parquet data: {_first_line(exc)}")]
+        return None, [Finding(None, f"cannot read Parquet data: {_reason(exc)}")]
     columns = {w: _text(table.column(w), codes=not variables[w].is_numeric).rename(w)
                for w in wanted}
     return TextTable(names, columns, parquet.metadata.num_rows), []
@@ -110,6 +116,11 @@ def _float_text(x: np.ndarray, codes: bool):
     return out
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+def _reason(exc: BaseException) -> str:
+    """Why pyarrow could not read the file, in words that quote none of it."""
+    text = str(exc)
+    if "size is 0 bytes" in text:
+        return "the file is empty"
+    if "magic bytes not found" in text or "smaller than the minimum file footer" in text:
+        return "it is not a Parquet file"
+    return "the file is damaged or not a Parquet file sdcflow can read"

@@ -13,6 +13,7 @@ one of these formats carries them back.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +24,7 @@ import pandas as pd
 from .csv_input import TextTable
 from .dataset import Variable
 from .findings import Finding
+from .recipe_files import CheckedFile
 
 # file suffix -> format name; SAS data sets (.sas7bdat) are read only: ReadStat cannot
 # write them (release as .xpt, the SAS transport file, instead)
@@ -44,11 +46,12 @@ def load_pyreadstat():
     return pyreadstat
 
 
-def read_stat_text(path: Path, fmt: str, variables: Mapping[str, Variable]) -> tuple[
+def read_stat_text(path: CheckedFile, fmt: str, variables: Mapping[str, Variable]) -> tuple[
         TextTable | None, dict, list[Finding]]:
-    """The column names of the statistics file ``path`` and the columns of
-    ``variables`` as text, the metadata of those columns (``value_labels``,
-    ``variable_labels``), or the findings that say why the file cannot be read."""
+    """The column names of the statistics file ``path`` (checked by
+    :mod:`.recipe_files`) and the columns of ``variables`` as text, the metadata of those
+    columns (``value_labels``, ``variable_labels``), or the findings that say why the file
+    cannot be read."""
     import pyarrow as pa
 
     from .parquet_input import _text
@@ -59,15 +62,21 @@ def read_stat_text(path: Path, fmt: str, variables: Mapping[str, Variable]) -> t
     read = {"sav": reader.read_sav, "zsav": reader.read_sav, "dta": reader.read_dta,
             "sas7bdat": reader.read_sas7bdat, "xpt": reader.read_xport}[fmt]
     try:
-        _, head = read(str(path), metadataonly=True)
-        names = [str(n) for n in head.column_names]
-        wanted = [w for w in variables if names.count(w) == 1]
-        frame, meta = read(str(path), usecols=wanted or names[:1],
-                           disable_datetime_conversion=True)
-    except (reader.ReadstatError, reader.PyreadstatError, OSError, ValueError,
-            UnicodeError) as exc:
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        # ReadStat opens the file by its name: the checked file, held open meanwhile and
+        # reopened through /proc/self/fd where there is one (so it is the file checked)
+        with path.opened() as fh:
+            name = _opened_name(fh, path)
+            _, head = read(name, metadataonly=True)
+            names = [str(n) for n in head.column_names]
+            wanted = [w for w in variables if names.count(w) == 1]
+            frame, meta = read(name, usecols=wanted or names[:1],
+                               disable_datetime_conversion=True)
+    except reader.ReadstatError as exc:  # (ReadStat's own words, quoting nothing of the file)
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else "unreadable"
         return None, {}, [Finding(None, f"cannot read the {fmt} file: {message}")]
+    except (reader.PyreadstatError, OSError, ValueError, UnicodeError):
+        return None, {}, [Finding(None, f"cannot read the {fmt} file: it is damaged or not"
+                                        f" a {fmt} file sdcflow can read")]
     columns, value_labels, numeric = {}, {}, []
     for w in wanted:
         values = frame[w]
@@ -90,6 +99,11 @@ def read_stat_text(path: Path, fmt: str, variables: Mapping[str, Variable]) -> t
                 "numeric_codes": numeric}
     return TextTable(names, columns, int(head.number_rows if head.number_rows is not None
                                          else len(frame))), metadata, []
+
+
+def _opened_name(fh, path: CheckedFile) -> str:
+    proc = f"/proc/self/fd/{fh.fileno()}"
+    return proc if os.path.exists(proc) else str(path.path)
 
 
 def _code(value) -> str:

@@ -23,6 +23,7 @@ from ..kernels.semantic.taxonomy import (
     from_parents,
     from_tree,
 )
+from .recipe_files import CheckedFile, RecipeFileError, RecipeFiles, as_files
 
 TAXONOMIES_DIR = Path(__file__).parent / "taxonomies"
 SYNSET_NAME = re.compile(r".+\.[nvasr]\.\d\d")  # WordNet's names: dog.n.01
@@ -41,42 +42,56 @@ def builtin_taxonomies() -> list[str]:
     return sorted(p.stem for p in TAXONOMIES_DIR.glob("*.json"))
 
 
-def resolve_taxonomy(spec: Mapping, base_dir: Path) -> tuple[dict | None, str | None]:
+def resolve_taxonomy(spec: Mapping, files: RecipeFiles | Path) -> tuple[dict | None,
+                                                                        str | None]:
     """The declaration as variables carry it (``{"parents": {...}}``, or
     ``{"wordnet": pos}`` resolved on the data's words when a step runs), or a message
     saying why there is none (a file that cannot be read, a taxonomy that is not a
-    tree, nltk missing)."""
+    tree, nltk missing). A ``file`` is read relative to the recipe, as ``files`` allows
+    (:mod:`.recipe_files`)."""
     if "wordnet" in spec:
         try:
             import nltk  # noqa: F401
         except ImportError:
             return None, WORDNET_MISSING
         return {"wordnet": spec["wordnet"]}, None
-    if "builtin" in spec:
-        name = spec["builtin"]
-        if name not in builtin_taxonomies():
-            return None, (f"unknown shipped taxonomy '{name}'; shipped: "
-                          f"{', '.join(builtin_taxonomies())}")
-        spec = _read_json(TAXONOMIES_DIR / f"{name}.json")
-    elif "file" in spec:
-        path = base_dir / spec["file"]
-        if path.suffix.lower() in (".ttl", ".n3", ".nt", ".jsonld"):
-            return None, (f"the taxonomy file {path}: SKOS is read in RDF/XML (.rdf, .xml, "
-                          ".skos); convert Turtle or other RDF syntaxes to it (or to JSON)")
-        try:
-            spec = (skos_parents(path) if path.suffix.lower() in SKOS_SUFFIXES
-                    else _read_json(path))
-        except (OSError, ValueError, SyntaxError) as exc:
-            return None, f"cannot read the taxonomy file {path}: {exc}"
-        if not (isinstance(spec, dict) and len(spec) == 1 and
-                ("tree" in spec or "parents" in spec)):
-            return None, (f"the taxonomy file {path} must hold one JSON object with one key, "
-                          "'tree' (nested concepts) or 'parents' (child -> parent)")
+    try:
+        if "builtin" in spec:
+            name = spec["builtin"]
+            if name not in builtin_taxonomies():
+                return None, (f"unknown shipped taxonomy '{name}'; shipped: "
+                              f"{', '.join(builtin_taxonomies())}")
+            spec = read_taxonomy_file(as_files(files).check(
+                str(TAXONOMIES_DIR / f"{name}.json"), ("builtin",), "shipped taxonomy",
+                "taxonomy"))
+        elif "file" in spec:
+            name = str(spec["file"])
+            if Path(name).suffix.lower() in (".ttl", ".n3", ".nt", ".jsonld"):
+                return None, (f"the taxonomy file {name}: SKOS is read in RDF/XML (.rdf, "
+                              ".xml, .skos); convert Turtle or other RDF syntaxes to it (or "
+                              "to JSON)")
+            spec = read_taxonomy_file(as_files(files).check(name, ("file",), "taxonomy file",
+                                                            "taxonomy"))
+    except RecipeFileError as exc:
+        return None, exc.message
     try:
         taxonomy = parse_taxonomy(spec)
     except TaxonomyError as exc:
         return None, str(exc)
     return {"parents": parents_of(taxonomy)}, None
+
+
+def read_taxonomy_file(file: CheckedFile) -> dict:
+    """``{"tree": ...}`` or ``{"parents": ...}`` of a taxonomy file: SKOS in RDF/XML by
+    its suffix (:func:`skos_parents`), else JSON (:func:`read_json`); RecipeFileError
+    says why it is neither."""
+    if Path(file.name).suffix.lower() in SKOS_SUFFIXES:
+        return skos_parents(file)
+    spec = read_json(file)
+    if not (isinstance(spec, dict) and len(spec) == 1 and ("tree" in spec or "parents" in spec)):
+        raise file.refuse("it must hold one JSON object with one key, 'tree' (nested "
+                          "concepts) or 'parents' (child -> parent)")
+    return spec
 
 
 def parse_taxonomy(spec: Mapping) -> Taxonomy:
@@ -220,15 +235,17 @@ def _wordnet_tree(reader, words: Iterable[str], pos: str) -> dict[str, str | Non
     return parents
 
 
-def skos_parents(path: Path) -> dict:
+def skos_parents(file: CheckedFile) -> dict:
     """``{"parents": {concept: broader concept}}`` of a SKOS vocabulary in RDF/XML (W3C,
     "SKOS Simple Knowledge Organization System Reference", 2009): each ``skos:Concept``
     (or resource typed so) named by its first ``skos:prefLabel`` (else the end of its
     URI), under the concept of its ``skos:broader`` (or of the ``skos:narrower`` naming
-    it). Raises ValueError for a document that is not SKOS or a label given twice."""
+    it). Raises RecipeFileError for a file that is not XML (saying where, in expat's
+    words, never quoting it), not SKOS, or with a label given twice. Entities of a DTD
+    are expanded within expat's limits (no "billion laughs"); external ones never."""
     rdf = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}"
     skos = "{http://www.w3.org/2004/02/skos/core#}"
-    root = ElementTree.parse(path).getroot()
+    root = _xml_root(file)
     about = rdf + "about"
     resource = rdf + "resource"
     labels: dict[str, str] = {}
@@ -247,21 +264,72 @@ def skos_parents(path: Path) -> dict:
         for down in node.findall(skos + "narrower"):
             broader.setdefault(down.get(resource), uri)
     if not labels:
-        raise ValueError("no skos:Concept in it")
+        raise file.refuse("no skos:Concept in it")
     names: dict[str, str] = {}
     for uri, name in labels.items():
         if name in names:
-            raise ValueError(f"the label '{name}' names two concepts ({names[name]} and {uri})")
+            raise file.refuse(f"the label '{name}' names two concepts ({names[name]} and "
+                              f"{uri})")
         names[name] = uri
     parents: dict[str, str | None] = {}
     for uri, name in labels.items():
         up = broader.get(uri)
         if up is not None and up not in labels:
-            raise ValueError(f"'{name}' is narrower than {up}, which is no concept of the file")
+            raise file.refuse(f"'{name}' is narrower than {up}, which is no concept of the "
+                              "file")
         parents[name] = labels[up] if up is not None else None
     return {"parents": parents}
 
 
-def _read_json(path: Path):
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+def _xml_root(file: CheckedFile):
+    """The root element of an XML file, or RecipeFileError in expat's own words (its
+    error codes' fixed texts, with line and column: never the file's content)."""
+    from xml.parsers import expat
+
+    raw = file.content()
+    try:
+        return ElementTree.fromstring(raw)
+    except ElementTree.ParseError as exc:
+        line, column = exc.position
+        what = expat.ErrorString(exc.code) if exc.code else "not well-formed"
+        raise file.refuse(f"it is not XML ({what}, line {line}, column {column + 1})") \
+            from None
+    except (LookupError, UnicodeError, ValueError):  # an encoding expat cannot read
+        raise file.refuse("it declares an encoding sdcflow cannot read (write it as "
+                          "UTF-8)") from None
+
+
+MAX_JSON_DEPTH = 100  # nesting of a JSON taxonomy (a tree a hundred levels deep)
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def read_json(file: CheckedFile):
+    """The JSON value of a file, refused (RecipeFileError) when it is not UTF-8 JSON
+    (saying where, in the json module's words, never quoting it) or is nested more than
+    :data:`MAX_JSON_DEPTH` deep (Python's parser would recurse until it fails)."""
+    raw = file.content()
+    depth = json_depth(raw)
+    if depth > MAX_JSON_DEPTH:
+        raise file.refuse(f"it is nested {depth:,} levels deep, more than the limit of "
+                          f"{MAX_JSON_DEPTH}")
+    text = file.decode(raw)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise file.refuse(f"it is not JSON ({exc.msg}, line {exc.lineno}, column "
+                          f"{exc.colno})") from None
+    except (ValueError, RecursionError):  # (an integer of more digits than Python reads)
+        raise file.refuse("it is not JSON sdcflow can read") from None
+
+
+def json_depth(raw: bytes) -> int:
+    """The deepest nesting of arrays and objects in JSON text (outside strings),
+    counted without parsing, in linear time."""
+    import numpy as np
+
+    brackets = re.sub(rb"[^\[\]{}]", b"", _JSON_STRING.sub(b"", raw))
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets, dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
+    return int(np.cumsum(steps).max())

@@ -389,7 +389,7 @@ def _keyed_table(validated: Validated, ps: PlannedStep, store: Store, keys: tupl
                                     RECORD_KEYS_STREAM)
         data = data.with_columns({column: units / 10 ** digits})
     try:
-        return build(recipe.tables[ps.table], data, recipe.base_dir, key=column,
+        return build(recipe.tables[ps.table], data, key=column,
                      key_digits=digits, top=top)
     except (KeyError, ValueError) as exc:
         raise PluginError(ps.node, f"cell keys of table {ps.table!r}: {exc}") from None
@@ -425,7 +425,7 @@ def _run_table_step(validated: Validated, ps: PlannedStep, store: Store,
     elif keys is not None:
         table = _keyed_table(validated, ps, store, keys)
     else:
-        table = build(recipe.tables[ps.table], store.dataset(visible(ps), rows(ps, store)), recipe.base_dir)
+        table = build(recipe.tables[ps.table], store.dataset(visible(ps), rows(ps, store)))
     rng = step_rng(recipe.seed, ps.node)
     result = _call(ps, table, rng, None, {})
     info: dict = {}

@@ -26,7 +26,7 @@ copy instead of a stale release.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +40,7 @@ from ..data.release_numbers import release_rounding, released_numbers
 from ..data.stat_files import is_number
 from ..errors import CheckFailed, OutputError
 from ..plan import Plan, chosen_variant
-from ..recipe import Recipe, Validated, load_recipe, validate
+from ..recipe import Recipe, Validated, as_recipe, validate
 from .cache import Cache
 from .canonical import pretty_json
 from .checks import evaluate_checks, failure_text, unprotected_failures
@@ -90,7 +90,7 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
         use_cache: bool = True,
         progress: RunObserver | Callable[[str], None] | None = None,
         engine: str | None = None, scheduler: str | None = None,
-        workers: int | None = None) -> RunResult:
+        workers: int | None = None, allow_paths: Iterable[str | Path] = ()) -> RunResult:
     """Validate and run a recipe; write the outputs (the release when every check passes).
 
     Raises :class:`RecipeError` (invalid recipe or data, or a check that cannot be
@@ -107,10 +107,13 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     ``engine`` (default: the recipe's ``execution.engine``, else ``"memory"``): ``"dask"``
     runs on a Dask cluster (:mod:`sdcflow.engine.dask`; ``scheduler`` an existing
     cluster's address, else a local cluster of ``workers`` processes); in memory,
-    ``workers`` is the number of threads running independent steps."""
+    ``workers`` is the number of threads running independent steps.
+
+    The files the recipe names are read from its folder and from the folders (or files)
+    of ``allow_paths`` (:mod:`sdcflow.data.recipe_files`); a loaded recipe keeps those it
+    was loaded with."""
     observer = as_observer(progress)
-    if not isinstance(recipe, Recipe):
-        recipe = load_recipe(recipe)
+    recipe = as_recipe(recipe, allow_paths)
     from .dask.runner import execution_options
 
     options = execution_options(recipe, engine=engine, scheduler=scheduler, workers=workers)
@@ -370,5 +373,5 @@ def _released_tables(validated: Validated, store, variant: int, data) -> dict:
             out[tid] = released_table(recipe, tid, source,
                                       store.tables[plan.nodes_by_variant[variant][last[-1]]])
         else:
-            out[tid] = build(recipe.tables[tid], data, recipe.base_dir)
+            out[tid] = build(recipe.tables[tid], data)
     return out

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
+from ..data.recipe_files import allowed_roots
 from ..errors import Problem, RecipeError
 from ._model import Recipe
 from ._schema import recipe_schema, schema_problems
@@ -22,25 +24,46 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load_recipe(path: str | Path) -> Recipe:
-    """Read and check a recipe file (schema and semantics, not the data).
+def load_recipe(path: str | Path, *, allow_paths: Iterable[str | Path] = ()) -> Recipe:
+    """Read and check a recipe file (schema and semantics, not the data). The files it
+    names are read from its folder, and from the folders (or files) of ``allow_paths``
+    (:mod:`sdcflow.data.recipe_files`).
 
     Raises :class:`RecipeError` listing every problem found."""
-    recipe, problems = _check_file(Path(path))
+    recipe, problems = _check_file(Path(path), allowed_roots(allow_paths))
     if recipe is None or any(p.severity == "error" for p in problems):
         raise RecipeError(problems)
     return recipe
 
 
-def recipe_from_text(text: str, file: str = "<recipe>", path: Path | None = None) -> Recipe:
+def recipe_from_text(text: str, file: str = "<recipe>", path: Path | None = None, *,
+                     allow_paths: Iterable[str | Path] = ()) -> Recipe:
     """Check recipe ``text`` as :func:`load_recipe` does (``path`` anchors relative paths)."""
-    recipe, problems = _check_text(text, file, path or Path(file))
+    recipe, problems = _check_text(text, file, path or Path(file), allowed_roots(allow_paths))
     if recipe is None or any(p.severity == "error" for p in problems):
         raise RecipeError(problems)
     return recipe
 
 
-def _check_file(path: Path) -> tuple[Recipe | None, list[Problem]]:
+def as_recipe(recipe: Recipe | str | Path, allow_paths: Iterable[str | Path] = ()) -> Recipe:
+    """``recipe`` loaded (:func:`load_recipe`), or as it is when it is loaded already."""
+    if isinstance(recipe, Recipe):
+        loaded_with(recipe, allow_paths)
+        return recipe
+    return load_recipe(recipe, allow_paths=allow_paths)
+
+
+def loaded_with(recipe: Recipe, allow_paths: Iterable[str | Path]) -> None:
+    """Refuse ``allow_paths`` other than those a loaded recipe was loaded with: its files
+    were read when it was loaded (give them to :func:`load_recipe`)."""
+    allowed = allowed_roots(allow_paths)
+    if allowed and set(allowed) != set(recipe.allowed):
+        raise ValueError("the recipe is loaded already: give allow_paths to load_recipe, "
+                         "which reads the files it names")
+
+
+def _check_file(path: Path, allowed: tuple[Path, ...] = ()) -> tuple[Recipe | None,
+                                                                    list[Problem]]:
     display = _display(path)
     try:
         mode = path.stat().st_mode
@@ -57,10 +80,11 @@ def _check_file(path: Path) -> tuple[Recipe | None, list[Problem]]:
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         return None, [Problem(display, line, col, "the recipe is not UTF-8 text "
                               f"(byte 0x{raw[exc.start]:02x})")]
-    return _check_text(text, display, path)
+    return _check_text(text, display, path, allowed)
 
 
-def _check_text(text: str, file: str, path: Path) -> tuple[Recipe | None, list[Problem]]:
+def _check_text(text: str, file: str, path: Path, allowed: tuple[Path, ...] = ()
+                ) -> tuple[Recipe | None, list[Problem]]:
     """Schema and semantic checks; returns the recipe (None if unusable) and all problems."""
     doc = load_yaml(text, file)
     problems = list(doc.problems)
@@ -70,7 +94,7 @@ def _check_text(text: str, file: str, path: Path) -> tuple[Recipe | None, list[P
         return None, problems + [doc.problem((), "a recipe is a mapping of sections "
                                                  "(sdcflow, name, seed, data, ...)")]
     recipe = Recipe(path=path, doc=doc, sha256=hashlib.sha256(text.encode()).hexdigest(),
-                    text=text)
+                    text=text, allowed=allowed)
     schema = schema_problems(doc, doc.data, recipe_schema())
     problems += schema
     if any(p.path[:1] == ("sdcflow",) for p in schema):

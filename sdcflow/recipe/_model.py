@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..constraints import Constraint, Expr
 from ..data import Metadata, Variable
+from ..data.recipe_files import RecipeFiles
 from ..registry import Plugin
 from ._yaml import YamlDocument
 
@@ -50,6 +51,7 @@ class TableSpec:
     weight: str | None = None
     total: str = "Total"
     source: dict | None = None  # `from`: an aggregated table file
+    cells: object = None  # its cells (a DataFrame), read when the recipe is read
     # `linked`: the ids of the tables protected together; the table itself is their cover
     # table (dims: all their variables), ``faces`` their dimensions
     linked: list[str] | None = None
@@ -100,6 +102,9 @@ class Recipe:
     # what protects each released artefact and the attacks the recipe acknowledges (set
     # by validation: sdcflow.recipe._policy.ReleasePolicy; None: nothing is released)
     policy: object = None
+    # folders (or files) the user allows the recipe to read besides its own folder
+    # (--allow-path); they change what may be read, never what a run computes
+    allowed: tuple[Path, ...] = ()
 
     @property
     def base_dir(self) -> Path:
@@ -113,6 +118,11 @@ class Recipe:
                                                            for s in self.steps):
                 return spec.id
         return tid
+
+    @property
+    def files(self) -> RecipeFiles:
+        """Where the files the recipe names may be (:mod:`sdcflow.data.recipe_files`)."""
+        return RecipeFiles(self.base_dir, self.allowed)
 
     def meta(self) -> Metadata:
         """The declarations the plugins see (without the names left out for errors)."""

@@ -33,10 +33,12 @@ def _taxonomy(recipe: Recipe, name: str, var: Variable, path: tuple) -> list[Pro
     if var.is_numeric:
         return [recipe.doc.problem(path + ("taxonomy",), f"variables.{name}: a taxonomy needs "
                                    "a categorical variable")]
-    resolved, message = resolve_taxonomy(var.taxonomy, recipe.base_dir)
+    resolved, message = resolve_taxonomy(var.taxonomy, recipe.files)
     if message is not None:
         recipe.variables[name] = var.evolve(taxonomy=None)
-        return [recipe.doc.problem(path + ("taxonomy",), f"variables.{name}: {message}")]
+        # (a taxonomy read from a file: what is wrong is in that file)
+        at = path + ("taxonomy", *[k for k in ("file",) if k in var.taxonomy])
+        return [recipe.doc.problem(at, f"variables.{name}: {message}")]
     recipe.variables[name] = var.evolve(taxonomy=resolved)
     return []
 
@@ -48,11 +50,32 @@ def _nodes(recipe: Recipe, name: str, var: Variable, path: tuple) -> list[Proble
         message = f"node labels must be categorical or integer, not {var.type}"
         resolved = None
     else:
-        resolved, message = resolve_nodes(var.nodes, recipe.base_dir, var.type)
+        resolved, message = resolve_nodes(var.nodes, recipe.files, var.type)
     recipe.variables[name] = var.evolve(nodes=resolved)
     if message is None:
         return []
-    return [recipe.doc.problem(path + ("nodes",), f"variables.{name}.nodes: {message}")]
+    # (what is wrong with a file of the right kind of variable is in that file)
+    at = path + ("nodes", "file") if var.type in ("categorical", "integer") else path + (
+        "nodes",)
+    return [recipe.doc.problem(at, f"variables.{name}.nodes: {message}")]
+
+
+def _table_file(recipe: Recipe, table: TableSpec) -> list[Problem]:
+    """Read and check a table's aggregated cells file; the table then carries them."""
+    from ..data.recipe_files import RecipeFileError
+    from ..tables import hierarchy_of
+    from ..tabular.cells_file import read_cells
+
+    if any(d not in recipe.variables for d in table.dims):
+        return []  # (reported at the dimension)
+    meta = recipe.meta()
+    hierarchies = {d: h for d in table.dims if (h := hierarchy_of(meta, d, table.total))}
+    try:
+        table.cells = read_cells(recipe.files, table.source, table.dims, hierarchies,
+                                 table.total, (*table.path, "from"))
+    except RecipeFileError as exc:
+        return [recipe.doc.problem(exc.where, f"tables[{table.index}].from: {exc.message}")]
+    return []
 
 
 def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
@@ -200,6 +223,8 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
                 out.append(doc.problem(path + (field,), f"tables[{i}].{field}: '{name}' has "
                                        f"role {var.role}, not weight"))
         recipe.tables[table.id] = table
+        if table.source is not None and not broken(path + ("from",)):
+            out += _table_file(recipe, table)
     out += linked_tables(recipe, doc)
     release_tables = recipe.release.get("tables", {})
     for tid in release_tables:
@@ -221,7 +246,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
         read_files = getattr(step.plugin, "read_files", None) if step.ok else None
         if callable(read_files):
             before = step.params
-            step.params, found = read_files(step.params, recipe.base_dir)
+            step.params, found = read_files(step.params, recipe.files)
             # the variants (which the data checks see) carry what was read too
             read = {k: v for k, v in step.params.items() if k not in before}
             step.variants = [{**v, **read} for v in step.variants]

@@ -7,15 +7,16 @@ then the data (columns exist, values fit their types, constraints hold), then th
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..data import Dataset, read_data
+from ..data.recipe_files import allowed_roots
 from ..errors import Problem, RecipeError, unique_problems
 from ._graph_release import node_file_problems
 from ._households import household_consistency
-from ._load import _check_file, _display
+from ._load import _check_file, _display, loaded_with
 from ._model import Recipe
 from ._schema import where
 
@@ -32,18 +33,22 @@ class Validated:
 
 
 def validate(recipe: Recipe | str | Path, *, data: bool = True,
-             progress: Callable[[float], None] | None = None) -> Validated:
+             progress: Callable[[float], None] | None = None,
+             allow_paths: Iterable[str | Path] = ()) -> Validated:
     """Check a recipe completely: schema, semantics, and (with ``data``) its data and plan.
 
     Raises :class:`RecipeError` listing every problem; returns the validated recipe,
     its data and plan otherwise. ``progress`` (if given) hears the fraction of reading
-    and checking the data done, now and then."""
+    and checking the data done, now and then. The files the recipe names are read from
+    its folder and from ``allow_paths`` (:mod:`sdcflow.data.recipe_files`; a loaded
+    recipe keeps what it was loaded with)."""
     from ..plan import PlanError, build_plan
 
     if isinstance(recipe, Recipe):
         problems: list[Problem] = list(recipe.warnings)
+        loaded_with(recipe, allow_paths)
     else:
-        recipe, problems = _check_file(Path(recipe))
+        recipe, problems = _check_file(Path(recipe), allowed_roots(allow_paths))
         if recipe is None:
             raise RecipeError(problems)
     doc = recipe.doc
@@ -54,7 +59,7 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True,
     if data and recipe.data and not dask:
         # reading is most of it; the checks on the data below are the rest
         reading = (lambda f: progress(0.9 * f)) if progress is not None else None
-        dataset, source, findings = read_data(recipe.data, recipe.base_dir, recipe.variables,
+        dataset, source, findings = read_data(recipe.data, recipe.files, recipe.variables,
                                               reading)
         data_file = _data_display(recipe)
         for f in findings:

@@ -10,8 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sdcflow.cli import main
-from sdcflow.data import csv_input
-from sdcflow.data import io as data_io
+from sdcflow.data import csv_input, recipe_files
 
 RECIPE = """\
 sdcflow: 1
@@ -119,14 +118,14 @@ def test_one_enormous_line_is_refused_before_it_is_read(tmp_path, capsys, monkey
 def test_data_file_is_a_pipe(tmp_path, capsys):
     os.mkfifo(tmp_path / "d.csv")  # reading it would block for ever
     both_commands_refuse(tmp_path, recipe(tmp_path), capsys,
-                         "r.yaml:4:14: the data path is not a regular file (a pipe, socket"
-                         " or device)")
+                         "r.yaml:4:14: the data file d.csv: it is not a regular file (a pipe,"
+                         " socket or device)")
 
 
 def test_data_file_name_too_long(tmp_path, capsys):
     name = "x" * 300 + ".csv"  # longer than NAME_MAX (255): ENAMETOOLONG
     both_commands_refuse(tmp_path, recipe(tmp_path, f"{{path: {name}}}"), capsys,
-                         "cannot open the data file", "File name too long")
+                         "the data file x", "File name too long")
 
 
 def test_symbolic_link_loops(tmp_path, capsys):
@@ -134,7 +133,8 @@ def test_symbolic_link_loops(tmp_path, capsys):
     os.symlink("loop2.csv", tmp_path / "loop1.csv")
     os.symlink("loop1.csv", tmp_path / "loop2.csv")
     both_commands_refuse(tmp_path, recipe(tmp_path, "{path: loop1.csv}"), capsys,
-                         "r.yaml:4:14: cannot open the data file")
+                         "r.yaml:4:14: the data file loop1.csv: cannot be found (Too many"
+                         " levels of symbolic links)")
     os.symlink("loop2.yaml", tmp_path / "loop1.yaml")
     os.symlink("loop1.yaml", tmp_path / "loop2.yaml")
     both_commands_refuse(tmp_path, tmp_path / "loop1.yaml", capsys,
@@ -146,12 +146,17 @@ def test_data_file_without_read_permission(tmp_path, capsys, monkeypatch):
     # as it does for a user without permission
     (tmp_path / "d.csv").write_text("a\nx\n")
 
-    def denied(path, *args, **kwargs):
-        raise PermissionError(13, "Permission denied", str(path))
+    opener = os.open
 
-    monkeypatch.setattr(data_io, "open", denied, raising=False)
+    def denied(path, *args, **kwargs):
+        if str(path).endswith("d.csv"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return opener(path, *args, **kwargs)
+
+    monkeypatch.setattr(recipe_files.os, "open", denied)
     both_commands_refuse(tmp_path, recipe(tmp_path), capsys,
-                         "r.yaml:4:14: cannot read the data file", "Permission denied")
+                         "r.yaml:4:14: the data file d.csv: cannot be opened (Permission"
+                         " denied)")
 
 
 def test_recipe_that_cannot_be_read(tmp_path, capsys, monkeypatch):
@@ -183,3 +188,22 @@ def test_the_corpus_style_message_has_the_recipe_position(tmp_path, capsys):
     path = recipe(tmp_path)
     assert main(["validate", str(path)]) == 0
     assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 0
+
+
+@pytest.mark.parametrize("delimiter", ['"\\0"', "é", '"\\u20ac"'])
+def test_a_delimiter_pyarrow_cannot_take(tmp_path, capsys, delimiter):
+    # NUL or a character beyond ASCII: pyarrow's reader raised ValueError (exit 4)
+    (tmp_path / "d.csv").write_text("a\nx\n")
+    path = recipe(tmp_path, f"{{path: d.csv, delimiter: {delimiter}}}")
+    both_commands_refuse(tmp_path, path, capsys, "r.yaml:4:32: ",
+                         "cannot be the delimiter of a CSV file: give one ASCII character")
+
+
+@pytest.mark.parametrize("content, message", [
+    # a header without a line end was "a record (line) of the data is longer than 16 MiB"
+    (b"a", "the data have no records"),
+    (b'a,"b\n1,2\n', "a quoted field of the data is never closed (an unclosed quote?)"),
+])
+def test_small_files_pyarrow_finds_no_record_in(tmp_path, capsys, content, message):
+    (tmp_path / "d.csv").write_bytes(content)
+    both_commands_refuse(tmp_path, recipe(tmp_path), capsys, message)

@@ -117,8 +117,9 @@ def test_encodings_python_cannot_read_text_with(tmp_path, encoding, message):
 
 def test_a_quote_cannot_be_the_delimiter(tmp_path):
     _, _, findings = read_bytes(tmp_path, b"a\nx\n", delimiter='"')
-    assert messages(findings) == [(("data", "delimiter"),
-                                   "'\"' cannot be the delimiter of a CSV file")]
+    assert messages(findings) == [(("data", "delimiter"), (
+        "'\"' cannot be the delimiter of a CSV file: give one ASCII character other than a"
+        " quote, a line end or NUL"))]
 
 
 @pytest.mark.parametrize("content, message", [

@@ -73,7 +73,7 @@ def test_empty_data(tmp_path):
 
 def test_missing_file_and_unknown_builtin(tmp_path):
     _, _, [finding] = read_data({"path": "nope.csv"}, tmp_path, {})
-    assert finding.path == ("data", "path") and finding.message.startswith("data file not found:")
+    assert finding.path == ("data", "path") and finding.message == "the data file nope.csv: no such file"
     _, _, [finding] = read_data({"builtin": "testdat"}, tmp_path, {})
     assert finding.message.startswith("unknown shipped data set 'testdat' (did you mean 'testdata'?)")
 

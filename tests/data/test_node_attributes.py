@@ -26,14 +26,17 @@ def test_resolved_values_keyed_by_label_text(tmp_path):
 
 
 @pytest.mark.parametrize("text, spec, node_type, expected", [
-    (None, {}, "integer", "node file not found"),
-    ("person,age\n1,30\n", {}, "integer", "the node file has no column 'member'"),
+    (None, {}, "integer", "the node file people.csv: no such file"),
+    ("person,age\n1,30\n", {}, "integer",
+     "the node file people.csv: it has no column 'member' in its header"),
     ("member,age\n1,30\n", {"attributes": ["gender"]}, "integer",
-     "no attribute column gender"),
+     "the node file people.csv: it has no column 'gender' in its header"),
+    ("member,age\n1,30\n", {"attributes": ["member"]}, "integer",
+     "the id column 'member' cannot be an attribute too"),
     ("member\n1\n2\n", {}, "integer", "no column besides the id"),
     ("member,age\n1,30\nx,40\n", {}, "integer",
      "node ids that are not integers, as the node labels are (records 3 of"),
-    ("member,age\n1,30\n1,40\n", {}, "integer", "node ids given twice in the node file: 1"),
+    ("member,age\n1,30\n1,40\n", {}, "integer", "node ids given twice in the node file (lines 2, 3)"),
     ("member,age\na,30\n,40\n", {}, "categorical", "a missing node id on lines 3"),
     ("member,age\na,30\nb,\n", {}, "categorical", "missing values in the attribute column age"),
 ])

@@ -91,7 +91,7 @@ def test_mistakes_are_reported_at_their_position(write_recipe):
     text = "\n".join(found)
     assert "recursive (c, l)-diversity needs l too" in text
     assert "'sex2' is not a declared variable" in text
-    assert "cannot read the population file" in text and "nowhere.csv" in text
+    assert "the population file nowhere.csv: no such file" in text
     # each at its step's line (the steps start on line 12 of the recipe)
     assert any(f.startswith("12:") and "needs l too" in f for f in found), found
     assert any(f.startswith("14:") and "population file" in f for f in found), found

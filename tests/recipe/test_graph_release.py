@@ -97,8 +97,10 @@ def test_a_relabelled_release_runs_and_keeps_the_structure(write_recipe, tmp_pat
      ["variables.a.nodes: 1 node(s) of the graph have no record in people.csv (4)",
       ("variables.a.nodes: 1 id(s) of people.csv are no node of the graph (9; nodes are "
        "the labels of a, b)")]),
-    ("member,age\n1,30\n1,40\n", ["variables.a.nodes: node ids given twice in the node file: 1"]),
-    ("id,age\n1,30\n", ["variables.a.nodes: the node file has no column 'member'"]),
+    ("member,age\n1,30\n1,40\n",
+     ["variables.a.nodes: node ids given twice in the node file (lines 2, 3)"]),
+    ("id,age\n1,30\n",
+     ["variables.a.nodes: the node file people.csv: it has no column 'member' in its header"]),
 ])
 def test_node_files_are_checked_against_the_graph(write_recipe, tmp_path, capsys, people,
                                                   expected):

@@ -59,7 +59,7 @@ def test_inline_tree_and_builtin(recipe, tmp_path):
      ("variables.job: concept 'Nurse' appears twice (under 'Health' and under 'Care'): "
      "a taxonomy is a tree")),
     ("{builtin: jobs}", "variables.job: unknown shipped taxonomy 'jobs'; shipped: occupations"),
-    ("{file: missing.json}", "variables.job: cannot read the taxonomy file "),
+    ("{file: missing.json}", "variables.job: the taxonomy file missing.json: no such file"),
     ("{wordnet: noun}", f"variables.job: {WORDNET_MISSING}"),
     ("{tree: {A: [x]}, builtin: occupations}",
      "give exactly one of 'tree', 'parents', 'file', 'builtin' or 'wordnet'"),

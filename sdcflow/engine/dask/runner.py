@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,7 +23,7 @@ import numpy as np
 from ...distribution import Groups, MapReduce, Rows
 from ...errors import Problem, RecipeError
 from ...plan import chosen_variant
-from ...recipe import ORIGINAL, Recipe, Validated, load_recipe, validate
+from ...recipe import ORIGINAL, Recipe, Validated, as_recipe, validate
 from ...registry import MeasureResult
 from ..canonical import canonical_json
 from ..checks import evaluate_checks
@@ -72,7 +72,8 @@ def distribution_problems(validated: Validated) -> list[Problem]:
 
 def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
              write: bool = True, scheduler: str | None = None, workers: int | None = None,
-             progress: RunObserver | Callable[[str], None] | None = None):
+             progress: RunObserver | Callable[[str], None] | None = None,
+             allow_paths: Iterable[str | Path] = ()):
     """Validate the recipe, run it on a Dask cluster (``scheduler``: an existing one's
     address; default a local cluster of ``workers`` processes) and write the outputs as
     the in-memory engine does (a release when every check passes, else the outputs of the
@@ -80,8 +81,7 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
     :class:`sdcflow.engine.runner.RunResult`."""
     from ..runner import RunResult, default_out_dir, not_released, report_html
 
-    if not isinstance(recipe, Recipe):
-        recipe = load_recipe(recipe)
+    recipe = as_recipe(recipe, allow_paths)
     validated = validate(recipe, data=False)
     problems = distribution_problems(validated)
     if problems:
@@ -168,7 +168,7 @@ class _client:
 class _DaskRun(TableSteps):
     """The state of a run: per node, the futures of its output columns by partition."""
 
-    def __init__(self, client, validated: Validated, files: list[Path], options: dict,
+    def __init__(self, client, validated: Validated, files: list, options: dict,
                  progress):
         self.client, self.validated, self.files = client, validated, files
         self.recipe = validated.recipe
@@ -187,12 +187,11 @@ class _DaskRun(TableSteps):
     def load(self) -> None:
         spec = self.recipe.data
         options = {k: v for k, v in spec.items() if k not in ("path", "builtin")}
-        # the files already hold the recipe's folder (and may be relative to the working
-        # directory): absolute, so that the reader does not join that folder again
-        read = [self.client.submit(read_partition, str(f.resolve()), str(self.recipe.base_dir),
+        # each file by its real path (checked again on the worker, with the same roots)
+        read = [self.client.submit(read_partition, str(f.path), self.recipe.files,
                                    options,
                                    dict(self.recipe.variables), self.constraints,
-                                   key=f"read-{i}-{f.name}", pure=False)
+                                   key=f"read-{i}-{f.path.name}", pure=False)
                 for i, f in enumerate(self.files)]
         self._wait(read)
         self.frames[ORIGINAL] = [self.client.submit(lambda d: d.frame, r, pure=False)
@@ -221,7 +220,7 @@ class _DaskRun(TableSteps):
             a, b = owner[order][same[0]], owner[order][same[0] + 1]
             raise RecipeError([self.recipe.doc.problem(("variables", ids[0]), (
                 f"a household (variable '{ids[0]}') has members in two partitions "
-                f"({self.files[a].name} and {self.files[b].name}): the Dask engine needs "
+                f"({self.files[a].path.name} and {self.files[b].path.name}): the Dask engine needs "
                 "whole households in each file (write the data partitioned by household)"))])
 
     def _data(self, view: dict) -> list:

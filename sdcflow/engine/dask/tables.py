@@ -32,7 +32,7 @@ class TableSteps:
         meta = {c: self.meta[n][c] for c, n in view.items()}
         if spec.source:  # a table given as cells in a file: read on the client
 
-            return build(spec, Dataset(_empty_frame(meta), meta), self.recipe.base_dir, key)
+            return build(spec, Dataset(_empty_frame(meta), meta), key)
         tab = tabulation(spec, Metadata(meta), key, key_digits, top)
         data = self._data({c: n for c, n in view.items() if c in tab.columns})
         if drawn:

@@ -28,6 +28,8 @@ import pandas as pd
 
 from ...data.codes import key_codes
 from ...data.dataset import Metadata
+from ...data.population_file import missing_column, read_population
+from ...data.recipe_files import RecipeFileError, RecipeFiles
 from ...data.text import text_column
 from ...errors import PluginError
 from ...kernels.privacy.models import delta_presence
@@ -102,16 +104,15 @@ class DeltaPresence(Measure):
     def variables(self, params: Mapping, meta: Metadata) -> list[str]:
         return key_variables(params, meta)
 
-    def read_files(self, params: dict, base_dir: Path) -> tuple[dict, list]:
-        """``population`` read relative to the recipe: the step then carries the counts of
-        the population's rows (``population_counts``)."""
+    def read_files(self, params: dict, files: RecipeFiles | Path) -> tuple[dict, list]:
+        """``population`` read relative to the recipe (as ``files`` allows): the step
+        then carries the counts of the population's rows (``population_counts``)."""
         if "population" not in params or "population_counts" in params:
             return params, []
-        path = base_dir / params["population"]
         try:
-            frame = pd.read_csv(path, dtype=object, keep_default_na=True)
-        except (OSError, ValueError, pd.errors.ParserError) as exc:
-            return params, [(("population",), f"cannot read the population file: {exc}")]
+            frame = read_population(files, params["population"], ("population",))
+        except RecipeFileError as exc:
+            return params, [(exc.where, exc.message)]
         return {**params, "population_counts": population_counts(frame)}, []
 
     def check(self, params: Mapping, meta: Metadata) -> Iterator[Finding]:
@@ -129,8 +130,7 @@ class DeltaPresence(Measure):
         columns = counts.get("columns", [])
         for name in keys:
             if name not in columns:
-                yield where, (f"the population has no column '{name}' (its columns: "
-                              f"{', '.join(columns) or 'none'})")
+                yield where, missing_column(name, columns)
 
     def check_data(self, params, data):
         counts = params.get("population_counts")

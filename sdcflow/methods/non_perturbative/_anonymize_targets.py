@@ -14,6 +14,9 @@ import pandas as pd
 from ...data import Dataset
 from ...data.codes import key_codes
 from ...data.dataset import Metadata
+from ...data.population_file import missing_column
+from ...data.population_file import read_population as population_file
+from ...data.recipe_files import RecipeFileError, RecipeFiles
 from ...kernels.privacy import lattice
 from ...kernels.privacy.model_targets import beta_likeness_target, delta_presence_target
 from ...measures.risk.delta_presence import DeltaPresence, population_counts
@@ -22,9 +25,10 @@ from ...measures.risk.t_closeness import hierarchy_codes
 Finding = tuple[tuple, str]
 
 
-def read_population(params: dict, base_dir: Path) -> tuple[dict, list[Finding]]:
-    """The delta_presence target's ``population`` file, read relative to the recipe: the
-    step then carries the counts of its rows (``population_counts``)."""
+def read_population(params: dict, files: RecipeFiles | Path) -> tuple[dict, list[Finding]]:
+    """The delta_presence target's ``population`` file, read relative to the recipe (as
+    ``files`` allows): the step then carries the counts of its rows
+    (``population_counts``)."""
     found = [(i, t["delta_presence"]) for i, t in enumerate(params.get("targets") or [])
              if isinstance(t, dict) and isinstance(t.get("delta_presence"), dict)]
     if not found or "population_counts" in params:
@@ -33,10 +37,10 @@ def read_population(params: dict, base_dir: Path) -> tuple[dict, list[Finding]]:
     if not isinstance(spec.get("population"), str):
         return params, []
     try:
-        frame = pd.read_csv(base_dir / spec["population"], dtype=object, keep_default_na=True)
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        return params, [(("targets", i, "delta_presence", "population"),
-                         f"cannot read the population file: {exc}")]
+        frame = population_file(files, spec["population"],
+                                ("targets", i, "delta_presence", "population"))
+    except RecipeFileError as exc:
+        return params, [(exc.where, exc.message)]
     return {**params, "population_counts": population_counts(frame)}, []
 
 
@@ -71,9 +75,7 @@ def problems(params: Mapping, meta: Metadata, keys: list[str]) -> Iterable[Findi
             columns = params.get("population_counts", {}).get("columns")
             for name in keys if columns is not None else []:
                 if name not in columns:
-                    yield (*path, "population"), (
-                        f"the population has no column '{name}' (its columns: "
-                        f"{', '.join(columns) or 'none'})")
+                    yield (*path, "population"), missing_column(name, columns)
 
 
 def data_problems(params: Mapping, data: Dataset, keys: list[str]) -> Iterable[Finding]:

@@ -145,9 +145,9 @@ class Anonymize(Method):
                     out.append((("targets", i, kind, "variable"), target[kind]["variable"]))
         return out
 
-    def read_files(self, params, base_dir):
+    def read_files(self, params, files):
         """The delta_presence target's population file, read relative to the recipe."""
-        return targets_of.read_population(params, base_dir)
+        return targets_of.read_population(params, files)
 
     def reads(self, params, meta):
         return set(self.variables(params, meta)) | {v for _, v in self._sensitive(params)}

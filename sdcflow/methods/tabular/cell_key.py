@@ -17,6 +17,13 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...data.recipe_files import (
+    CheckedFile,
+    RecipeFileError,
+    RecipeFiles,
+    as_files,
+    file_lines,
+)
 from ...errors import PluginError
 from ...plain_words import figure
 from ...registry import MethodResult, TableMethod, register
@@ -148,16 +155,17 @@ class CellKey(TableMethod):
         top = int(m.get("top_k", 1)) if m.get("type", "top_contr") == "top_contr" else 1
         return params.get("record_key"), int(params.get("digits", 8)), max(top, 2)
 
-    def read_files(self, params: dict, base_dir: Path) -> tuple[dict, list]:
-        """``ptable_file`` read relative to the recipe: the step then carries the ptable
-        (its columns in ``ptable``, so the manifest and the fingerprint hold it)."""
+    def read_files(self, params: dict, files: RecipeFiles | Path) -> tuple[dict, list]:
+        """``ptable_file`` read relative to the recipe (as ``files`` allows): the step
+        then carries the ptable (its columns in ``ptable``, so the manifest and the
+        fingerprint hold it)."""
         if "ptable_file" not in params or "ptable" in params:
             return params, []
-        path = base_dir / params["ptable_file"]
         try:
-            columns = read_ptable_file(path)
-        except (OSError, ValueError) as exc:
-            return {**params, "ptable": None}, [(("ptable_file",), str(exc))]
+            columns = read_ptable_file(as_files(files).check(
+                params["ptable_file"], ("ptable_file",), "ptable file", "ptable"))
+        except RecipeFileError as exc:
+            return {**params, "ptable": None}, [(exc.where, exc.message)]
         return {**params, "ptable": columns}, []
 
     def check(self, params, meta):
@@ -289,33 +297,30 @@ def ptable_of(params):
                         mono=params.get("mono", True))
 
 
-def read_ptable_file(path: Path) -> dict[str, list[float]]:
-    """The columns ``i, j, p, v, p_int_lb, p_int_ub`` of a ptable file: CSV, or the
-    ``;``-separated text of ``ptable::pt_export`` (a file without ``p_int_lb``, as the
-    tau-Argus export, gets it from the previous upper bound of the row)."""
+def read_ptable_file(file: CheckedFile) -> dict[str, list[float]]:
+    """The columns ``i, j, p, v, p_int_lb, p_int_ub`` of a ptable file (checked by
+    :mod:`sdcflow.data.recipe_files`): CSV, or the ``;``-separated text of
+    ``ptable::pt_export`` (a file without ``p_int_lb``, as the tau-Argus export, gets it
+    from the previous upper bound of the row). RecipeFileError says why it is none."""
     import pandas as pd
 
-    if not path.is_file():
-        raise ValueError(f"ptable file {path} does not exist")
-    text = path.read_text(encoding="utf-8")
-    first = text.splitlines()[0] if text.strip() else ""
-    sep = ";" if first.count(";") > first.count(",") else ","
-    try:
-        frame = pd.read_csv(path, sep=sep, skipinitialspace=True)
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise ValueError(f"ptable file {path} cannot be read: {exc}") from None
+    raw = file.content()
+    first = raw[:raw.find(b"\n")] if b"\n" in raw else raw
+    sep = ";" if first.count(b";") > first.count(b",") else ","
+    frame = file.csv_frame(raw=raw, sep=sep, skipinitialspace=True)
     frame.columns = [str(c).strip().strip('"') for c in frame.columns]
     if "p_int_lb" not in frame and {"i", "p_int_ub"} <= set(frame.columns):
         frame["p_int_lb"] = frame.groupby("i")["p_int_ub"].shift(1, fill_value=0.0)
     missing = [c for c in _PTABLE_COLUMNS if c not in frame]
     if missing:
-        raise ValueError(f"ptable file {path} lacks the columns {', '.join(missing)}")
+        raise file.refuse(f"it lacks the columns {', '.join(missing)}")
     out = {}
     for c in _PTABLE_COLUMNS:
         values = pd.to_numeric(frame[c], errors="coerce")
-        if values.isna().any():
-            raise ValueError(f"ptable file {path}: column {c} has missing or non-numeric "
-                             "values")
+        bad = values.isna().to_numpy()
+        if bad.any():
+            raise file.refuse(f"column {c} has missing or non-numeric values "
+                              f"({file_lines(bad)})")
         out[c] = [float(x) for x in values]
     return out
 

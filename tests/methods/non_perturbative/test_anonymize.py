@@ -396,7 +396,7 @@ steps:
     ("{targets: [{beta_likeness: {beta: 1, variable: wals}}]}",
      "'wals' is not a declared variable"),
     ("{targets: [{delta_presence: {population: nowhere.csv}}]}",
-     "cannot read the population file"),
+     "the population file nowhere.csv: no such file"),
     ("{targets: [{delta_presence: {population: pop.csv, delta_min: 0.8, delta_max: 0.5}}]}",
      "delta_min is above delta_max"),
     ("{targets: [{delta_presence: {population: sex.csv}}]}",

@@ -145,7 +145,7 @@ def test_impossible_ptables_and_bad_parameters_are_refused(tmp_path):
         validate(path)
     path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
                            "params: {D: 2, V: 1, ptable_file: x.txt}}")
-    with pytest.raises(RecipeError, match="does not exist"):
+    with pytest.raises(RecipeError, match="the ptable file x.txt: no such file"):
         validate(path)
     path = write(tmp_path, "- {id: ck, method: cell_key, table: gh, "
                            "params: {D: 2, V: 1, record_key: nokey}}")
