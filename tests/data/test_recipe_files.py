@@ -28,6 +28,7 @@ variables:
   sex: {role: key}
 steps:
   - {id: risk, measure: k_anonymity, params: {k: [2]}}
+checks: ["risk.violations[2] == 0"]  # (urbrur x sex: every record 2-anonymous as loaded)
 release: {path: kept.csv}
 """
 
