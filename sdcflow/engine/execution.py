@@ -425,7 +425,11 @@ def _run_table_step(validated: Validated, ps: PlannedStep, store: Store,
     elif keys is not None:
         table = _keyed_table(validated, ps, store, keys)
     else:
-        table = build(recipe.tables[ps.table], store.dataset(visible(ps), rows(ps, store)), recipe.base_dir)
+        try:
+            table = build(recipe.tables[ps.table], store.dataset(visible(ps), rows(ps, store)),
+                          recipe.base_dir)
+        except (KeyError, ValueError) as exc:  # (data changed by earlier steps)
+            raise PluginError(ps.node, f"table {ps.table!r}: {exc}") from None
     rng = step_rng(recipe.seed, ps.node)
     result = _call(ps, table, rng, None, {})
     info: dict = {}

@@ -30,7 +30,7 @@ from ..data.households import household_units, new_ids
 from ..data.io import sha256_file, table_format
 from ..data.release_numbers import release_rounding, released_numbers
 from ..data.stat_files import is_number
-from ..errors import CheckFailed
+from ..errors import CheckFailed, PluginError
 from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, load_recipe, validate
 from .cache import Cache
@@ -304,5 +304,8 @@ def _released_tables(validated: Validated, store, variant: int, data) -> dict:
             out[tid] = released_table(recipe, tid, source,
                                       store.tables[plan.nodes_by_variant[variant][last[-1]]])
         else:
-            out[tid] = build(recipe.tables[tid], data, recipe.base_dir)
+            try:
+                out[tid] = build(recipe.tables[tid], data, recipe.base_dir)
+            except (KeyError, ValueError) as exc:  # (the released data: changed by steps)
+                raise PluginError("release", f"table {tid!r}: {exc}") from None
     return out

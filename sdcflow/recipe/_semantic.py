@@ -109,7 +109,10 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             out.append(doc.problem(path + ("hierarchy",), f"variables.{name}: a hierarchy needs"
                                    " a categorical or ordinal variable"))
         if var.taxonomy is not None:
-            out += _taxonomy(recipe, name, var, path)
+            wrong = _taxonomy(recipe, name, var, path)
+            out += wrong
+            if wrong:  # (the steps using it are not checked again against a taxonomy)
+                unusable.add(name)
         if var.nodes is not None:
             out += _nodes(recipe, name, var, path)
     if len(weights) > 1:
