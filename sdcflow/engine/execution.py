@@ -339,7 +339,10 @@ def _run_measure(validated: Validated, ps: PlannedStep, store: Store, cache: Cac
     cached = result is not None
     if result is None:
         data = store.dataset(visible(ps), rows(ps, store))
-        reference = store.dataset(reference_view(ps, store))
+        # (a reference of no column still has its records: those of its whole view)
+        reference = store.dataset(reference_view(ps, store),
+                                  store.records(ps.reference or dict.fromkeys(store.order,
+                                                                             ORIGINAL)))
         results = {sid: measures[node] for sid, node in ps.result_nodes.items()}
         check_step_data(ps, data)
         result = _call(ps, data, step_rng(validated.recipe.seed, ps.node), reference, results)

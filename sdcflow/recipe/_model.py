@@ -97,6 +97,7 @@ class Recipe:
     unusable: set = field(default_factory=set)  # variables declared with schema errors
     unusable_constraints: set = field(default_factory=set)  # constraint ids with errors
     constraint_index: dict = field(default_factory=dict)  # constraint id -> position in recipe
+    released: list = field(default_factory=list)  # the variables a data release holds
 
     @property
     def base_dir(self) -> Path:

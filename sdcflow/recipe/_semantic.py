@@ -23,6 +23,7 @@ from ._households import household_declarations
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._release import release_problems
 from ._schema import where
+from ._stat_release import stat_name_problems
 from ._steps import _step
 from ._yaml import YamlDocument
 
@@ -281,6 +282,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     release = recipe.release
     out += release_problems(recipe)
     out += graph_release_problems(recipe, variants)
+    out += stat_name_problems(recipe, variants)
     if "from" in release and release["from"] != ORIGINAL and release["from"] not in ids:
         out.append(doc.problem(("release", "from"), f"release.from: no step "
                                f"'{release['from']}'{did_you_mean(release['from'], ids)}"))

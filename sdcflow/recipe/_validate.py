@@ -18,6 +18,7 @@ from ._households import household_consistency
 from ._load import _check_file, _display
 from ._model import Recipe
 from ._schema import where
+from ._stat_release import stat_label_problems
 
 
 @dataclass
@@ -69,6 +70,7 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True,
             problems += _input_constraints(recipe, dataset, data_file)
             problems += household_consistency(recipe, dataset, data_file)
             problems += node_file_problems(recipe, dataset)
+            problems += stat_label_problems(recipe, source)
             from ..tables import size_problems
 
             for spec in recipe.tables.values():
