@@ -48,6 +48,9 @@ def data_problems(data: Dataset, name: str, path: tuple) -> Iterable[tuple[tuple
     """Values missing from the taxonomy."""
     if name not in data.frame or name not in data.variables:
         return
+    var = data.variables[name]
+    if var.taxonomy is None and not var.hierarchy:
+        return  # (no taxonomy, or one that failed at its declaration: reported there)
     try:
         data_taxonomy(data, name)
     except TaxonomyError as exc:

@@ -8,6 +8,7 @@ from typing import ClassVar
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...errors import PluginError
 from ...kernels.graphs.k_degree import k_degree_anonymise
+from ...limits import MAX_LOOP_STEPS
 from ...registry import MethodResult, register
 from ._graph_method import GraphMethod
 
@@ -37,6 +38,13 @@ class KDegreeAnonymity(GraphMethod):
                                           "the anonymised degrees make no simple graph."},
         },
     }
+
+    def work(self, params, n, u, v):
+        # every probe runs the dynamic programme again: nodes x (k + 2) steps
+        k, probes = params["k"], params["max_probes"]
+        return [(("max_probes",), (probes + 1) * n * (k + 2), MAX_LOOP_STEPS, "steps",
+                 (f"k = {k} on {n} nodes with up to {probes} probes (a dynamic programme of "
+                 "nodes x (k + 2) steps each)"))]
 
     def apply(self, data, params, rng):
         labels, u, v = nodes_and_edges(data, params)

@@ -78,10 +78,18 @@ class SemanticMicroaggregation(Method):
             if problems or name not in data.variables:
                 continue
             tax, codes = data_taxonomy(data, name)
-            size = len(_candidates(tax, codes)) ** 2
+            candidates = _candidates(tax, codes)
+            size = len(candidates) ** 2
+            # (their least common subsumers are found level by level of the taxonomy)
+            levels = int(tax.depth[candidates].max(initial=0)) + 1
             if size > MAX_CELLS:
                 yield ("variables", i), (f"the distances between the concepts of '{name}' "
                                          f"make {over(size, 'cells', MAX_CELLS)}")
+            elif size * levels > MAX_DISTANCES:
+                yield ("variables", i), (
+                    f"the least common subsumers of the {len(candidates)} concepts of "
+                    f"'{name}', over {levels} levels, make "
+                    f"{over(size * levels, 'comparisons', MAX_DISTANCES)}")
 
     def apply(self, data, params, rng):
         names, k = params["variables"], params["k"]
