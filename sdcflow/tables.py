@@ -52,7 +52,8 @@ def size_problems(spec: TableSpec, data: Dataset) -> list[str]:
     if spec.source:
         return []
     # (a table of linked tables: its linked tables say so)
-    problem = None if spec.linked is not None else empty_problem(spec, data)
+    problem = None if spec.linked is not None else (empty_problem(spec, data)
+                                                     or hierarchy_problem(spec, data))
     if problem:
         return [f"tables[{spec.index}].dims: {problem}"]
     cells = cell_count(spec, data)
@@ -80,6 +81,23 @@ def empty_problem(spec: TableSpec, data: Dataset) -> str | None:
                 "least one category")
     return (f"no record has a value for every dimension ({', '.join(dims)}): the table "
             "would have no categories")
+
+
+def hierarchy_problem(spec: TableSpec, data: Dataset) -> str | None:
+    """Why a dimension's declared hierarchy cannot order its cells (several roots, a
+    value outside it, ...), if it cannot: the check :func:`build` would make."""
+    from .tabular.hierarchy import make_dimension
+
+    for d in spec.dims:
+        h = hierarchy_of(data, d, spec.total) if d in data.frame else None
+        if h is None:
+            continue
+        leaves = [str(v) for v in pd.unique(data.frame[d].dropna())]
+        try:
+            make_dimension(d, leaves, h, spec.total)
+        except ValueError as exc:
+            return f"{exc} (variables.{d}.hierarchy)"
+    return None
 
 
 def tabulation(spec: TableSpec, data, key: str | None = None, key_digits: int = 8,
