@@ -95,14 +95,15 @@ release: {{path: out.csv}}
 STAR = _edges((0, i) for i in range(1, 20001))  # a hub of 20,000 leaves
 PATH_25000 = _edges((i, i + 1) for i in range(25000))
 K5 = _edges(itertools.combinations(range(5), 2))
-GRID_3200 = _edges([(i, i + 1) for i in range(3199)])
+PATH_12000 = _edges((i, i + 1) for i in range(11999))
 
 GRAPHS = [
-    # the dynamic programme once per probe: 1001 x 20,001 x 12 steps (ran for minutes)
-    Case("k_degree_probes", graph_recipe(
-        "{id: s, method: k_degree_anonymity, params: {source: a, target: b, k: 10}}"),
-        "k = 10 on 20001 nodes with up to 1000 probes (a dynamic programme of nodes x (k + "
-        "2) steps each) makes 240,252,012 steps, more than the limit of 100,000,000",
+    # the dynamic programme of one probe: 20,001 x 10,002 steps (probing on a star ran
+    # for hours; probes now stop at the limit, see test_k_degree_probing_stops_at_the_limit)
+    Case("k_degree_probe", graph_recipe(
+        "{id: s, method: k_degree_anonymity, params: {source: a, target: b, k: 10000}}"),
+        "one probe of k = 10000 on 20001 nodes (a dynamic programme of nodes x (k + 2) "
+        "steps) makes 200,050,002 steps, more than the limit of 100,000,000",
         "k_degree_anonymity", {"g.csv": STAR}),
     # 10^7 annealing moves of ~100 NumPy calls each (ran for hours)
     Case("supernode_iterations", graph_recipe(
@@ -125,12 +126,13 @@ GRAPHS = [
         "{id: u, measure: graph_utility, params: {source: a, target: b, eigenvalues: 50}}"),
         "the 50 largest eigenvalues of a graph of 25001 nodes", "graph_utility",
         {"g.csv": PATH_25000}),
-    # each known subgraph searched for around every node: 3200 x 3200 searches
+    # each known subgraph searched for around every node: 12,000^2 searches, and the
+    # BFS of 4 known edges over the 11,998 x 4 + 2 paths of two edges: 4 x 47,994
     Case("subgraph_attack", graph_recipe(
         "{id: r, measure: graph_reidentification, params: {source: a, target: b, attacks: "
         "[subgraph]}}"),
-        "the subgraph attack on 3200 nodes", "graph_reidentification",
-        {"g.csv": GRID_3200}),
+        "the subgraph attack on 12000 nodes (up to 12000 x 12000 searches) makes "
+        "144,191,976 steps", "graph_reidentification", {"g.csv": PATH_12000}),
     # the released graph would have no edge left (was: a later step's "no edges")
     Case("delete_every_edge", graph_recipe(
         "{id: s, method: edge_perturbation, params: {source: a, target: b, fraction: 1, "
@@ -512,3 +514,16 @@ release: {path: out.csv}
 """)
     result = sdcflow.run(tmp_path / "r.yaml", tmp_path / "out", use_cache=False)
     assert result.measures["k"]["total"] == 0
+
+
+def test_k_degree_probing_stops_at_the_limit():
+    # a star of 20,000 leaves has no graphical 2-anonymous degree sequence near its own:
+    # 1000 probes of the dynamic programme ran for minutes; probing now stops before its
+    # steps would pass max_steps (MAX_LOOP_STEPS in the method), here 5 probes' worth
+    from sdcflow.kernels.graphs.k_degree import k_degree_anonymise, probe_steps
+
+    n = 20001
+    u, v = np.zeros(n - 1, dtype=np.int64), np.arange(1, n, dtype=np.int64)
+    with pytest.raises(ValueError, match="in 5 probes, as many as 400,020 steps allow"):
+        k_degree_anonymise(n, u, v, 2, np.random.default_rng(0),
+                           max_steps=5 * probe_steps(n, 2))

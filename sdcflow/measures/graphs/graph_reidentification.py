@@ -29,10 +29,9 @@ ATTACKS = {"degree": degree_candidates, "neighbour_degrees": neighbour_degree_ca
            "neighbourhood": neighbourhood_candidates, "subgraph": subgraph_candidates,
            "degree_attributes": degree_attribute_candidates}
 DEFAULT_ATTACKS = ["degree", "neighbour_degrees", "neighbourhood"]
-# the cost of an attack in loop steps (about a microsecond each; sdcflow.limits): a
-# node's neighbourhood copied and hashed, one search for a known subgraph
+# the cost of the neighbourhood attack in loop steps (about a microsecond each;
+# sdcflow.limits): a node's neighbourhood copied and hashed
 NEIGHBOURHOOD_STEPS = 500
-SEARCH_STEPS = 10
 
 
 @register
@@ -85,10 +84,11 @@ class GraphReidentification(GraphMeasure):
                         f"{NEIGHBOURHOOD_STEPS} steps a node, and the graph's {paths} paths "
                         "of two edges)")))
         if "subgraph" in params["attacks"]:
-            # each distinct known subgraph searched for around every released node
-            out.append((("attacks",), SEARCH_STEPS * n * n + params["edges"] * paths,
+            # each distinct known subgraph (up to one per node) searched for around every
+            # released node, a step at least each
+            out.append((("attacks",), n * n + params["edges"] * paths,
                         MAX_LOOP_STEPS, "steps", (f"the subgraph attack on {n} nodes (up to "
-                        f"{n} x {n} searches of at least {SEARCH_STEPS} steps)")))
+                        f"{n} x {n} searches)")))
         return out
 
     def result_shape(self, params, meta):
