@@ -393,7 +393,7 @@ def stat_cases() -> list[Case]:
                   "numbers", at="  s: {role: key"),
         stat_case("number_beyond_ibm_range", "xpt", "  x: {role: numeric}", "x\n1e76\n2\n",
                   "release: out.xpt cannot hold the released values of 'x': it holds 1e+76; "
-                  "SAS transport (.xpt) numbers are at most 7.237e+75", command="run"),
+                  "SAS transport (.xpt) numbers are at most 9.046e+74", command="run"),
         stat_case("number_beyond_stata_range", "dta", "  x: {role: numeric}",
                   "x\n1.7e308\n2\n", "Stata (.dta) numbers are at most 8.988e+307",
                   command="run"),

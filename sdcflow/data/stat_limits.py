@@ -27,8 +27,9 @@ or silently applies them:
   update): a name of at most 32 ASCII letters, digits and ``_``, not starting with a
   digit, compared without case; a variable label of at most 256 characters; no value
   labels; text values of at most 32,767 bytes; numbers are IBM mainframe doubles, from
-  5.4e-79 to 7.2e75 in magnitude (a larger one would be written as infinity, a smaller
-  non-zero one as 0).
+  5.4e-79 (16^-65) in magnitude to below 9.05e74 (2^249, where ReadStat's conversion
+  stops: the format itself reaches 7.2e75); a larger one would be written as infinity,
+  a smaller non-zero one as 0.
 """
 
 from __future__ import annotations
@@ -87,8 +88,9 @@ SAS_TRANSPORT = FormatLimits(
               "'_'",
     reserved=frozenset(), case_blind=True, max_label=256, max_label_bytes=None,
     max_value_label_bytes=None, integer_codes=None,
-    # IBM mainframe doubles: 16^63 (1 - 16^-14) and 16^-65
-    max_number=7.2370055773322621e75, min_number=5.397605346934028e-79,
+    # IBM mainframe doubles as ReadStat converts them: below 2^249 (it writes 2^249 as
+    # infinity), and from 16^-65 (smaller ones become 0)
+    max_number=9.046256971665327e74, min_number=5.397605346934028e-79,
     max_text_bytes=32767)
 
 LIMITS = {"sav": SPSS, "zsav": SPSS, "dta": STATA, "xpt": SAS_TRANSPORT}
