@@ -17,7 +17,7 @@ import numpy as np
 
 __all__ = ["FLOAT_MAX", "MAX_CELLS", "MAX_COMBINATIONS", "MAX_DISTANCES", "MAX_DRAWS",
            "MAX_INTERVALS", "MAX_LOOKUPS", "MAX_LOOP_STEPS", "MAX_NODE_PAIRS",
-           "MAX_TABLE_CELLS", "NOISE_SIGMAS", "count", "over"]
+           "MAX_SEARCH_CELLS", "MAX_TABLE_CELLS", "NOISE_SIGMAS", "count", "over"]
 
 MAX_CELLS = 50_000_000        # elements of one array a parameter sizes (400 MB of floats)
 MAX_INTERVALS = 1_000_000     # intervals (categories) a recode may create
@@ -25,6 +25,9 @@ MAX_DRAWS = 1_000_000_000     # random numbers one step may draw
 MAX_COMBINATIONS = 10_000     # subsets of variables one step may visit (each a full pass)
 MAX_DISTANCES = 10_000_000_000  # distances between records and centres one step computes
 MAX_TABLE_CELLS = 1_000_000   # cells of a table (a row each; suppression solves over them)
+# cells of a table an optimal (MILP) search takes on without a time limit: beyond, HiGHS
+# may search for hours (controlled adjustment of 11,000 cells did; 4,000 took a minute)
+MAX_SEARCH_CELLS = 5_000
 # nearest neighbours looked up one by one (a k-d tree query each, about a microsecond:
 # a minute or two)
 MAX_LOOKUPS = 100_000_000

@@ -409,7 +409,37 @@ def stat_cases() -> list[Case]:
     return out
 
 
-CASES = GRAPHS + TAXONOMIES + PRIVACY + TABLES_AND_LINKAGE
+CENSUS = """
+sdcflow: 1
+name: c
+seed: 1
+data: {{builtin: synthetic_census}}
+variables:
+  municipality: {{role: key}}
+  age_group: {{role: key}}
+  sex: {{role: key}}
+tables:
+  - {{id: t, dims: [municipality, age_group, sex]}}
+steps:
+  - {{id: p, method: sensitivity_rules, table: t, params: {{rules: [{{freq: 3}}]}}}}
+  - {step}
+release: {{tables: {{t: t.csv}}}}
+"""
+# municipality x age_group x sex, with their totals: 471 x 8 x 3 = 11,304 cells, more than
+# MAX_SEARCH_CELLS (5,000); controlled adjustment of them ran for hours
+SEARCHES = [
+    Case(f"untimed_{name}", CENSUS.format(step=step), f"{what} of a table of 11,304 cells, "
+         "without a time limit, may search for hours (the limit without one is 5,000 cells)",
+         step[:20])
+    for name, what, step in [
+        ("controlled_adjustment", "controlled adjustment",
+         "{id: s, method: controlled_adjustment, table: t}"),
+        ("controlled_rounding", "controlled rounding",
+         "{id: s, method: controlled_rounding, table: t, params: {base: 3}}"),
+        ("secondary_suppression", "the optimal secondary suppression",
+         "{id: s, method: secondary_suppression, table: t}")]]
+
+CASES = GRAPHS + TAXONOMIES + PRIVACY + TABLES_AND_LINKAGE + SEARCHES
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -527,3 +557,11 @@ def test_k_degree_probing_stops_at_the_limit():
     with pytest.raises(ValueError, match="in 5 probes, as many as 400,020 steps allow"):
         k_degree_anonymise(n, u, v, 2, np.random.default_rng(0),
                            max_steps=5 * probe_steps(n, 2))
+
+
+@pytest.mark.parametrize("step", [
+    "{id: s, method: controlled_adjustment, table: t, params: {time_limit: 30}}",
+    "{id: s, method: secondary_suppression, table: t, params: {algorithm: heuristic}}"])
+def test_a_search_with_a_time_limit_or_a_heuristic_is_accepted(tmp_path, capsys, step):
+    (tmp_path / "r.yaml").write_text(CENSUS.format(step=step).lstrip())
+    assert main(["validate", str(tmp_path / "r.yaml")]) == 0, capsys.readouterr().err

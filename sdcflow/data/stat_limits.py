@@ -190,7 +190,7 @@ def value_problems(frame: pd.DataFrame, fmt: str) -> Iterator[tuple[str, str]]:
         elif limits.max_text_bytes is not None:
             text = col.dropna()
             if len(text):
-                size = int(text.astype(str).str.encode("utf-8").str.len().max())
+                size = int(text.map(str).str.encode("utf-8").str.len().max())
                 if size > limits.max_text_bytes:
                     yield name, (f"a value is {size:,} bytes long; {_title(fmt)} text "
                                  f"values hold at most {limits.max_text_bytes:,} bytes")

@@ -71,11 +71,21 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True,
             problems += household_consistency(recipe, dataset, data_file)
             problems += node_file_problems(recipe, dataset)
             problems += stat_label_problems(recipe, source)
-            from ..tables import size_problems
+            from ..tables import cell_count, size_problems
 
             for spec in recipe.tables.values():
                 problems += [doc.problem((*spec.path, "dims"), message)
                              for message in size_problems(spec, dataset)]
+            for step in recipe.steps:  # (a table's size, as built from the loaded data)
+                spec = recipe.tables.get(step.table) if step.ok and step.table else None
+                if spec is None or spec.source or not callable(
+                        getattr(step.plugin, "check_cells", None)):
+                    continue
+                cells = cell_count(spec, dataset)
+                for p in step.variants:
+                    for ppath, message in step.plugin.check_cells(p, cells):
+                        full = (*step.path, "params", *ppath)
+                        problems.append(doc.problem(full, f"{where(full)}: {message}"))
             for step in recipe.steps:
                 # (a step that sees values or records changed by earlier steps is
                 # checked on its data when it runs)
