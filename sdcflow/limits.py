@@ -32,8 +32,8 @@ MAX_SEARCH_CELLS = 5_000
 # a minute or two)
 MAX_LOOKUPS = 100_000_000
 # passes of a loop written in Python one step may make (about a microsecond each: a
-# minute or two), as a graph method or measure estimates them from the graph's size
-MAX_LOOP_STEPS = 100_000_000
+# minute at most), as a graph method or measure estimates them from the graph's size
+MAX_LOOP_STEPS = 50_000_000
 # pairs of nodes whose distance a graph method computes (node by node, in NumPy)
 MAX_NODE_PAIRS = 200_000_000
 FLOAT_MAX = float(np.finfo(np.float64).max)

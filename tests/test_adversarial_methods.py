@@ -95,7 +95,7 @@ release: {{path: out.csv}}
 STAR = _edges((0, i) for i in range(1, 20001))  # a hub of 20,000 leaves
 PATH_25000 = _edges((i, i + 1) for i in range(25000))
 K5 = _edges(itertools.combinations(range(5), 2))
-PATH_12000 = _edges((i, i + 1) for i in range(11999))
+PATH_8000 = _edges((i, i + 1) for i in range(7999))
 
 GRAPHS = [
     # the dynamic programme of one probe: 20,001 x 10,002 steps (probing on a star ran
@@ -103,7 +103,7 @@ GRAPHS = [
     Case("k_degree_probe", graph_recipe(
         "{id: s, method: k_degree_anonymity, params: {source: a, target: b, k: 10000}}"),
         "one probe of k = 10000 on 20001 nodes (a dynamic programme of nodes x (k + 2) "
-        "steps) makes 200,050,002 steps, more than the limit of 100,000,000",
+        "steps) makes 200,050,002 steps, more than the limit of 50,000,000",
         "k_degree_anonymity", {"g.csv": STAR}),
     # 10^7 annealing moves of ~100 NumPy calls each (ran for hours)
     Case("supernode_iterations", graph_recipe(
@@ -126,13 +126,13 @@ GRAPHS = [
         "{id: u, measure: graph_utility, params: {source: a, target: b, eigenvalues: 50}}"),
         "the 50 largest eigenvalues of a graph of 25001 nodes", "graph_utility",
         {"g.csv": PATH_25000}),
-    # each known subgraph searched for around every node: 12,000^2 searches, and the
-    # BFS of 4 known edges over the 11,998 x 4 + 2 paths of two edges: 4 x 47,994
+    # each known subgraph searched for around every node: 8,000^2 searches, and the
+    # BFS of 4 known edges over the 7,998 x 4 + 2 paths of two edges: 4 x 31,994
     Case("subgraph_attack", graph_recipe(
         "{id: r, measure: graph_reidentification, params: {source: a, target: b, attacks: "
         "[subgraph]}}"),
-        "the subgraph attack on 12000 nodes (up to 12000 x 12000 searches) makes "
-        "144,191,976 steps", "graph_reidentification", {"g.csv": PATH_12000}),
+        "the subgraph attack on 8000 nodes (up to 8000 x 8000 searches) makes "
+        "64,127,976 steps", "graph_reidentification", {"g.csv": PATH_8000}),
     # the released graph would have no edge left (was: a later step's "no edges")
     Case("delete_every_edge", graph_recipe(
         "{id: s, method: edge_perturbation, params: {source: a, target: b, fraction: 1, "
