@@ -33,7 +33,7 @@ from ..data.stat_files import labels_for_release
 from ..errors import CheckFailed, RecipeError
 from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, load_recipe, validate
-from ..recipe._stat_release import release_format, release_value_problem
+from ..recipe._stat_release import release_format, release_position, release_value_problem
 from .cache import Cache
 from .canonical import pretty_json
 from .checks import evaluate_checks
@@ -161,8 +161,7 @@ def _check_release_values(recipe: Recipe, released: pd.DataFrame | None) -> None
     problem = release_value_problem(released_numbers(released, *release_rounding(recipe)),
                                     fmt, recipe.release["path"])
     if problem:
-        where = ("release", "format") if "format" in recipe.release else ("release", "path")
-        raise RecipeError([recipe.doc.problem(where, f"release: {problem}")])
+        raise RecipeError([recipe.doc.problem(release_position(recipe), f"release: {problem}")])
 
 
 def _data_name(recipe: Recipe) -> str:

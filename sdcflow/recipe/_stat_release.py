@@ -27,7 +27,8 @@ def release_format(recipe: Recipe) -> str | None:
     return fmt if fmt in LIMITS else None
 
 
-def _where(recipe: Recipe) -> tuple:
+def release_position(recipe: Recipe) -> tuple:
+    """Where a problem of the released file is reported: its format, else its path."""
     return ("release", "format") if "format" in recipe.release else ("release", "path")
 
 
@@ -55,7 +56,7 @@ def stat_name_problems(recipe: Recipe, variants: list) -> list[Problem]:
     if fmt is None:
         return []
     recipe.released = released_names(recipe, variants)
-    return [recipe.doc.problem(_where(recipe), (
+    return [recipe.doc.problem(release_position(recipe), (
         f"release: '{name}' cannot be a variable name in {recipe.release['path']}: {why}; "
         "rename the column in the data, or release .csv or .parquet"))
         for name, why in name_problems(recipe.released, fmt)]
@@ -86,7 +87,7 @@ def stat_label_problems(recipe: Recipe, source: dict) -> list[Problem]:
         if "variable label" not in why and name in declared and name not in from_file:
             where, origin = ("variables", name, "labels"), "declared in the recipe"
         else:
-            where, origin = _where(recipe), "read from the data file"
+            where, origin = release_position(recipe), "read from the data file"
         out.append(recipe.doc.problem(where, (
             f"release: {recipe.release['path']} cannot hold the labels of '{name}' {origin}: "
             f"{why}; shorten them, or release .csv or .parquet")))
