@@ -16,7 +16,8 @@ import math
 import numpy as np
 
 __all__ = ["FLOAT_MAX", "MAX_CELLS", "MAX_COMBINATIONS", "MAX_DISTANCES", "MAX_DRAWS",
-           "MAX_INTERVALS", "MAX_TABLE_CELLS", "NOISE_SIGMAS", "count", "over"]
+           "MAX_INTERVALS", "MAX_LOOKUPS", "MAX_LOOP_STEPS", "MAX_NODE_PAIRS",
+           "MAX_SEARCH_CELLS", "MAX_TABLE_CELLS", "NOISE_SIGMAS", "count", "over"]
 
 MAX_CELLS = 50_000_000        # elements of one array a parameter sizes (400 MB of floats)
 MAX_INTERVALS = 1_000_000     # intervals (categories) a recode may create
@@ -24,6 +25,17 @@ MAX_DRAWS = 1_000_000_000     # random numbers one step may draw
 MAX_COMBINATIONS = 10_000     # subsets of variables one step may visit (each a full pass)
 MAX_DISTANCES = 10_000_000_000  # distances between records and centres one step computes
 MAX_TABLE_CELLS = 1_000_000   # cells of a table (a row each; suppression solves over them)
+# cells of a table an optimal (MILP) search takes on without a time limit: beyond, HiGHS
+# may search for hours (controlled adjustment of 11,000 cells did; 4,000 took a minute)
+MAX_SEARCH_CELLS = 5_000
+# nearest neighbours looked up one by one (a k-d tree query each, about a microsecond:
+# a minute or two)
+MAX_LOOKUPS = 100_000_000
+# passes of a loop written in Python one step may make (about a microsecond each: a
+# minute at most), as a graph method or measure estimates them from the graph's size
+MAX_LOOP_STEPS = 50_000_000
+# pairs of nodes whose distance a graph method computes (node by node, in NumPy)
+MAX_NODE_PAIRS = 200_000_000
 FLOAT_MAX = float(np.finfo(np.float64).max)
 # Normal noise is never drawn beyond this many standard deviations (the largest of 10^12
 # standard normal draws is about 7.3): a value plus this much noise must stay finite.

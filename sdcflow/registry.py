@@ -299,6 +299,11 @@ class TableMethod(Method):
     def variables(self, params, meta):
         return []
 
+    def check_cells(self, params: Mapping, cells: int) -> Iterable[Finding]:
+        """Semantic checks that need the size of the table (``cells``, as built from the
+        data as loaded), e.g. the work of an optimal search."""
+        return ()
+
     def outputs(self, params, meta):
         return {}  # the microdata are left as they are
 

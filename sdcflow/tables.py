@@ -45,16 +45,58 @@ def cell_count(spec: TableSpec, data: Dataset) -> int:
 
 
 def size_problems(spec: TableSpec, data: Dataset) -> list[str]:
-    """A table that would be too large to build (each cell is a row of several columns,
-    and secondary suppression solves a program over the cells)."""
+    """A table that cannot be built: a dimension without any value, or too many cells
+    (each cell is a row of several columns, and secondary suppression solves a program
+    over the cells)."""
     if spec.source:
         return []
+    # (a table of linked tables: its linked tables say so)
+    problem = None if spec.linked is not None else (empty_problem(spec, data)
+                                                     or hierarchy_problem(spec, data))
+    if problem:
+        return [f"tables[{spec.index}].dims: {problem}"]
     cells = cell_count(spec, data)
     if cells <= MAX_TABLE_CELLS:
         return []
     return [(f"tables[{spec.index}].dims: {' x '.join(spec.dims)} make "
              f"{over(cells, 'cells', MAX_TABLE_CELLS)}: recode the dimensions with many "
              "categories first")]
+
+
+def empty_problem(spec: TableSpec, data: Dataset) -> str | None:
+    """Why the table ``spec`` has no categories to build from ``data``, if it has none: a
+    table counts the records with a value for every dimension, and a dimension without a
+    declared hierarchy takes its categories from them."""
+    dims = [d for d in spec.dims if d in data.frame]
+    if spec.source or all(hierarchy_of(data, d, spec.total) for d in dims):
+        return None
+    frame = data.frame[dims]
+    if frame.notna().all(axis=1).any():
+        return None
+    empty = [d for d in dims if frame[d].isna().all()]
+    if empty:
+        return (f"{', '.join(repr(d) for d in empty)} {'has' if len(empty) == 1 else 'have'}"
+                " no value in the data (every record misses it): a dimension needs at "
+                "least one category")
+    return (f"no record has a value for every dimension ({', '.join(dims)}): the table "
+            "would have no categories")
+
+
+def hierarchy_problem(spec: TableSpec, data: Dataset) -> str | None:
+    """Why a dimension's declared hierarchy cannot order its cells (several roots, a
+    value outside it, ...), if it cannot: the check :func:`build` would make."""
+    from .tabular.hierarchy import make_dimension
+
+    for d in spec.dims:
+        h = hierarchy_of(data, d, spec.total) if d in data.frame else None
+        if h is None:
+            continue
+        leaves = [str(v) for v in pd.unique(data.frame[d].dropna())]
+        try:
+            make_dimension(d, leaves, h, spec.total)
+        except ValueError as exc:
+            return f"{exc} (variables.{d}.hierarchy)"
+    return None
 
 
 def tabulation(spec: TableSpec, data, key: str | None = None, key_digits: int = 8,
@@ -115,6 +157,9 @@ def build(spec: TableSpec, data: Dataset, key: str | None = None,
     if key is not None and spec.source:
         raise ValueError(f"table {spec.id!r} is read as aggregated cells from a file: "
                          "cell keys need the records")
+    problem = empty_problem(spec, data)
+    if problem:
+        raise ValueError(problem)
     return linked(spec, finish_table(build_partial(tabulation(spec, data, key, key_digits, top),
                                                    data.frame)))
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..kernels.graphs.edges import index_nodes, repeated_edges, self_loops
+from ..limits import over
 from .dataset import Dataset, Metadata
 
 EDGE_PARAMS = {
@@ -110,3 +111,21 @@ def edge_dataset(data: Dataset, params: Mapping, labels: np.ndarray, u: np.ndarr
     frame = pd.DataFrame({name: pd.Series(labels[ends], dtype=data.frame[name].dtype)
                           for name, ends in zip(names, (u, v))})
     return type(data)(frame, {n: data.variables[n] for n in names}, data.constraints)
+
+
+def two_edge_paths(n: int, u: np.ndarray, v: np.ndarray) -> int:
+    """The number of paths of two edges (the sum of the squared degrees): what walking
+    every node's neighbours' neighbours costs, which a hub makes quadratic (a star of
+    20,000 leaves has 400,000,000)."""
+    degrees = np.bincount(np.concatenate([u, v]), minlength=n).astype(np.int64)
+    return int(np.dot(degrees, degrees))
+
+
+def work_problems(estimates: Iterable[tuple[tuple, float, float, str, str]]
+                  ) -> Iterable[tuple[tuple, str]]:
+    """Findings for the work a graph step would do, checked before it starts: for each
+    part ``(params path, amount, limit, noun, what)``, "``what`` makes ``amount``
+    ``noun``, more than the limit of ``limit``"."""
+    for path, amount, limit, noun, what in estimates:
+        if amount > limit:
+            yield path, f"{what} makes {over(amount, noun, limit)}"

@@ -106,6 +106,20 @@ def _opened_name(fh, path: CheckedFile) -> str:
     return proc if os.path.exists(proc) else str(path.path)
 
 
+def labels_for_release(variables: Mapping[str, Variable], source: Mapping) -> dict:
+    """The labels a release in a statistics format carries: the input file's value and
+    variable labels (``source``, as :func:`read_stat_text` gives them), and for the other
+    variables the value labels the recipe declares (``variables.X.labels``; their column
+    goes out as numbers when its codes are)."""
+    value_labels = {name: {str(k): str(v) for k, v in var.labels.items()}
+                    for name, var in variables.items() if var.labels}
+    numeric = [n for n, labels in value_labels.items() if all(map(is_number, labels))]
+    value_labels.update(source.get("value_labels") or {})
+    return {"value_labels": value_labels, "variable_labels": source.get("variable_labels"),
+            "categories": source.get("categories", "codes"),
+            "numeric_codes": sorted(set(numeric) | set(source.get("numeric_codes") or ()))}
+
+
 def _code(value) -> str:
     """A labelled value as its column's text: a whole number without '.0'."""
     if isinstance(value, float) and value.is_integer():

@@ -339,7 +339,10 @@ def _run_measure(validated: Validated, ps: PlannedStep, store: Store, cache: Cac
     cached = result is not None
     if result is None:
         data = store.dataset(visible(ps), rows(ps, store))
-        reference = store.dataset(reference_view(ps, store))
+        # (a reference of no column still has its records: those of its whole view)
+        reference = store.dataset(reference_view(ps, store),
+                                  store.records(ps.reference or dict.fromkeys(store.order,
+                                                                             ORIGINAL)))
         results = {sid: measures[node] for sid, node in ps.result_nodes.items()}
         check_step_data(ps, data)
         result = _call(ps, data, step_rng(validated.recipe.seed, ps.node), reference, results)
@@ -425,7 +428,10 @@ def _run_table_step(validated: Validated, ps: PlannedStep, store: Store,
     elif keys is not None:
         table = _keyed_table(validated, ps, store, keys)
     else:
-        table = build(recipe.tables[ps.table], store.dataset(visible(ps), rows(ps, store)))
+        try:
+            table = build(recipe.tables[ps.table], store.dataset(visible(ps), rows(ps, store)))
+        except (KeyError, ValueError) as exc:  # (data changed by earlier steps)
+            raise PluginError(ps.node, f"table {ps.table!r}: {exc}") from None
     rng = step_rng(recipe.seed, ps.node)
     result = _call(ps, table, rng, None, {})
     info: dict = {}

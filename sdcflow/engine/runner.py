@@ -37,10 +37,11 @@ from ..data import write_table
 from ..data.households import household_digests, household_units, new_ids
 from ..data.io import sha256_file, table_format
 from ..data.release_numbers import release_rounding, released_numbers
-from ..data.stat_files import is_number
-from ..errors import CheckFailed, OutputError
+from ..data.stat_files import labels_for_release
+from ..errors import CheckFailed, OutputError, RecipeError
 from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, as_recipe, validate
+from ..recipe._stat_release import release_format, release_position, release_value_problem
 from .cache import Cache
 from .canonical import pretty_json
 from .checks import evaluate_checks, failure_text, unprotected_failures
@@ -140,6 +141,7 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     if chosen is not None:
         data = store.dataset(plan.release_view(chosen, release.get("from")))
         released, ids = _household_ids(recipe, data.for_release())
+        _check_release_values(recipe, released)
         tables = _released_tables(validated, store, chosen, data)
     households = _households_entry(recipe, ids, released)
     manifest = full_manifest(validated, records, chosen, households)
@@ -166,6 +168,18 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
             target, recipe.name,
             lambda tmp: _write_outputs(tmp, validated, result, tables, chosen))
     return result
+
+
+def _check_release_values(recipe: Recipe, released: pd.DataFrame | None) -> None:
+    """Refuse, before anything is written, a release in a statistics format that cannot
+    hold its values as they are (:mod:`sdcflow.data.stat_limits`)."""
+    fmt = release_format(recipe)
+    if fmt is None or released is None:
+        return
+    problem = release_value_problem(released_numbers(released, *release_rounding(recipe)),
+                                    fmt, recipe.release["path"])
+    if problem:
+        raise RecipeError([recipe.doc.problem(release_position(recipe), f"release: {problem}")])
 
 
 def _data_name(recipe: Recipe) -> str:
@@ -275,17 +289,8 @@ def _write_internal(tmp: Path, validated: Validated, result: RunResult) -> None:
 
 
 def release_labels(validated: Validated) -> dict:
-    """The labels a release in a statistics format carries: the input file's value and
-    variable labels, and for the other variables the value labels the recipe declares
-    (``variables.X.labels``; their column goes out as numbers when its codes are)."""
-    source = validated.source
-    value_labels = {name: {str(k): str(v) for k, v in var.labels.items()}
-                    for name, var in validated.recipe.variables.items() if var.labels}
-    numeric = [n for n, labels in value_labels.items() if all(map(is_number, labels))]
-    value_labels.update(source.get("value_labels") or {})
-    return {"value_labels": value_labels, "variable_labels": source.get("variable_labels"),
-            "categories": source.get("categories", "codes"),
-            "numeric_codes": sorted(set(numeric) | set(source.get("numeric_codes") or ()))}
+    """The labels a release in a statistics format carries (:func:`labels_for_release`)."""
+    return labels_for_release(validated.recipe.variables, validated.source)
 
 
 def run_log(result: RunResult) -> dict:
@@ -373,5 +378,9 @@ def _released_tables(validated: Validated, store, variant: int, data) -> dict:
             out[tid] = released_table(recipe, tid, source,
                                       store.tables[plan.nodes_by_variant[variant][last[-1]]])
         else:
-            out[tid] = build(recipe.tables[tid], data)
+            try:
+                out[tid] = build(recipe.tables[tid], data)
+            except (KeyError, ValueError) as exc:  # (the released data: changed by steps)
+                raise RecipeError([recipe.doc.problem(
+                    ("release", "tables", tid), f"release.tables.{tid}: {exc}")]) from None
     return out

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from ..data import Dataset, Metadata
-from ..data.taxonomy import variable_taxonomy
+from ..data.taxonomy import parents_of, variable_taxonomy
 from ..data.text import text_column
-from ..kernels.semantic.taxonomy import Taxonomy, TaxonomyError
+from ..kernels.semantic.taxonomy import Taxonomy, TaxonomyError, from_levels
 
 
 def taxonomy_problems(name: str, path: tuple, meta: Metadata) -> Iterable[tuple[tuple, str]]:
@@ -24,6 +24,24 @@ def taxonomy_problems(name: str, path: tuple, meta: Metadata) -> Iterable[tuple[
     elif var.taxonomy is None and not var.hierarchy:
         yield path, (f"'{name}' has no taxonomy: declare one (variables.{name}.taxonomy) or a "
                      "hierarchy (categories merged or recoded by global_recode leave none)")
+    elif var.taxonomy is None:
+        try:
+            from_levels(var.hierarchy)
+        except TaxonomyError as exc:
+            yield path, (f"the hierarchy of '{name}' (variables.{name}.hierarchy) serves as its "
+                         f"taxonomy, but is not a tree: {exc}")
+
+
+def hierarchy_taxonomy(var, tax: Taxonomy | None = None) -> dict | None:
+    """The taxonomy a generalised variable carries on (``{"parents": ...}``): its own, else
+    that of its hierarchy (``tax``, if built already); None without one, or when the
+    hierarchy is no tree (the steps that need it say so)."""
+    if var.taxonomy is not None or not var.hierarchy:
+        return var.taxonomy
+    try:
+        return {"parents": parents_of(tax or from_levels(var.hierarchy))}
+    except TaxonomyError:
+        return None
 
 
 def data_taxonomy(data: Dataset, name: str) -> tuple[Taxonomy, np.ndarray]:
@@ -48,6 +66,9 @@ def data_problems(data: Dataset, name: str, path: tuple) -> Iterable[tuple[tuple
     """Values missing from the taxonomy."""
     if name not in data.frame or name not in data.variables:
         return
+    var = data.variables[name]
+    if var.taxonomy is None and not var.hierarchy:
+        return  # (no taxonomy, or one that failed at its declaration: reported there)
     try:
         data_taxonomy(data, name)
     except TaxonomyError as exc:

@@ -134,9 +134,20 @@ def step_problems(recipe: Recipe, variants: list[Variant]) -> list[Problem]:
     out = collector.problems()
     failed = {p.path[1] for p in out if p.severity == "error" and p.path[:1] == ("steps",)}
     for step in recipe.steps:
-        if step.index in failed:
+        if step.index in failed or _uses_unusable(recipe, step):
             step.ok = False
     return out
+
+
+def _uses_unusable(recipe: Recipe, step: StepSpec) -> bool:
+    """Whether the step acts on a variable whose declaration has errors of its own (a
+    broken taxonomy, a schema error): reported there, the step is not checked further,
+    not even on the data."""
+    if not recipe.unusable or not step.ok:
+        return False
+    named = {n for _, n in step.plugin.named_variables(with_defaults(step.plugin.params,
+                                                                    step.params))}
+    return bool(named & recipe.unusable) if named else True
 
 
 def _as_loaded(step: StepSpec, params: dict, state, declared: Metadata) -> bool:

@@ -105,6 +105,7 @@ class Recipe:
     # folders (or files) the user allows the recipe to read besides its own folder
     # (--allow-path); they change what may be read, never what a run computes
     allowed: tuple[Path, ...] = ()
+    released: list = field(default_factory=list)  # the variables a data release holds
 
     @property
     def base_dir(self) -> Path:

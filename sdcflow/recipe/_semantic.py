@@ -24,6 +24,7 @@ from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._policy import release_policy
 from ._release import release_problems
 from ._schema import where
+from ._stat_release import stat_name_problems
 from ._steps import _step
 from ._yaml import YamlDocument
 
@@ -133,7 +134,10 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             out.append(doc.problem(path + ("hierarchy",), f"variables.{name}: a hierarchy needs"
                                    " a categorical or ordinal variable"))
         if var.taxonomy is not None:
-            out += _taxonomy(recipe, name, var, path)
+            wrong = _taxonomy(recipe, name, var, path)
+            out += wrong
+            if wrong:  # (the steps using it are not checked again against a taxonomy)
+                unusable.add(name)
         if var.nodes is not None:
             out += _nodes(recipe, name, var, path)
     if len(weights) > 1:
@@ -304,6 +308,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     release = recipe.release
     out += release_problems(recipe)
     out += graph_release_problems(recipe, variants)
+    out += stat_name_problems(recipe, variants)
     if "from" in release and release["from"] != ORIGINAL and release["from"] not in ids:
         out.append(doc.problem(("release", "from"), f"release.from: no step "
                                f"'{release['from']}'{did_you_mean(release['from'], ids)}"))

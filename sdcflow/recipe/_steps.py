@@ -28,6 +28,9 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
     if ids.index(sid) != i:
         out.append(doc.problem(path + ("id",), f"steps[{i}].id: '{sid}' is already the id of "
                                f"steps[{ids.index(sid)}]"))
+        # (steps are followed by id: a second step of the same id is not followed, lest
+        # it be taken for the first)
+        return out
     kind = "method" if "method" in spec else "measure"
     name = spec[kind]
     plugin = registry.get(name)

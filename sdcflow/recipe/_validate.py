@@ -19,6 +19,7 @@ from ._households import household_consistency
 from ._load import _check_file, _display, loaded_with
 from ._model import Recipe
 from ._schema import where
+from ._stat_release import stat_label_problems
 
 
 @dataclass
@@ -74,11 +75,22 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True,
             problems += _input_constraints(recipe, dataset, data_file)
             problems += household_consistency(recipe, dataset, data_file)
             problems += node_file_problems(recipe, dataset)
-            from ..tables import size_problems
+            problems += stat_label_problems(recipe, source)
+            from ..tables import cell_count, size_problems
 
             for spec in recipe.tables.values():
                 problems += [doc.problem((*spec.path, "dims"), message)
                              for message in size_problems(spec, dataset)]
+            for step in recipe.steps:  # (a table's size, as built from the loaded data)
+                spec = recipe.tables.get(step.table) if step.ok and step.table else None
+                if spec is None or spec.source or not callable(
+                        getattr(step.plugin, "check_cells", None)):
+                    continue
+                cells = cell_count(spec, dataset)
+                for p in step.variants:
+                    for ppath, message in step.plugin.check_cells(p, cells):
+                        full = (*step.path, "params", *ppath)
+                        problems.append(doc.problem(full, f"{where(full)}: {message}"))
             for step in recipe.steps:
                 # (a step that sees values or records changed by earlier steps is
                 # checked on its data when it runs)

@@ -28,6 +28,8 @@ at most the median degree (the noise is cheap on low degrees, costly on a hub).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 
@@ -42,13 +44,15 @@ def anonymise_degrees(degrees: np.ndarray, k: int) -> np.ndarray:
         raise ValueError(f"k = {k} must be between 1 and the number of nodes ({n})")
     order = np.lexsort((np.arange(n), -d))  # decreasing degree, ties by index
     s = d[order]
-    prefix = np.concatenate([[0], np.cumsum(s)])
+    # (Python integers in the loop: NumPy scalars would make it several times slower)
+    sl = s.tolist()
+    prefix = [0, *itertools.accumulate(sl)]
 
     def cost(i: int, j: int) -> int:  # I(i, j) over 0-based positions i..j
-        return int((j - i + 1) * s[i] - (prefix[j + 1] - prefix[i]))
+        return (j - i + 1) * sl[i] - (prefix[j + 1] - prefix[i])
 
-    best = np.full(n + 1, np.iinfo(np.int64).max, dtype=np.int64)
-    cut = np.zeros(n + 1, dtype=np.int64)  # start of the last group of the prefix
+    best = [np.iinfo(np.int64).max] * (n + 1)
+    cut = [0] * (n + 1)  # start of the last group of the prefix
     best[0] = 0
     for i in range(k, n + 1):  # prefix of i nodes
         if i < 2 * k:
@@ -61,8 +65,8 @@ def anonymise_degrees(degrees: np.ndarray, k: int) -> np.ndarray:
     out_sorted = np.empty(n, dtype=np.int64)
     end = n
     while end > 0:
-        start = int(cut[end])
-        out_sorted[start:end] = s[start]
+        start = cut[end]
+        out_sorted[start:end] = sl[start]
         end = start
     out = np.empty(n, dtype=np.int64)
     out[order] = out_sorted
@@ -171,20 +175,27 @@ def supergraph_edges(need: np.ndarray, existing: set[tuple[int, int]]
     return added
 
 
+def probe_steps(n: int, k: int) -> int:
+    """The loop steps of one probe: the dynamic programme over ``n`` degrees, at most
+    ``k`` candidate cuts each, and the bookkeeping around it."""
+    return n * (k + 2)
+
+
 def k_degree_anonymise(n: int, u: np.ndarray, v: np.ndarray, k: int,
                        rng: np.random.Generator, *, max_probes: int = 1000,
-                       construction: str = "supergraph"
+                       construction: str = "supergraph", max_steps: int | None = None
                        ) -> tuple[np.ndarray, np.ndarray, dict]:
     """A k-degree anonymous graph on the ``n`` nodes of the graph with edges ``(u, v)``:
     degrees anonymised, then the graph constructed (module docstring). Returns its edges
     (smaller end first) and counts: the probes needed, the total degree increase, the
-    original edges kept."""
+    original edges kept. ``max_steps``: probing stops before its steps
+    (:func:`probe_steps` each) would pass this many, as after ``max_probes``."""
     from .edges import degrees as degree_of
 
     d = degree_of(n, u, v)
     preferred = {(int(min(a, b)), int(max(a, b))) for a, b in zip(u, v)}
     noisy = d.copy()
-    graphical, added, stuck = None, None, 0
+    graphical, added, stuck, over_budget = None, None, 0, False
     for probe in range(max_probes + 1):
         target = anonymise_degrees(noisy, k)
         if is_graphical(target):
@@ -199,10 +210,14 @@ def k_degree_anonymise(n: int, u: np.ndarray, v: np.ndarray, k: int,
         # noise where it costs least: a node of at most the median degree (raising a hub
         # would raise its whole group)
         room = np.flatnonzero((noisy < n - 1) & (noisy <= np.median(noisy)))
-        if len(room) == 0 or probe == max_probes:
+        over_budget = max_steps is not None and (probe + 2) * probe_steps(n, k) > max_steps
+        if len(room) == 0 or probe == max_probes or over_budget:
             break
         noisy[rng.choice(room)] += 1
     if graphical is None:
+        if over_budget:
+            raise ValueError(f"no graphical k-anonymous degree sequence in {probe + 1} "
+                             f"probes, as many as {max_steps:,} steps allow")
         raise ValueError(f"no graphical k-anonymous degree sequence in {max_probes} probes")
     if added is not None:
         edges = sorted(preferred | set(added))

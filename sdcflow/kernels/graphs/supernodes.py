@@ -141,23 +141,23 @@ def _neighbour_groups(groups: np.ndarray, neighbours: list, x: int, g: int) -> n
 def sample_graph(groups: np.ndarray, counts: np.ndarray, rng: np.random.Generator
                  ) -> tuple[np.ndarray, np.ndarray]:
     """A graph drawn uniformly among those with these super-nodes and edge counts."""
-    members = [np.flatnonzero(groups == x) for x in range(len(counts))]
+    order = np.argsort(groups, kind="stable")
+    members = np.split(order, np.searchsorted(groups[order], np.arange(1, len(counts))))
     us, vs = [], []
-    for x in range(len(counts)):
-        mx = members[x]
-        d = int(counts[x, x])
-        if d:
+    # the pairs of super-nodes joined by edges, in row order (a super-node with itself
+    # first): only those, not all g^2 pairs
+    for x, y in np.argwhere(np.triu(counts)).tolist():
+        mx, d = members[x], int(counts[x, y])
+        if x == y:
             lo, hi = np.triu_indices(len(mx), 1)
             pick = rng.choice(len(lo), size=d, replace=False)
             us.append(mx[lo[pick]])
             vs.append(mx[hi[pick]])
-        for y in range(x + 1, len(counts)):
-            d = int(counts[x, y])
-            if d:
-                my = members[y]
-                pick = rng.choice(len(mx) * len(my), size=d, replace=False)
-                us.append(mx[pick // len(my)])
-                vs.append(my[pick % len(my)])
+        else:
+            my = members[y]
+            pick = rng.choice(len(mx) * len(my), size=d, replace=False)
+            us.append(mx[pick // len(my)])
+            vs.append(my[pick % len(my)])
     if not us:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     a, b = np.concatenate(us), np.concatenate(vs)

@@ -22,9 +22,17 @@ def standardize(original: np.ndarray, protected: np.ndarray, how: str = "origina
     protected = np.asarray(protected, dtype=float)
 
     def moments(x):
-        with np.errstate(invalid="ignore"), _quiet():
+        with np.errstate(invalid="ignore", over="ignore"), _quiet():
             mean = np.nanmean(x, axis=0) if len(x) else np.zeros(x.shape[1])
             sd = np.nanstd(x, axis=0, ddof=1) if len(x) > 1 else np.ones(x.shape[1])
+            # values near the float range (1e300) overflow the moments: those columns
+            # in units of their largest |value| (mean and sd then stay finite)
+            big = ~(np.isfinite(mean) & np.isfinite(sd)) & ~np.isnan(x).all(axis=0)
+            if big.any():
+                scale = np.nanmax(np.abs(x[:, big]), axis=0)
+                y = x[:, big] / scale
+                mean[big] = np.nanmean(y, axis=0) * scale
+                sd[big] = np.nanstd(y, axis=0, ddof=1) * scale
         mean = np.where(np.isfinite(mean), mean, 0.0)
         sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
         return mean, sd
@@ -36,7 +44,8 @@ def standardize(original: np.ndarray, protected: np.ndarray, how: str = "origina
         mp, sp = moments(protected)
     else:
         raise ValueError(f"unknown standardisation {how!r}")
-    return (original - mo) / so, (protected - mp) / sp
+    with np.errstate(over="ignore"):  # (a z-score beyond the float range: infinite)
+        return (original - mo) / so, (protected - mp) / sp
 
 
 def weighted(z: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -42,8 +42,8 @@ def nearest_links(protected: np.ndarray, original: np.ndarray, algorithm: str = 
     ``sum_j (p_j - o_j)^2`` in float64; the k-d tree (``algorithm="kdtree"``, the default
     up to :data:`KDTREE_MAX_DIM` variables) or the blocked BLAS scan (``"blocked"``:
     ``||p||^2 - 2 p.o + ||o||^2`` on blocks of rows, argmin per row) only find the
-    candidates. Records with a missing value are not linked (protected) or not candidates
-    (original). Both files must have the same records (``len`` equal)."""
+    candidates. Records with a missing value (or an infinite coordinate) are not linked
+    (protected) or not candidates (original). Both files must have the same records (``len`` equal)."""
     original, protected = paired_files(original, protected)
     n = len(protected)
     if protected.ndim != 2 or original.shape[1:] != protected.shape[1:]:
@@ -52,8 +52,10 @@ def nearest_links(protected: np.ndarray, original: np.ndarray, algorithm: str = 
     linked = np.full(n, -1, dtype=np.int64)
     ties = np.zeros(n, dtype=np.int64)
     correct = np.zeros(n, dtype=bool)
-    p_ok = ~np.isnan(protected).any(axis=1)
-    o_ok = ~np.isnan(original).any(axis=1)
+    # (a coordinate beyond the float range, a z-score of 1e300 over a tiny spread, is
+    # as far from every record as a missing one: not linked, not a candidate)
+    p_ok = np.isfinite(protected).all(axis=1)
+    o_ok = np.isfinite(original).all(axis=1)
     cand = np.flatnonzero(o_ok)  # original row of each candidate
     if c == 0 or not p_ok.any() or not len(cand):
         if c == 0:  # nothing known: every complete original is equally near

@@ -73,8 +73,9 @@ def pairwise_links(protected: np.ndarray, original: np.ndarray,
     linked = np.full(n, -1, dtype=np.int64)
     ties = np.zeros(n, dtype=np.int64)
     correct = np.zeros(n, dtype=bool)
-    p_ok = np.flatnonzero(~np.isnan(protected).any(axis=1))
-    cand = np.flatnonzero(~np.isnan(original).any(axis=1))
+    # (an infinite coordinate counts as a missing value: see nearest_links)
+    p_ok = np.flatnonzero(np.isfinite(protected).all(axis=1))
+    cand = np.flatnonzero(np.isfinite(original).all(axis=1))
     if not len(p_ok) or not len(cand):
         return Links(linked, ties, correct, {"algorithm": "direct"})
     O = original[cand]

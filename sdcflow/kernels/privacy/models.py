@@ -196,18 +196,26 @@ def beta_likeness(classes: np.ndarray, sensitive: np.ndarray,
 
 
 def delta_presence(classes: np.ndarray, population_classes: np.ndarray,
-                   n_classes: int | None = None) -> np.ndarray:
+                   n_classes: int | None = None,
+                   population_counts: np.ndarray | None = None) -> np.ndarray:
     """For each class, the number of research-sample records (``classes``) over the number
     of population records (``population_classes``, ids in the same numbering) in it: the
     probability that a population member of the class is in the sample. Classes without
     sample records get 0 (Nergiz et al.: nothing in the release says they are present).
     The sample must be part of the population: a class with more sample than population
-    records is an error."""
+    records is an error. ``population_counts``: how many population records each entry
+    of ``population_classes`` stands for (default one each), so that a population of
+    billions is counted without a row per person."""
     classes, top = _classes(classes, None)
     population, pop_top = _classes(population_classes, None)
     size = max(top, pop_top, n_classes or 0)
     sample = np.bincount(classes[classes >= 0], minlength=size)
-    pop = np.bincount(population[population >= 0], minlength=size)
+    if population_counts is None:
+        pop = np.bincount(population[population >= 0], minlength=size)
+    else:
+        weights = np.asarray(population_counts, dtype=np.int64)
+        pop = np.zeros(size, dtype=np.int64)
+        np.add.at(pop, population[population >= 0], weights[population >= 0])
     wrong = np.flatnonzero(sample > pop)
     if wrong.size:
         raise ValueError(f"class {int(wrong[0])} holds {int(sample[wrong[0]])} sample records "

@@ -44,8 +44,12 @@ def ancestor_table(tax: Taxonomy, codes: np.ndarray) -> np.ndarray:
 def lcs_matrix(tax: Taxonomy, codes: np.ndarray) -> np.ndarray:
     """The least common subsumer of every pair of ``codes`` (an m x m matrix of codes)."""
     A = ancestor_table(tax, codes)
-    same = (A[:, None, :] == A[None, :, :]) & (A[:, None, :] >= 0)
-    depth = same.sum(axis=2) - 1  # common ancestors form a prefix: root .. lcs
+    # common ancestors form a prefix (root .. lcs): count them level by level (m x m at a
+    # time, not an m x m x depth cube: a deep taxonomy would not fit in memory)
+    depth = np.full((len(codes), len(codes)), -1, dtype=np.int64)
+    for d in range(A.shape[1]):
+        level = A[:, d]
+        depth += (level[:, None] == level[None, :]) & (level >= 0)[:, None]
     return A[np.arange(len(codes))[:, None], depth]
 
 

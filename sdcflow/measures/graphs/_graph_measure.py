@@ -12,6 +12,7 @@ from ...data.edge_list import (
     edge_list_problems,
     edge_variables,
     nodes_and_edges,
+    work_problems,
 )
 from ...registry import Measure
 from ..reference import REFERENCE
@@ -40,4 +41,15 @@ class GraphMeasure(Measure):
         yield from edge_list_problems(params, meta, alone=False)
 
     def check_data(self, params, data):
-        yield from edge_data_problems(params, data)
+        problems = list(edge_data_problems(params, data))
+        yield from problems
+        if problems or len(data) == 0:
+            return
+        labels, u, v = nodes_and_edges(data, params)
+        yield from work_problems(self.work(params, len(labels), u, v))
+
+    def work(self, params, n: int, u, v) -> list[tuple]:
+        """What the measure would do on the graph it measures (``n`` nodes, edges
+        ``(u, v)``; its reference is taken to be alike), as
+        :func:`~sdcflow.data.edge_list.work_problems` checks it: none by default."""
+        return []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...data.edge_list import two_edge_paths
 from ...data.node_attributes import attribute_rows
 from ...kernels.graphs.attacks import (
     degree_attribute_candidates,
@@ -19,6 +20,7 @@ from ...kernels.graphs.attacks import (
     re_identification,
 )
 from ...kernels.graphs.subgraph import subgraph_candidates
+from ...limits import MAX_LOOP_STEPS
 from ...registry import MeasureResult, register
 from ...results import COUNT, NUMBER, TEXT, by_values, record
 from ._graph_measure import GRAPH_MEASURE_PARAMS, GraphMeasure, as_graph
@@ -27,6 +29,9 @@ ATTACKS = {"degree": degree_candidates, "neighbour_degrees": neighbour_degree_ca
            "neighbourhood": neighbourhood_candidates, "subgraph": subgraph_candidates,
            "degree_attributes": degree_attribute_candidates}
 DEFAULT_ATTACKS = ["degree", "neighbour_degrees", "neighbourhood"]
+# the cost of the neighbourhood attack in loop steps (about a microsecond each;
+# sdcflow.limits): a node's neighbourhood copied and hashed
+NEIGHBOURHOOD_STEPS = 500
 
 
 @register
@@ -70,6 +75,23 @@ class GraphReidentification(GraphMeasure):
                                  f"declare variables.{params.get('source')}.nodes: "
                                  "{file: ..., id: ...} (relabel_nodes drops them: measure "
                                  "before it)")
+
+    def work(self, params, n, u, v):
+        paths = two_edge_paths(n, u, v)
+        out = []
+        if "neighbourhood" in params["attacks"]:
+            # every node's 1-neighbourhood, in both graphs, copied and hashed
+            out.append((("attacks",), 2 * (NEIGHBOURHOOD_STEPS * n + paths), MAX_LOOP_STEPS,
+                        "steps", (f"the neighbourhood attack on {n} nodes (about "
+                        f"{NEIGHBOURHOOD_STEPS} steps a node, and the graph's {paths} paths "
+                        "of two edges)")))
+        if "subgraph" in params["attacks"]:
+            # each distinct known subgraph (up to one per node) searched for around every
+            # released node, a step at least each
+            out.append((("attacks",), n * n + params["edges"] * paths,
+                        MAX_LOOP_STEPS, "steps", (f"the subgraph attack on {n} nodes (up to "
+                        f"{n} x {n} searches)")))
+        return out
 
     def result_shape(self, params, meta):
         attack = record(re_identified=COUNT, expected=NUMBER,

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...data.edge_list import two_edge_paths
 from ...kernels.graphs.structure import degree_distance, statistics
+from ...limits import MAX_LOOP_STEPS
 from ...registry import MeasureResult, register
 from ...results import COUNT, NUMBER, TEXT, ListOf, record
 from ._graph_measure import GRAPH_MEASURE_PARAMS, GraphMeasure, as_graph
@@ -31,6 +33,17 @@ class GraphUtility(GraphMeasure):
                                            "adjacency matrix to report."},
         },
     }
+
+    def work(self, params, n, u, v):
+        # the clustering coefficient walks each node's neighbours' neighbours (networkx);
+        # ARPACK's largest eigenvalues cost about nodes x eigenvalues^2 steps
+        c = params["eigenvalues"]
+        return [((), 2 * two_edge_paths(n, u, v), MAX_LOOP_STEPS, "steps",
+                 (f"the clustering of a graph of {n} nodes and of its reference (their "
+                 "paths of two edges)")),
+                (("eigenvalues",), 2 * n * c * c if n > 1000 else 0, MAX_LOOP_STEPS, "steps",
+                 (f"the {c} largest eigenvalues of a graph of {n} nodes and of its reference "
+                 "(nodes x eigenvalues^2 each)"))]
 
     def result_shape(self, params, meta):
         stats = record(nodes=COUNT, edges=COUNT, mean_degree=NUMBER, clustering=NUMBER,

@@ -48,7 +48,11 @@ from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
 )
 from ...kernels.perturbative.microaggregation.mdav import mdav
 from ...kernels.perturbative.microaggregation.mdav_missing import mdav_missing
-from ...methods.perturbative._microaggregation_algorithms import _aggregate, _scaled
+from ...methods.perturbative._microaggregation_algorithms import (
+    _aggregate,
+    _scaled,
+    neighbour_problems,
+)
 from ...registry import Measure, MeasureResult, register, strata_param, variables_param
 from ...results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, Text
 from ..reference import REFERENCE, same_records
@@ -142,11 +146,30 @@ class MicroaggregationAttack(Measure):
             for name in self.variables(params, meta):
                 if name not in meta.variables:
                     yield ("groups",), f"unknown variable '{name}'"
+            seen: dict[str, int] = {}
+            for i, group in enumerate(params.get("groups") or []):
+                for j, name in enumerate(group):
+                    if name in seen:
+                        yield ("groups", i, j), (f"'{name}' is already in groups[{seen[name]}]:"
+                                                 " a variable is microaggregated in one block")
+                    seen.setdefault(name, i)
         yield from self.check_strata(params, meta)
         for name in self.variables(params, meta):
             var = meta.variables.get(name)
             if var is not None and var.type == "ordinal" and not var.order:
                 yield ("variables",), f"the ordinal variable '{name}' has no declared order"
+
+    def check_data(self, params, data):
+        if params.get("attack") != "rerun" or params.get("algorithm") != "fuzzy_c_means":
+            return
+        # as the method refuses them (fuzzy c-means has no rule for missing values)
+        for name in self.variables(params, data.meta):
+            if name in data.frame and data.frame[name].isna().any():
+                yield ("algorithm",), (f"'{name}' has missing values: fuzzy_c_means needs "
+                                       "complete values (the method refuses them too)")
+                return
+        yield from neighbour_problems(len(data), params["k"], params["neighbours"],
+                                      "fuzzy_c_means")
 
     def result_shape(self, params, meta):
         names = self.variables(params, meta)

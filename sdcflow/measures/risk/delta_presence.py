@@ -48,11 +48,28 @@ POPULATION_COUNTS = {
     "type": "object", "additionalProperties": False,
     "required": ["columns", "rows", "counts"],
     "properties": {
-        "columns": {"type": "array", "items": {"type": "string"}},
-        "rows": {"type": "array", "items": {"type": "array"}},
-        "counts": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+        "columns": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        "rows": {"type": "array", "items": {
+            "type": "array", "items": {"type": ["string", "number", "boolean", "null"]}}},
+        # (a count beyond any population: 10^12 people)
+        "counts": {"type": "array", "items": {"type": "integer", "minimum": 1,
+                                              "maximum": 10**12}},
     },
 }
+
+
+def population_problems(counts: Mapping) -> Iterator[str]:
+    """What makes a population's ``population_counts`` unusable beyond its schema: a
+    count for each row, each row a value for each column."""
+    columns, rows = counts.get("columns", []), counts.get("rows", [])
+    if len(rows) != len(counts.get("counts", [])):
+        yield (f"the population has {len(rows)} rows of key values but "
+               f"{len(counts.get('counts', []))} counts: give one count per row")
+    for i, row in enumerate(rows):
+        if len(row) != len(columns):
+            yield (f"row {i + 1} of the population has {len(row)} values for its "
+                   f"{len(columns)} columns ({', '.join(columns) or 'none'})")
+            return
 
 @register
 class DeltaPresence(Measure):
@@ -127,6 +144,11 @@ class DeltaPresence(Measure):
                 yield (), "give the population file ('population')"
             return
         where = ("population",) if "population" in params else ("population_counts",)
+        problems = list(population_problems(counts))
+        for problem in problems:
+            yield where, problem
+        if problems:
+            return
         columns = counts.get("columns", [])
         for name in keys:
             if name not in columns:
@@ -135,7 +157,8 @@ class DeltaPresence(Measure):
     def check_data(self, params, data):
         counts = params.get("population_counts")
         keys = self.variables(params, data.meta)
-        if counts is None or any(k not in counts.get("columns", []) for k in keys):
+        if counts is None or any(k not in counts.get("columns", []) for k in keys) \
+                or any(population_problems(counts)):
             return
         _, _, problem = self._classes(params, data)
         if problem:
@@ -150,8 +173,9 @@ class DeltaPresence(Measure):
                        "outside_percent": NUMBER, "classes_outside": COUNT})
 
     def _classes(self, params, data) -> tuple[np.ndarray, np.ndarray, str | None]:
-        """Class ids of the records and of the population (one per population record),
-        and what is wrong, if anything, with the sample against the population."""
+        """Class ids of the records and of the population (one per distinct row of
+        ``population_counts``, which says how many records it stands for), and what is
+        wrong, if anything, with the sample against the population."""
         keys = self.variables(params, data.meta)
         counts = params["population_counts"]
         columns = list(counts["columns"])
@@ -161,11 +185,14 @@ class DeltaPresence(Measure):
         both = pd.concat([sample, pop_keys], ignore_index=True)
         ids, _ = row_ids(key_codes(both, keys))
         n = len(sample)
-        pop_ids = np.repeat(ids[n:], np.asarray(counts["counts"], dtype=np.int64))
+        # one id per distinct population row, with its count (never a row per person: a
+        # population may hold billions)
+        pop_ids = ids[n:]
         sample_ids = ids[:n]
         size = int(ids.max(initial=-1)) + 1
         have = np.bincount(sample_ids, minlength=size)
-        pop_have = np.bincount(pop_ids, minlength=size)
+        pop_have = np.zeros(size, dtype=np.int64)
+        np.add.at(pop_have, pop_ids, np.asarray(counts["counts"], dtype=np.int64))
         wrong = np.flatnonzero(have > pop_have)
         if wrong.size:
             c = int(wrong[0])
@@ -192,7 +219,8 @@ class DeltaPresence(Measure):
             raise PluginError(self.name, problem)
         n = len(data)
         size = int(max(sample_ids.max(initial=-1), pop_ids.max(initial=-1))) + 1
-        delta = delta_presence(sample_ids, pop_ids, n_classes=size)
+        delta = delta_presence(sample_ids, pop_ids, n_classes=size,
+                               population_counts=params["population_counts"]["counts"])
         per_record = delta[sample_ids]
         lo, hi = params.get("delta_min", 0), params.get("delta_max", 1)
 
@@ -201,12 +229,13 @@ class DeltaPresence(Measure):
 
         outside = out_of_range(per_record)
         # the data are part of the population: its classes are the population's
-        in_population = np.bincount(pop_ids, minlength=size) > 0
+        in_population = np.bincount(pop_ids, weights=np.asarray(
+            params["population_counts"]["counts"], dtype=float), minlength=size) > 0
         in_sample = np.bincount(sample_ids, minlength=size) > 0
         class_delta = delta[in_population]
         summary = {"variables": keys, "records": n,
                    "classes": int(in_sample.sum()),
-                   "population_records": int(pop_ids.size),
+                   "population_records": sum(params["population_counts"]["counts"]),
                    "population_classes": int(in_population.sum()),
                    "absent_classes": int((in_population & ~in_sample).sum()),
                    "min": float(class_delta.min()) if class_delta.size else 0.0,

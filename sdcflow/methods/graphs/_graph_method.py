@@ -8,6 +8,7 @@ from ...data.edge_list import (
     edge_list_problems,
     edge_variables,
     nodes_and_edges,
+    work_problems,
 )
 from ...registry import Method, unchanged
 
@@ -39,8 +40,16 @@ class GraphMethod(Method):
     def check_data(self, params, data):
         problems = list(edge_data_problems(params, data))
         yield from problems
-        if problems or not self.k_counts_nodes or len(data) == 0:
+        if problems or len(data) == 0:
             return
-        labels, _, _ = nodes_and_edges(data, params)
-        if params["k"] > len(labels):
+        labels, u, v = nodes_and_edges(data, params)
+        if self.k_counts_nodes and params["k"] > len(labels):
             yield ("k",), f"k = {params['k']} is larger than the number of nodes ({len(labels)})"
+            return
+        yield from work_problems(self.work(params, len(labels), u, v))
+
+    def work(self, params, n: int, u, v) -> list[tuple]:
+        """What the method would do on a graph of ``n`` nodes and edges ``(u, v)``, as
+        :func:`~sdcflow.data.edge_list.work_problems` checks it (its limits are in
+        :mod:`sdcflow.limits`): none by default (linear work)."""
+        return []

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.perturbation import MODES, non_edges_count, perturb_edges
+from ...limits import MAX_CELLS, over
 from ...registry import MethodResult, register
 from ._graph_method import GraphMethod
 
@@ -41,9 +42,19 @@ class EdgePerturbation(GraphMethod):
         labels, u, _ = nodes_and_edges(data, params)
         m = round(params["fraction"] * len(u))
         free = non_edges_count(len(labels), len(u))
-        if params.get("mode", "add_delete") in ("add_delete", "add") and m > free:
+        if params.get("mode") == "delete" and m >= len(u):
+            yield ("fraction",), (f"fraction {params['fraction']} deletes all {len(u)} edges: "
+                                  "the released graph would have none")
+        elif params.get("mode", "add_delete") in ("add_delete", "add") and m > free:
             yield ("fraction",), (f"{m} edges cannot be added: only {free} pairs of the "
                                   f"{len(labels)} nodes are not joined")
+        elif params.get("mode", "add_delete") in ("add_delete", "add") and 2 * m >= free:
+            # (so many that the free pairs are listed to draw from: every pair of nodes)
+            pairs = len(labels) * (len(labels) - 1) // 2
+            if pairs > MAX_CELLS:
+                yield ("fraction",), (f"adding {m} edges, most of the {free} free pairs, "
+                                      f"lists every pair of the {len(labels)} nodes: "
+                                      f"{over(pairs, 'pairs', MAX_CELLS)}")
 
     def apply(self, data, params, rng):
         labels, u, v = nodes_and_edges(data, params)

@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...errors import PluginError
-from ...kernels.graphs.k_degree import k_degree_anonymise
+from ...kernels.graphs.k_degree import k_degree_anonymise, probe_steps
+from ...limits import MAX_LOOP_STEPS
 from ...registry import MethodResult, register
 from ._graph_method import GraphMethod
 
@@ -40,12 +41,22 @@ class KDegreeAnonymity(GraphMethod):
         },
     }
 
+    def work(self, params, n, u, v):
+        # probing runs the dynamic programme again and again, until a graphical sequence
+        # is found, max_probes or MAX_LOOP_STEPS (when it stops): one probe must fit
+        k = params["k"]
+        return [(("k",), probe_steps(n, k), MAX_LOOP_STEPS, "steps",
+                 (f"one probe of k = {k} on {n} nodes (a dynamic programme of nodes x (k + 2) "
+                 "steps)"))]
+
     def apply(self, data, params, rng):
         labels, u, v = nodes_and_edges(data, params)
         try:
             a, b, info = k_degree_anonymise(len(labels), u, v, params["k"], rng,
                                             max_probes=params["max_probes"],
-                                            construction=params["construction"])
+                                            construction=params["construction"],
+                                            max_steps=MAX_LOOP_STEPS)
         except ValueError as exc:  # (probing found no graphical sequence)
-            raise PluginError(self.name, f"{exc}: raise max_probes or lower k") from None
+            advice = "lower k" if "steps allow" in str(exc) else "raise max_probes or lower k"
+            raise PluginError(self.name, f"{exc}: {advice}") from None
         return MethodResult(edge_dataset(data, params, labels, a, b), info)

@@ -8,6 +8,7 @@ from typing import ClassVar
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.edges import canonical, degrees
 from ...kernels.graphs.spatial import DENSITIES, spatial_graph
+from ...limits import MAX_NODE_PAIRS
 from ...registry import MethodResult, register
 from ._graph_method import GraphMethod
 
@@ -29,6 +30,11 @@ class SpatialGraph(GraphMethod):
                                        "square, or standard normal in the plane."},
         },
     }
+
+    def work(self, params, n, u, v):
+        # each node's distances to the nodes still free: up to n x n
+        return [((), n * n, MAX_NODE_PAIRS, "distances",
+                 f"placing {n} nodes (each one's distance to every other)")]
 
     def apply(self, data, params, rng):
         labels, u, v = nodes_and_edges(data, params)

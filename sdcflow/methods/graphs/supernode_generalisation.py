@@ -9,8 +9,12 @@ from typing import ClassVar
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.edges import canonical
 from ...kernels.graphs.supernodes import block_counts, partition, sample_graph
+from ...limits import MAX_CELLS, MAX_LOOP_STEPS
 from ...registry import MethodResult, register
 from ._graph_method import GraphMethod
+
+# an annealing move: a dozen NumPy calls over the super-nodes (about 100 microseconds)
+MOVE_STEPS = 100
 
 
 @register
@@ -34,6 +38,19 @@ class SupernodeGeneralisation(GraphMethod):
                            "description": "Simulated annealing moves tried."},
         },
     }
+
+    def work(self, params, n, u, v):
+        k, iterations = params["k"], params["iterations"]
+        g = max(n // k, 1)
+        largest = n - (g - 1) * k  # (the last super-node takes the rest)
+        return [
+            (("k",), g * g, MAX_CELLS, "cells", (f"the edge counts between the {g} "
+             f"super-nodes of {n} nodes for k = {k}")),
+            (("k",), largest * (largest - 1) // 2, MAX_CELLS, "cells",
+             f"the node pairs inside a super-node of {largest} nodes"),
+            (("iterations",), iterations * (MOVE_STEPS + g), MAX_LOOP_STEPS, "steps",
+             (f"{iterations} annealing moves among {g} super-nodes (about {MOVE_STEPS} + {g} "
+             "steps each)"))]
 
     def apply(self, data, params, rng):
         labels, u, v = nodes_and_edges(data, params)

@@ -19,7 +19,12 @@ from ...data.population_file import read_population as population_file
 from ...data.recipe_files import RecipeFileError, RecipeFiles
 from ...kernels.privacy import lattice
 from ...kernels.privacy.model_targets import beta_likeness_target, delta_presence_target
-from ...measures.risk.delta_presence import DeltaPresence, population_counts
+from ...limits import MAX_CELLS, count, over
+from ...measures.risk.delta_presence import (
+    DeltaPresence,
+    population_counts,
+    population_problems,
+)
 from ...measures.risk.t_closeness import hierarchy_codes
 
 Finding = tuple[tuple, str]
@@ -49,6 +54,9 @@ def problems(params: Mapping, meta: Metadata, keys: list[str]) -> Iterable[Findi
     deltas = [i for i, t in enumerate(params["targets"]) if "delta_presence" in t]
     if len(deltas) > 1:
         yield ("targets",), "give delta_presence once"
+    if not deltas and "population_counts" in params:
+        yield ("population_counts",), ("a population is used only by a delta_presence "
+                                       "target; give one or leave population_counts out")
     for i, target in enumerate(params["targets"]):
         spec = target.get("l_diversity")
         if spec is not None:
@@ -72,6 +80,11 @@ def problems(params: Mapping, meta: Metadata, keys: list[str]) -> Iterable[Findi
             path = ("targets", i, "delta_presence")
             if spec.get("delta_min", 0) > spec.get("delta_max", 1):
                 yield (*path, "delta_min"), "delta_min is above delta_max"
+            wrong = list(population_problems(params.get("population_counts", {})))
+            for problem in wrong:
+                yield (*path, "population"), problem
+            if wrong:
+                continue
             columns = params.get("population_counts", {}).get("columns")
             for name in keys if columns is not None else []:
                 if name not in columns:
@@ -94,7 +107,14 @@ def data_problems(params: Mapping, data: Dataset, keys: list[str]) -> Iterable[F
                     f"values of '{var.name}' missing from its hierarchy: {unknown[:5]}")
         counts = params.get("population_counts")
         if "delta_presence" in target and counts is not None and all(
-                k in counts["columns"] for k in keys):
+                k in counts["columns"] for k in keys) and not any(population_problems(counts)):
+            # the search generalises the population's records at every node it checks
+            cells = sum(counts["counts"]) * max(len(keys), 1)
+            if cells > MAX_CELLS:
+                yield ("targets", i, "delta_presence", "population"), (
+                    f"the population's {count(sum(counts['counts']))} records, "
+                    f"{len(keys)} key values each, make {over(cells, 'cells', MAX_CELLS)}")
+                return
             for name in keys:
                 if data.variables[name].is_numeric:
                     text = pd.Series([row[counts["columns"].index(name)]

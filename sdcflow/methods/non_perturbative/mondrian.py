@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from ...data.codes import numeric_column
-from ...data.taxonomy import parents_of
 from ...data.text import text_column
 from ...kernels.non_perturbative.mondrian import (
     Ordered,
@@ -27,10 +26,10 @@ from ...kernels.non_perturbative.mondrian import (
     tree,
     tree_ancestor,
 )
-from ...kernels.semantic.taxonomy import TaxonomyError, from_levels
+from ...kernels.semantic.taxonomy import TaxonomyError
 from ...plain_words import figure
 from ...registry import Method, MethodResult, Output, numeric_output, register, variables_param
-from .._semantic import data_taxonomy
+from .._semantic import data_taxonomy, hierarchy_taxonomy
 
 
 @register
@@ -241,9 +240,5 @@ def _generalised_records(dim, labels) -> int:
 def _generalised(var):
     """A key variable after partitioning: categorical text; a hierarchy is kept as the
     variable's taxonomy (its values are now concepts of it at any level)."""
-    taxonomy = var.taxonomy
-    if taxonomy is None and var.hierarchy and not var.is_numeric:
-        taxonomy = {"parents": parents_of(from_levels(var.hierarchy))}
-    if var.is_numeric:
-        taxonomy = None
+    taxonomy = None if var.is_numeric else hierarchy_taxonomy(var)
     return var.evolve(type="categorical", order=None, hierarchy=None, taxonomy=taxonomy)

@@ -11,11 +11,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...data.taxonomy import parents_of
 from ...distribution import Rows, Whole
-from ...kernels.semantic.taxonomy import from_levels
 from ...registry import Method, MethodResult, Output, register
-from .._semantic import as_text, data_problems, data_taxonomy, taxonomy_problems
+from .._semantic import (
+    as_text,
+    data_problems,
+    data_taxonomy,
+    hierarchy_taxonomy,
+    taxonomy_problems,
+)
 
 
 @register
@@ -113,7 +117,5 @@ class SemanticGeneralisation(Method):
 def _generalised(var, tax=None):
     """The variable after generalisation: still categorical, with its taxonomy (that of
     its hierarchy, if it had only a hierarchy), so that later semantic steps can use it."""
-    taxonomy = var.taxonomy
-    if taxonomy is None and var.hierarchy:
-        taxonomy = {"parents": parents_of(tax or from_levels(var.hierarchy))}
-    return var.evolve(type="categorical", order=None, hierarchy=None, taxonomy=taxonomy)
+    return var.evolve(type="categorical", order=None, hierarchy=None,
+                      taxonomy=hierarchy_taxonomy(var, tax))

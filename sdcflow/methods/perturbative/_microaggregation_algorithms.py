@@ -7,6 +7,8 @@ and total sums of squares (SSE/SST).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pandas as pd
 
@@ -19,6 +21,7 @@ from ...kernels.perturbative.microaggregation.aggregate import (
     group_plurality,
     group_trimmed_mean,
 )
+from ...kernels.perturbative.microaggregation.fuzzy_c_means import ITERATIONS
 from ...kernels.perturbative.microaggregation.mdav import mdav
 from ...kernels.perturbative.microaggregation.mdav_missing import mdav_missing
 from ...kernels.perturbative.microaggregation.projected import projected
@@ -26,10 +29,27 @@ from ...kernels.perturbative.microaggregation.univariate import (
     individual_ranking,
     optimal_univariate,
 )
+from ...limits import MAX_CELLS, MAX_LOOKUPS, over
 
 # algorithms that take missing values (as sdcMicro: MDAV's distance rule; the others
 # group each variable's observed values)
 WITH_MISSING = ("mdav", "individual_ranking", "optimal_univariate")
+
+
+def neighbour_problems(n: int, k: int, neighbours: int, algorithm: str
+                       ) -> Iterator[tuple[tuple, str]]:
+    """Findings on ``neighbours`` of fuzzy microaggregation (``fuzzy``, ``fuzzy_c_means``)
+    on ``n`` records in groups of ``k``: each record's distances to its nearest
+    prototypes (one per group) must fit in memory, and fuzzy c-means looks them up in
+    every one of its rounds."""
+    cells = n * min(neighbours, n // k)
+    if cells > MAX_CELLS:
+        yield ("neighbours",), (f"{neighbours} neighbours for each of {n} records make "
+                                f"{over(cells, 'distances', MAX_CELLS)}")
+    elif algorithm == "fuzzy_c_means" and cells * ITERATIONS > MAX_LOOKUPS:
+        yield ("neighbours",), (f"{neighbours} neighbours for each of {n} records in "
+                                f"{ITERATIONS} rounds of fuzzy c-means make "
+                                f"{over(cells * ITERATIONS, 'nearest-centre lookups', MAX_LOOKUPS)}")
 
 
 def _aggregate(x: np.ndarray, labels: np.ndarray, aggregation: tuple,

@@ -42,7 +42,6 @@ from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
     random_assignment,
 )
 from ...kernels.risk.frequencies import frequencies
-from ...limits import MAX_CELLS, over
 from ...plain_words import names
 from ...registry import (
     Method,
@@ -59,6 +58,7 @@ from ._microaggregation_algorithms import (
     _labels,
     _scaled,
     _sse_sst,
+    neighbour_problems,
     observed_counts,
 )
 from ._microaggregation_groups import PER_VARIABLE, _text, base_variables, plan_groups
@@ -227,12 +227,8 @@ class Microaggregation(Method):
         if params["k"] > len(data):
             yield ("k",), f"k = {params['k']} is larger than the number of records ({len(data)})"
         elif params.get("algorithm") in ("fuzzy", "fuzzy_c_means"):
-            # each record's distances to its nearest prototypes (one per group of >= k)
-            cells = len(data) * min(params["neighbours"], len(data) // params["k"])
-            if cells > MAX_CELLS:
-                yield ("neighbours",), (f"{params['neighbours']} neighbours for each of "
-                                        f"{len(data)} records make "
-                                        f"{over(cells, 'distances', MAX_CELLS)}")
+            yield from neighbour_problems(len(data), params["k"], params["neighbours"],
+                                          params["algorithm"])
         for g in plan_groups(params, data.meta).groups:
             for v in g.variables:
                 if v not in data.frame:

@@ -80,10 +80,18 @@ class SemanticMicroaggregation(Method):
             if problems or name not in data.variables:
                 continue
             tax, codes = data_taxonomy(data, name)
-            size = len(_candidates(tax, codes)) ** 2
+            candidates = _candidates(tax, codes)
+            size = len(candidates) ** 2
+            # (their least common subsumers are found level by level of the taxonomy)
+            levels = int(tax.depth[candidates].max(initial=0)) + 1
             if size > MAX_CELLS:
                 yield ("variables", i), (f"the distances between the concepts of '{name}' "
                                          f"make {over(size, 'cells', MAX_CELLS)}")
+            elif size * levels > MAX_DISTANCES:
+                yield ("variables", i), (
+                    f"the least common subsumers of the {len(candidates)} concepts of "
+                    f"'{name}', over {levels} levels, make "
+                    f"{over(size * levels, 'comparisons', MAX_DISTANCES)}")
 
     def apply(self, data, params, rng):
         names, k = params["variables"], params["k"]
@@ -92,10 +100,13 @@ class SemanticMicroaggregation(Method):
         for name in names:
             tax, c = data_taxonomy(data, name)
             cand = _candidates(tax, c)
-            ic = None
-            if params["distance"] in NEEDS_IC:
-                ic = information_content(tax, np.bincount(c[c >= 0], minlength=len(tax.names)))
-            dist = semantic_distances(tax, cand, params["distance"], ic)
+            dist = np.zeros((0, 0))
+            if len(cand):  # (no candidate: every value missing)
+                ic = None
+                if params["distance"] in NEEDS_IC:
+                    ic = information_content(tax, np.bincount(c[c >= 0],
+                                                              minlength=len(tax.names)))
+                dist = semantic_distances(tax, cand, params["distance"], ic)
             top = dist.max(initial=0.0)
             dist = dist / top if top > 0 else dist
             position = np.full(len(tax.names), -1, dtype=np.int64)
@@ -105,7 +116,13 @@ class SemanticMicroaggregation(Method):
             x.append(np.where(c >= 0, position[c], -1))
             D.append(dist)
             candidates.append(cand)
-        labels = semantic_mdav(x, D, k)
+        # a variable without values (every record missing) matches every record: it
+        # takes no part in the grouping and stays missing
+        present = [i for i, cand in enumerate(candidates) if len(cand)]
+        if present:
+            labels = semantic_mdav([x[i] for i in present], [D[i] for i in present], k)
+        else:
+            labels = np.full(len(data), -1, dtype=np.int64)  # nothing to group
         if report is not None:
             report(1.0)
         columns, new_vars, info_vars = {}, [], {}
@@ -118,7 +135,7 @@ class SemanticMicroaggregation(Method):
                                "distinct_before": len(np.unique(c[c >= 0])),
                                "distinct_after": len(np.unique(out[out >= 0])),
                                "missing": int((c < 0).sum())}
-        sizes = np.bincount(labels) if len(labels) else np.zeros(0, dtype=np.int64)
+        sizes = np.bincount(labels[labels >= 0])
         info = {"k": k, "distance": params["distance"],
                 "representative": params["representative"],
                 "groups_formed": len(sizes),

@@ -17,6 +17,7 @@ from ...data.text import text_column
 from ...errors import PluginError
 from ...plain_words import figure
 from ...registry import MethodResult, TableMethod, register
+from ._search import untimed_search
 
 
 @register
@@ -55,6 +56,10 @@ class ControlledAdjustment(TableMethod):
                 f"down); {figure(result.get('changed'))} cells changed in all, by "
                 f"{figure(result.get('change'))} in total, so that every total still adds "
                 "up" + (", proven the least change." if result.get("optimal") else "."))
+
+    def check_cells(self, params, cells):
+        yield from untimed_search(params, cells, "controlled adjustment",
+                                  "give time_limit (seconds)")
 
     def apply(self, data, params, rng):
         from ...tabular.adjustment import NoAdjustment, controlled_adjustment

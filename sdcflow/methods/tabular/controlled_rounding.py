@@ -13,6 +13,7 @@ import numpy as np
 from ...errors import PluginError
 from ...plain_words import figure
 from ...registry import MethodResult, TableMethod, register
+from ._search import untimed_search
 
 
 @register
@@ -46,6 +47,10 @@ class ControlledRounding(TableMethod):
                 f"still the sum of its parts, with a total change of "
                 f"{figure(result.get('distance'))}"
                 + (" (proven the least)." if result.get("optimal") else "."))
+
+    def check_cells(self, params, cells):
+        yield from untimed_search(params, cells, "controlled rounding",
+                                  "give time_limit (seconds)")
 
     def apply(self, data, params, rng):
         from ...tabular.controlled_rounding import NoControlledRounding, controlled_rounding

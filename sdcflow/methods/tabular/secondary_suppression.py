@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from ...plain_words import figure
 from ...registry import MethodResult, TableMethod, register
+from ._search import untimed_search
 
 
 @register
@@ -45,6 +46,11 @@ class SecondarySuppression(TableMethod):
         if result.get("optimal"):
             text += ", proven the least cost"
         return text + "."
+
+    def check_cells(self, params, cells):
+        yield from untimed_search(params, cells, "the optimal secondary suppression",
+                                  "give time_limit (seconds), or algorithm: heuristic",
+                                  params.get("algorithm") == "optimal")
 
     def apply(self, data, params, rng):
         from ...tabular import secondary_suppression

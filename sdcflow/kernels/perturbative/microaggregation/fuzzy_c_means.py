@@ -25,9 +25,11 @@ from scipy.spatial import cKDTree
 
 from ...utility.fuzzy_c_means import memberships
 
+ITERATIONS = 20  # rounds of fuzzy c-means (centres, then memberships)
+
 
 def fuzzy_c_means(Z: np.ndarray, labels: np.ndarray, *, m: float = 2.0,
-                  neighbours: int = 5, iterations: int = 20
+                  neighbours: int = 5, iterations: int = ITERATIONS
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Fuzzy c-means on the rows of ``Z`` started from the centroids of the groups
     ``labels`` (0 .. c-1). Returns, for every record, the clusters of its ``neighbours``
