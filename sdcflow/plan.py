@@ -54,6 +54,7 @@ class PlannedStep:
     table_input: str | None = None  # node of the previous step on that table (None: build it)
     first_variant: int = 0  # the first grid variant the instance belongs to (for ordering)
     meta: Metadata | None = None  # the variables' metadata as the step sees them
+    records: str = ORIGINAL  # the node that last changed the records the step sees
 
     @property
     def kind(self) -> str:
@@ -138,6 +139,8 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
             deps = {base[c] for c in (base if reads is None or writes is None else reads) if c in base}
             if step.input and step.input != ORIGINAL:
                 deps.add(step.input)
+            # every step depends on its records, also one that reads no column (it counts them)
+            deps.add(flow.before[step.id].records)
             ref = _reference(step, p)
             step_io[step.id] = (reads, writes, ref)
             if ref:
@@ -192,6 +195,7 @@ def build_plan(recipe: Recipe, columns: list[str]) -> Plan:
                 table_input=node_of[prev] if prev else None,
                 first_variant=variant_index,
                 meta=metas[step.id],
+                records=node_of.get(flow.before[step.id].records, ORIGINAL),
             )
         named = {sid: {c: node_of.get(p, p) for c, p in v.items()} for sid, v in views.items()}
         named[ORIGINAL] = {c: ORIGINAL for c in columns}

@@ -298,7 +298,8 @@ TABLES_AND_LINKAGE = [
         "dimension needs at least one category", "- {id: t, dims", {"d.csv": NO_REGION}),
     # ... or none left by an earlier step (the error named another dimension; exit 4)
     Case("table_dimension_emptied", SMALL.format(
-        tables=TABLE, release=", tables: {t: t.csv}",
+        tables=TABLE, release=", tables: {t: t.csv}, acknowledge: [{attack: recount, "
+        "tables: [t], reason: the test's records are invented}]",
         step="{id: r, method: global_recode, params: {variable: size, breaks: [100, 200]}}"
              "\n  - {id: c, method: controlled_rounding, table: t, params: {base: 3}}"),
         "step 'c': table 't': 'size' has no value in the data", None,
@@ -336,6 +337,10 @@ steps:
   - {step}
 release: {{path: out.{fmt}}}
 """
+
+
+VOUCHED = ("{id: risk, measure: k_anonymity, params: {k: 2}}\n"
+           "checks: ['risk.violations[2] == 0']")
 
 
 def stat_case(name: str, fmt: str, variables: str, data: str, message: str,
@@ -391,15 +396,18 @@ def stat_cases() -> list[Case]:
                   '  s: {role: key, labels: {"1.5": half, "2": two}}', "s\n1.5\n2\n",
                   "it has a value label on the code 1.5; Stata (.dta) labels only whole "
                   "numbers", at="  s: {role: key"),
-        stat_case("number_beyond_ibm_range", "xpt", "  x: {role: numeric}", "x\n1e76\n2\n",
+        # (the runs release data a risk check vouches for: 2 records of each key)
+        stat_case("number_beyond_ibm_range", "xpt", "  x: {role: numeric}\n  g: {role: key}",
+                  "x,g\n1e76,a\n2,a\n",
                   "release: out.xpt cannot hold the released values of 'x': it holds 1e+76; "
-                  "SAS transport (.xpt) numbers are at most 9.046e+74", command="run"),
-        stat_case("number_beyond_stata_range", "dta", "  x: {role: numeric}",
-                  "x\n1.7e308\n2\n", "Stata (.dta) numbers are at most 8.988e+307",
-                  command="run"),
-        stat_case("text_too_long", "sav", "  s: {role: key}", f"s\n{'x' * 40000}\n",
+                  "SAS transport (.xpt) numbers are at most 9.046e+74", command="run",
+                  step=VOUCHED),
+        stat_case("number_beyond_stata_range", "dta", "  x: {role: numeric}\n  g: {role: key}",
+                  "x,g\n1.7e308,a\n2,a\n", "Stata (.dta) numbers are at most 8.988e+307",
+                  command="run", step=VOUCHED),
+        stat_case("text_too_long", "sav", "  s: {role: key}", f"s\n{'x' * 40000}\n" * 2,
                   "a value is 40,000 bytes long; SPSS (.sav) text values hold at most "
-                  "32,767 bytes", command="run"),
+                  "32,767 bytes", command="run", step=VOUCHED),
         stat_case("variable_label_from_input", "dta", "  a: {role: key}", "",
                   "release: out.dta cannot hold the labels of 'a' read from the data file: its"
                   " variable label is 81 characters long",
@@ -485,7 +493,7 @@ def test_a_population_of_billions_is_counted_not_listed(tmp_path):
     (tmp_path / "r.yaml").write_text(on_testdata(
         "{id: d, measure: delta_presence, params: {variables: [urbrur], "
         + POPULATION.format(rows="[['1'], ['2']]", counts="[1000000000000, 1000000000000]")
-        + "}}"))
+        + "}}\n  - {id: protect, method: local_suppression, params: {k: 3}}"))
     result = sdcflow.run(tmp_path / "r.yaml", tmp_path / "out", use_cache=False)
     summary = result.measures["d"]
     assert summary["population_records"] == 2 * 10**12
@@ -539,6 +547,7 @@ data: {path: d.csv}
 variables:
   x: {role: numeric, type: continuous}
 steps:
+  - {id: m, method: microaggregation, params: {variables: [x], k: 2}}
   - {id: k, measure: suppressions}
 release: {path: out.csv}
 """)

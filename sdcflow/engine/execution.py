@@ -125,9 +125,13 @@ def rows(ps: PlannedStep, store: Store) -> int:
     """The number of records the step sees, read from a column it depends on: with steps
     running at the same time, other columns of its view may not be written yet."""
     ready = {c: p for c, p in ps.view.items() if p == ORIGINAL or p in ps.deps}
-    if not ready:  # a step that reads nothing: every written column of a view has its length
-        ready = {c: p for c, p in ps.view.items() if p in store.columns}
-    return store.records(ready)
+    if ready:
+        return store.records(ready)
+    # a step that reads no column: the records are those of the step that last changed
+    # them (a dependency, so written), or those loaded (the steps that wrote its view's
+    # columns may still be running, or not have started)
+    written = store.columns.get(ps.records, {})
+    return store.records(dict.fromkeys(written, ps.records))
 
 
 def visible(ps: PlannedStep) -> dict:

@@ -117,3 +117,28 @@ def test_data_checks_run_on_the_data_a_step_receives(write_recipe, tmp_path, cap
     assert "step 'micro': on the data it receives from earlier steps" in err
     assert message in err and "Traceback" not in err and "unexpectedly" not in err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_step_that_reads_no_column_sees_its_records(write_recipe, workers):
+    # a measure of no variable read 0 records when the steps that wrote its view's columns
+    # had not run yet (they are not its dependencies: it reads none of their columns);
+    # the records it sees are those of the step that last changed them: 4,580 loaded,
+    # 458 after a 10% sample, whatever ran before
+    path = write_recipe("""
+        sdcflow: 1
+        name: rows
+        seed: 1
+        data: {builtin: testdata}
+        variables: {income: {role: numeric}, expend: {role: numeric}}
+        steps:
+          - {id: m, method: microaggregation, params: {variables: [income, expend], k: 3}}
+          - {id: before, measure: suppressions}
+          - {id: s, method: sampling, params: {fraction: 0.1}}
+          - {id: n, method: noise, params: {variables: [income]}}
+          - {id: after, measure: suppressions, params: {reference: s}}
+    """)
+    result = run(path, write=False, use_cache=False, workers=workers)
+    assert result.measures["before"]["total"] == 0
+    assert len(result.data) == 458
+    assert result.measures["after"]["total"] == 0
