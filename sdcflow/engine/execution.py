@@ -311,6 +311,8 @@ def _method_entry(entry: dict, cols: list[str] | None, records: int):
                 for name, spec in entry["variables"].items()}
         if sorted(meta) != sorted(frame.columns):
             return None
+        if not len(frame.columns):  # (Parquet keeps no rows without a column)
+            frame = pd.DataFrame(index=pd.RangeIndex(records))
         if cols is not None and (list(frame.columns) != cols or len(frame) != records):
             return None
         # text comes back from Parquet as Python objects under pandas 2: hold it as text

@@ -195,3 +195,22 @@ def test_entries_record_their_content_hashes(recipe, tmp_path):
                      .read_text())
     assert set(doc) == {"checksum", "format", "fingerprint", "files", "payload"}
     assert len(doc["files"]["columns.parquet"]) == 64
+
+
+def test_a_step_that_writes_no_column_is_read_from_the_cache(write_recipe, tmp_path):
+    # remove_variables writes no column: its cached frame came back from Parquet with 0
+    # records, did not fit the step's 4,580 and was recomputed on every run
+    path = write_recipe("""
+        sdcflow: 1
+        name: drop
+        seed: 1
+        data: {builtin: testdata}
+        variables: {income: {role: numeric}, expend: {role: numeric}, sex: {role: key}}
+        steps:
+          - {id: m, method: microaggregation, params: {variables: [income, expend], k: 3}}
+          - {id: drop, method: remove_variables, params: {variables: [expend]}}
+    """)
+    run(path, tmp_path / "out")
+    again = run(path, tmp_path / "out")
+    assert [s.cached for s in again.steps] == [True, True]
+    assert list(again.data.columns) == ["income", "sex"] and len(again.data) == 4580

@@ -55,7 +55,7 @@ steps:
   - {id: rerun, measure: microaggregation_attack,
      params: {attack: rerun, algorithm: ALGORITHM,
               groups: [[AGI, FEDTAX, STATETAX], [FICA, INTVAL, PEARNVAL]]}}
-  - {id: intervals, measure: microaggregation_attack}
+  - {id: intervals, measure: microaggregation_attack, params: {attack: intervals}}
   - {id: nearest, measure: microaggregation_attack,
      params: {attack: nearest, groups: [[AGI, FEDTAX, STATETAX], [FICA, INTVAL, PEARNVAL]]}}
 """
