@@ -42,13 +42,13 @@ def builtin_taxonomies() -> list[str]:
     return sorted(p.stem for p in TAXONOMIES_DIR.glob("*.json"))
 
 
-def resolve_taxonomy(spec: Mapping, files: RecipeFiles | Path) -> tuple[dict | None,
-                                                                        str | None]:
+def resolve_taxonomy(spec: Mapping, files: RecipeFiles | Path | None
+                     ) -> tuple[dict | None, str | None]:
     """The declaration as variables carry it (``{"parents": {...}}``, or
     ``{"wordnet": pos}`` resolved on the data's words when a step runs), or a message
     saying why there is none (a file that cannot be read, a taxonomy that is not a
     tree, nltk missing). A ``file`` is read relative to the recipe, as ``files`` allows
-    (:mod:`.recipe_files`)."""
+    (:mod:`.recipe_files`); without ``files`` only shipped and inline taxonomies."""
     if "wordnet" in spec:
         try:
             import nltk  # noqa: F401
@@ -61,15 +61,18 @@ def resolve_taxonomy(spec: Mapping, files: RecipeFiles | Path) -> tuple[dict | N
             if name not in builtin_taxonomies():
                 return None, (f"unknown shipped taxonomy '{name}'; shipped: "
                               f"{', '.join(builtin_taxonomies())}")
-            spec = read_taxonomy_file(as_files(files).check(
-                str(TAXONOMIES_DIR / f"{name}.json"), ("builtin",), "shipped taxonomy",
-                "taxonomy"))
+            # (a shipped file: allowed for any recipe, and without one)
+            spec = read_taxonomy_file(as_files(TAXONOMIES_DIR if files is None else files)
+                                      .check(str(TAXONOMIES_DIR / f"{name}.json"),
+                                             ("builtin",), "shipped taxonomy", "taxonomy"))
         elif "file" in spec:
             name = str(spec["file"])
             if Path(name).suffix.lower() in (".ttl", ".n3", ".nt", ".jsonld"):
                 return None, (f"the taxonomy file {name}: SKOS is read in RDF/XML (.rdf, "
                               ".xml, .skos); convert Turtle or other RDF syntaxes to it (or "
                               "to JSON)")
+            if files is None:
+                return None, f"the taxonomy file {name}: read only with a recipe's folder"
             spec = read_taxonomy_file(as_files(files).check(name, ("file",), "taxonomy file",
                                                             "taxonomy"))
     except RecipeFileError as exc:
