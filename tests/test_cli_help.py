@@ -5,7 +5,7 @@ import shlex
 import pytest
 
 from sdcflow.cli import build_parser, main
-from sdcflow.cli_help import COMMAND_EXAMPLES, EXAMPLES
+from sdcflow.cli.help import COMMAND_EXAMPLES, EXAMPLES
 
 
 def _help(capsys, *argv: str) -> str:

@@ -199,7 +199,7 @@ ALLOWED = {
     "sdcflow/engine/locks.py": {"open"},  # lock files
     "sdcflow/starter.py": {"open"},  # writes the starter recipe
     "sdcflow/report/files.py": {"open", "fdopen"},  # writes a report
-    "sdcflow/cli_pipes.py": {"open"},  # os.devnull
+    "sdcflow/cli/pipes.py": {"open"},  # os.devnull
     "sdcflow/kernels/linkage/learned_linkage.py": {"open"},  # os.devnull
 }
 
