@@ -13,23 +13,53 @@ _BOUNDS = (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="),
            ("exclusiveMaximum", "<"))
 
 
-def type_text(spec: Mapping) -> str:
+_WORDS = {"object": "mapping", "array": "list"}  # JSON Schema's names, in plain words
+_TYPE_KEYS = ("type", "enum", "const", "anyOf", "oneOf", "items", "properties",
+              "additionalProperties")
+
+
+def _typed(spec) -> bool:
+    """Whether a schema fragment says what a value is (not only which keys it needs,
+    as the alternatives ``{"required": ["value"]}`` of a ``oneOf`` do)."""
+    return isinstance(spec, Mapping) and any(k in spec for k in _TYPE_KEYS)
+
+
+def type_text(spec: Mapping, depth: int = 0) -> str:
     """A short reading of a JSON Schema fragment: ``integer >= 1``, ``list of string``,
-    ``one of 'a', 'b'``, ``integer >= 1 or list of integer >= 1``."""
+    ``one of 'a', 'b'``, ``integer >= 1 or list of integer >= 1``, ``mapping with keys
+    value (number), quantile (number > 0 < 1)``. Alternatives that only require keys
+    (``oneOf: [{required: [a]}, {required: [b]}]``) are rules about the keys, not types:
+    the fragment's own type is read instead. A mapping inside a mapping (``depth`` > 0)
+    names its keys only ('sdcflow methods --format json' has the whole schema)."""
+    if "const" in spec:
+        return "exactly " + json.dumps(spec["const"])
     if "enum" in spec:
-        return "one of " + ", ".join(json.dumps(v) for v in spec["enum"])
+        values = spec["enum"]
+        if len(values) == 1:
+            return "exactly " + json.dumps(values[0])
+        return "one of " + ", ".join(json.dumps(v) for v in values)
     for key in ("anyOf", "oneOf"):
-        if key in spec:
-            return " or ".join(type_text(alt) for alt in spec[key])
+        alternatives = [alt for alt in spec.get(key, ()) if _typed(alt)]
+        if alternatives:
+            texts = list(dict.fromkeys(type_text(alt, depth) for alt in alternatives))
+            return " or ".join(texts)
     kind = spec.get("type")
     if isinstance(kind, list):
-        text = " or ".join(kind)
-    elif kind == "array":
-        text = "list of " + type_text(spec.get("items", {}))
+        text = " or ".join(_WORDS.get(k, k) for k in kind)
+    elif kind == "array" or (kind is None and "items" in spec):
+        items = spec.get("items")
+        text = "list of " + type_text(items, depth) if _typed(items) else "list"
         if spec.get("minItems", 0) > 1:
             text += f" (at least {spec['minItems']})"
-    elif kind == "object" and isinstance(spec.get("additionalProperties"), Mapping):
-        text = "mapping of name to " + type_text(spec["additionalProperties"])
+    elif isinstance(spec.get("properties"), Mapping) and spec["properties"]:
+        props = spec["properties"]
+        keys = ", ".join(f"{k} ({type_text(v, depth + 1)})" for k, v in props.items()) \
+            if depth == 0 else ", ".join(props)
+        text = f"mapping with keys {keys}"
+    elif isinstance(spec.get("additionalProperties"), Mapping):
+        text = "mapping of name to " + type_text(spec["additionalProperties"], depth)
+    elif kind == "object":
+        text = "mapping"
     else:
         text = kind or "any value"
     bounds = [f"{sign} {spec[key]:g}" for key, sign in _BOUNDS if key in spec]

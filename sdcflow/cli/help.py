@@ -30,7 +30,9 @@ COMMAND_EXAMPLES = {
                  "sdcflow validate --no-data recipes/*.yaml",
                  "sdcflow validate --format json recipe.yaml"],
     "plan": ["sdcflow plan recipes/quickstart.yaml",
-             "sdcflow plan --format json recipes/quickstart.yaml"],
+             "sdcflow plan --format json recipes/quickstart.yaml",
+             "sdcflow plan --format dot recipes/quickstart.yaml > plan.dot",
+             "sdcflow plan --format mermaid recipes/quickstart.yaml"],
     "run": ["sdcflow run recipes/quickstart.yaml",
             "sdcflow run recipes/quickstart.yaml --dry-run",
             "sdcflow run recipe.yaml --out release --no-cache",
@@ -47,6 +49,25 @@ COMMAND_EXAMPLES = {
     "compile": ["sdcflow compile", "sdcflow compile --only mdav,linkage"],
     "init": ["sdcflow init data/survey.csv",
              "sdcflow init data/survey.csv -o survey.yaml"],
+    "diff": ["sdcflow diff output/survey output/survey-v2",
+             "sdcflow diff output/survey/public release-2025/public",
+             "sdcflow diff --format json output/a output/b"],
+    "cache": ["sdcflow cache info", "sdcflow cache info recipes/quickstart.yaml",
+              "sdcflow cache clear recipes"],
+    "ptable": ["sdcflow ptable 5 3 2",
+               "sdcflow ptable 5 3 2 --format tau-argus -o ptable.txt",
+               "sdcflow ptable 4 1.5 --pstay 0.5 --format csv -o ptable.csv"],
+}
+
+# commands whose exit codes are not the contract's (diff says 1 for "the runs differ",
+# as diff(1) and cmp(1) do)
+COMMAND_EXIT_CODES = {
+    "diff": """\
+exit codes:
+  0  success: the runs are the same (the sdcflow version or the environment may differ)
+  1  the runs differ
+  2  a run cannot be compared (no manifest, unreadable), or wrong command-line usage
+  4  an internal error, a bug in sdcflow (--debug shows the traceback; please report it)""",
 }
 
 
@@ -60,4 +81,4 @@ def command_epilog(command: str) -> str:
     """The end of ``sdcflow COMMAND --help``: its examples and the exit codes."""
     lines = ["example" + ("s" if len(COMMAND_EXAMPLES[command]) > 1 else "") + ":"]
     lines += [f"  {line}" for line in COMMAND_EXAMPLES[command]]
-    return "\n".join(lines) + "\n\n" + EXIT_CODES
+    return "\n".join(lines) + "\n\n" + COMMAND_EXIT_CODES.get(command, EXIT_CODES)

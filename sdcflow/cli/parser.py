@@ -6,6 +6,9 @@ import argparse
 from pathlib import Path
 
 from ._common import allow_path, positive
+from .cache_command import cmd_cache
+from .diff_command import cmd_diff
+from .ptable_command import add_ptable_arguments, cmd_ptable
 from .recipe_commands import cmd_init, cmd_plan, cmd_public_recipe, cmd_schema, cmd_validate
 from .report_command import cmd_report
 from .run_command import cmd_run
@@ -44,7 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("plan", help="print the steps in execution order")
     p.add_argument("recipe", metavar="RECIPE")
     allow_path(p)
-    fmt(p)
+    p.add_argument("--format", choices=("text", "json", "dot", "mermaid"), default="text",
+                   help="text for people (default), json for programs, or the plan drawn "
+                        "as a graph: dot (Graphviz: 'sdcflow plan R --format dot | dot "
+                        "-Tsvg > plan.svg') or mermaid (a flowchart for Markdown)")
     p.set_defaults(func=cmd_plan)
 
     p = add("run", help="run a recipe and release if every check passes")
@@ -127,4 +133,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="show progress (default: on a terminal)")
     fmt(p)
     p.set_defaults(func=cmd_compile)
+
+    p = add("diff", help="compare two runs: steps and their parameters, measures, checks "
+                         "and released files; exit 0 when the same, 1 when they differ, "
+                         "2 when a run cannot be read")
+    p.add_argument("run_a", metavar="RUN_A",
+                   help="a run's output directory (or its public/, or a manifest)")
+    p.add_argument("run_b", metavar="RUN_B", help="the run to compare it with")
+    fmt(p)
+    p.set_defaults(func=cmd_diff)
+
+    p = add("cache", help="show or clear the step cache of a recipe's folder")
+    p.add_argument("action", choices=("info", "clear"),
+                   help="info: where the cache is, its entries and size, per recipe; "
+                        "clear: remove its entries (nothing else)")
+    p.add_argument("where", nargs="?", default=".", metavar="RECIPE_OR_DIR",
+                   help="a recipe, or the folder of recipes (default: the current folder)")
+    fmt(p)
+    p.set_defaults(func=cmd_cache)
+
+    p = add("ptable", help="build a ptable of the cell key method (as the R package ptable's "
+                           "create_cnt_ptable) and print or write it")
+    add_ptable_arguments(p)
+    p.set_defaults(func=cmd_ptable)
     return parser

@@ -43,6 +43,13 @@ def cmd_plan(args) -> int:
 
     validated = validate(args.recipe, allow_paths=args.allow_path)
     plan = validated.plan
+    if args.format in ("dot", "mermaid"):
+        from ..plan_graph import plan_dot, plan_mermaid
+
+        text = plan_dot(plan, validated.recipe.name) if args.format == "dot" \
+            else plan_mermaid(plan)
+        sys.stdout.write(text)
+        return 0
     steps = [ps.as_dict() for ps in plan.steps]
     lines = []
     for i, ps in enumerate(plan.steps, 1):

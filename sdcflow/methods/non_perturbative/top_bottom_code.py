@@ -71,9 +71,11 @@ class TopBottomCode(Method):
         "anyOf": [{"required": ["top"]}, {"required": ["bottom"]}],
         "x-error": "give 'top', 'bottom' or both",
         "properties": {
-            "variable": {"type": "string"},
-            "top": _TAIL,
-            "bottom": _TAIL,
+            "variable": {"type": "string", "description": "The numeric variable to code."},
+            "top": {**_TAIL, "description": "Code the values above a threshold: value or "
+                                            "quantile, and what replaces them."},
+            "bottom": {**_TAIL, "description": "Code the values below a threshold: value or "
+                                               "quantile, and what replaces them."},
         },
     }
 

@@ -108,7 +108,13 @@ class Microaggregation(Method):
             "groups": {"type": "array", "minItems": 1,
                        "items": {"type": "array", "minItems": 1, "items": {"type": "string"}},
                        "description": "Sets of variables each microaggregated separately."},
-            "algorithm": {"enum": list(ALGORITHMS), "default": "mdav"},
+            "algorithm": {"enum": list(ALGORITHMS), "default": "mdav",
+                          "description": "How the groups are formed: mdav (all variables "
+                                         "together, as sdcMicro), optimal_univariate (one "
+                                         "variable, optimal), projected (on a projection "
+                                         "of the variables), individual_ranking (each "
+                                         "variable alone), fuzzy or fuzzy_c_means "
+                                         "(fuzzy microaggregation)."},
             "standardize": {"enum": ["zscore", "range", "robust", "none"],
                             "default": "zscore",
                             "description": "Scaling of the variables for the distances "

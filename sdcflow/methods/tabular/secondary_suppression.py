@@ -24,7 +24,10 @@ class SecondarySuppression(TableMethod):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "algorithm": {"enum": ["optimal", "heuristic"], "default": "optimal"},
+            "algorithm": {"enum": ["optimal", "heuristic"], "default": "optimal",
+                          "description": "optimal: the least cost of suppressed cells, by "
+                                         "a mixed integer program (HiGHS); heuristic: the "
+                                         "hypercube method (faster, may suppress more)."},
             "cost": {"enum": ["unit", "frequency", "value"], "default": "value",
                      "description": "Cost of suppressing a cell."},
             "margin_cost": {"type": "number", "minimum": 0, "maximum": 1e15, "default": 0,
