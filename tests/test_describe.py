@@ -78,3 +78,53 @@ def test_unknown_name_exits_1_with_the_closest_name(capsys):
     assert captured.out == ""
     assert "no method or measure named 'recode' (did you mean 'global_recode'?)" in \
         captured.err
+
+
+def test_type_text_of_constants_mappings_and_key_rules():
+    # each expected text is the reading of the fragment by hand
+    assert type_text({"const": True}) == "exactly true"
+    assert type_text({"enum": ["mean"]}) == 'exactly "mean"'
+    assert type_text({"type": ["object", "null"]}) == "mapping or null"
+    assert type_text({"type": "object"}) == "mapping"
+    assert type_text({"type": "array"}) == "list"
+    # alternatives that only require keys are rules, not types: the properties are read
+    tail = {"type": "object",
+            "properties": {"value": {"type": "number"},
+                           "replace": {"anyOf": [{"enum": ["threshold", "mean"]},
+                                                 {"type": "number"}]}},
+            "oneOf": [{"required": ["value"]}, {"required": ["quantile"]}]}
+    assert type_text(tail) == ('mapping with keys value (number), replace (one of '
+                               '"threshold", "mean" or number)')
+    # a mapping inside a mapping names its keys only
+    nested = {"type": "object", "properties": {"small": {"type": "object", "properties": {
+        "D": {"type": "integer"}, "V": {"type": "number"}}}}}
+    assert type_text(nested) == "mapping with keys small (mapping with keys D, V)"
+    # repeated alternatives are read once
+    assert type_text({"oneOf": [{"type": "string"}, {"type": "string", "minLength": 1}]}) \
+        == "string"
+
+
+@pytest.mark.parametrize("plugin", registry.plugins(), ids=lambda p: p.name)
+def test_every_parameter_has_a_description_and_a_readable_type(plugin, capsys):
+    # issue 23: 'sdcflow methods top_bottom_code' showed "top (any value or any value)"
+    # and five parameters had no description
+    for key, spec in plugin.params.get("properties", {}).items():
+        assert str(spec.get("description", "")).strip(), f"{plugin.name}.{key}: no description"
+    assert main(["methods", plugin.name, "--format", "json"]) == 0
+    params = json.loads(capsys.readouterr().out)["parameters"]
+    assert main(["methods", plugin.name]) == 0
+    out = capsys.readouterr().out
+    assert [p["name"] for p in params] == list(plugin.params.get("properties", {}))
+    for p in params:
+        text = p["type"]
+        assert text and "any value" not in text, (p["name"], text)
+        assert "()" not in text and "or or" not in text and not text.endswith(" or"), text
+        assert f"  {p['name']}  ({text};" in out  # the text shows the same reading
+
+
+def test_top_bottom_code_reads_its_tails(capsys):
+    assert main(["methods", "top_bottom_code"]) == 0
+    out = capsys.readouterr().out
+    # from top_bottom_code's schema (sdcflow/methods/non_perturbative/top_bottom_code.py)
+    assert ('  top  (mapping with keys value (number), quantile (number > 0 < 1), replace '
+            '(one of "threshold", "mean" or number), label (string); optional)') in out
