@@ -46,6 +46,9 @@ def cmd_cache(args) -> int:
         lines = [f"{info.root}: {data['entries']} entr{'y' if data['entries'] == 1 else 'ies'}"
                  f", {_bytes(data['bytes'])}"]
         for name, r in data["recipes"].items():
+            if r is None:
+                lines.append(f"  {name}: no run in its default output directory")
+                continue
             lines.append(f"  {name}: {r['entries']} of the {r['steps_of_last_run']} steps of "
                          f"its last run, {_bytes(r['bytes'])}")
         other = data["other_entries"]

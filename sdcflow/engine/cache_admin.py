@@ -47,7 +47,12 @@ class CacheInfo:
     exists: bool
     entries: list[Entry] = field(default_factory=list)
     leftovers: list[Path] = field(default_factory=list)
-    recipes: dict[str, set[str]] = field(default_factory=dict)  # recipe file -> fps
+    # recipe file -> the fingerprints of its last run (None: no run found)
+    recipes: dict[str, set[str] | None] = field(default_factory=dict)
+
+    def used(self) -> set[str]:
+        """The fingerprints of the recipes' last runs."""
+        return set().union(*(fps for fps in self.recipes.values() if fps))
 
     @property
     def size(self) -> int:
@@ -57,10 +62,13 @@ class CacheInfo:
         by_fp = {e.fingerprint: e for e in self.entries}
         recipes = {}
         for name, fps in sorted(self.recipes.items()):
+            if fps is None:
+                recipes[name] = None
+                continue
             held = [by_fp[f] for f in sorted(fps) if f in by_fp]
             recipes[name] = {"entries": len(held), "bytes": sum(e.size for e in held),
                              "steps_of_last_run": len(fps)}
-        used = set().union(*self.recipes.values()) if self.recipes else set()
+        used = self.used()
         unused = [e for e in self.entries if e.fingerprint not in used]
         return {"cache": str(self.root), "exists": self.exists,
                 "entries": len(self.entries), "bytes": self.size,
@@ -99,18 +107,23 @@ def _entries(root: Path) -> tuple[list[Entry], list[Path]]:
     return entries, leftovers
 
 
-def _run_fingerprints(manifest: Path) -> set[str] | None:
-    """The fingerprints of the steps of the run whose manifest is ``manifest``."""
+def _run_fingerprints(manifest: Path, recipe_file: str) -> set[str] | None:
+    """The fingerprints of the steps of the run whose manifest is ``manifest``, when
+    the recipe file ``recipe_file`` wrote it (two recipes of one name share a default
+    output directory)."""
     try:
         doc = json.loads(manifest.read_text("utf-8"))
+        if doc["recipe"]["file"] != recipe_file:
+            return None
         return {s["fingerprint"] for s in doc["steps"]
                 if isinstance(s.get("fingerprint"), str)}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def _recipe_runs(recipes: list[Path]) -> dict[str, set[str]]:
-    """Recipe file -> the fingerprints of its last run in its default output directory."""
+def _recipe_runs(recipes: list[Path]) -> dict[str, set[str] | None]:
+    """Recipe file -> the fingerprints of its last run in its default output directory
+    (None: no run found there); files that are not valid recipes are left out."""
     from ..errors import SdcflowError
     from ..recipe import load_recipe
     from .runner import default_out_dir
@@ -121,9 +134,8 @@ def _recipe_runs(recipes: list[Path]) -> dict[str, set[str]]:
             recipe = load_recipe(path)
         except SdcflowError:  # not a recipe (or not a valid one): it has no runs
             continue
-        fps = _run_fingerprints(default_out_dir(recipe) / "manifest.json")
-        if fps is not None:
-            out[path.name] = fps
+        out[path.name] = _run_fingerprints(default_out_dir(recipe) / "manifest.json",
+                                           path.name)
     return out
 
 
@@ -132,6 +144,7 @@ def cache_root(where: Path) -> tuple[Path, list[Path]]:
     and the recipes it serves (one, or the ``*.yaml``/``*.yml`` files of the folder)."""
     from .runner import CACHE_DIR
 
+    where = where.resolve()
     if where.is_dir() and where.name == CACHE_DIR:
         where = where.parent
     if where.is_dir():
@@ -162,7 +175,7 @@ def clear_cache(where: Path, *, only_recipe: bool = False) -> tuple[Path, int, i
         return root, 0, 0
     chosen = info.entries
     if only_recipe:
-        fps = set().union(*info.recipes.values()) if info.recipes else set()
+        fps = info.used()
         chosen = [e for e in info.entries if e.fingerprint in fps]
     fd = os.open(root, os.O_RDONLY)
     try:
