@@ -171,6 +171,13 @@ class Plugin(Distributable, ABC):
         """Semantic checks that need the data (e.g. ``k`` larger than the records)."""
         return ()
 
+    def internal_files(self, params: Mapping) -> dict[str, str]:
+        """Files the step asks to be written into the run's internal output (never into
+        ``public/``), name -> text: e.g. the ptable a cell key step used
+        (``write_ptable``). They must follow from ``params`` alone, so that a run gives
+        the same bytes cached or not. None by default."""
+        return {}
+
     def public(self, params: Mapping) -> dict:
         """The part of a step's ``params`` that may be published: those named in
         ``public_params``. A plugin whose public parameters nest others (a step inside a

@@ -17,7 +17,7 @@ INTERNAL = {
     "anonymize": {"population_counts"},
     "delta_presence": {"population_counts"},
     # the column of the secret record keys (drawn keys come from the seed, internal too)
-    "cell_key": {"record_key"},
+    "cell_key": {"record_key", "write_ptable"},
     # how much was perturbed or swapped, and which records were targeted, tells an
     # intruder which records moved (census practice keeps swap rates confidential)
     "edge_perturbation": {"fraction"},

@@ -20,7 +20,7 @@ def _numbers(kind):
         try:
             values = [kind(t) for t in text.split(",")]
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number or a list of numbers: {text!r}") \
+            raise argparse.ArgumentTypeError(f"not a value or a comma-separated list: {text!r}") \
                 from None
         return values[0] if len(values) == 1 else values
     return parse

@@ -12,6 +12,7 @@ The output directory (see :mod:`sdcflow.engine.outputs` for what a run may repla
       report.html          internal report (original frequencies, recipe text, ...)
       tables/ID.csv        protected tables with primary/secondary status and rules
       household-ids.csv    original -> released household id (ids are replaced)
+      steps/ID.ptable.csv  the ptable a cell key step used (its write_ptable)
       run.json             timings, cache hits and notes of this run (the only file that
                            differs between two runs of the same recipe and input)
 
@@ -52,6 +53,7 @@ from .progress import RunObserver, as_observer
 
 CACHE_DIR = ".sdcflow-cache"
 PUBLIC = "public"
+STEP_FILES = "steps"  # internal: files steps ask for (a cell key step's ptable)
 HOUSEHOLD_IDS = "household-ids.csv"  # internal: original -> released household id
 
 
@@ -278,6 +280,7 @@ def _write_internal(tmp: Path, validated: Validated, result: RunResult) -> None:
         _write_bytes(tmp / "report.pdf", pdf_bytes(internal, validated.recipe.name))
     if result.household_ids is not None:
         write_table(result.household_ids, tmp / HOUSEHOLD_IDS, "csv")
+    _write_step_files(tmp, result)
     files = {}
     for path in sorted(p for p in tmp.rglob("*") if p.is_file()):
         rel = path.relative_to(tmp).as_posix()
@@ -286,6 +289,31 @@ def _write_internal(tmp: Path, validated: Validated, result: RunResult) -> None:
     result.manifest["files"] = files
     _write_text(tmp / MANIFEST, pretty_json(result.manifest))
     _write_text(tmp / RUN_LOG, pretty_json(run_log(result)))
+
+
+def step_file(node: str, name: str) -> str:
+    """Where a step's internal file goes: ``steps/NODE.NAME``; a node of a grid variant
+    (``ck[D=3]``, whose values may hold any character) keeps its letters, digits and
+    ``.=,_-``, and a short hash of the node keeps two variants apart."""
+    import hashlib
+    import re
+
+    safe = re.sub(r"[^A-Za-z0-9.=,_-]", "_", node)
+    if safe != node:
+        safe += "-" + hashlib.sha256(node.encode("utf-8")).hexdigest()[:8]
+    return f"{STEP_FILES}/{safe}.{name}"
+
+
+def _write_step_files(tmp: Path, result: RunResult) -> None:
+    """The files steps ask for (:meth:`~sdcflow.registry.Plugin.internal_files`), into
+    ``steps/`` of the internal output."""
+    from .. import registry
+
+    for record in result.steps:
+        plugin = registry.get(record.plugin)
+        files = plugin.internal_files(record.params) if plugin is not None else {}
+        for name, text in sorted(files.items()):
+            _write_text(tmp / step_file(record.node, name), text)
 
 
 def release_labels(validated: Validated) -> dict:

@@ -141,11 +141,27 @@ class CellKey(TableMethod):
                            "description": "Column of record keys in [0, 1] (default: "
                                           "drawn by sdcflow from the recipe's seed, the same "
                                           "for every table of the recipe)."},
+            "write_ptable": {"type": "boolean",
+                             "description": "Write the ptable the step used into the run's "
+                                            "internal output, as steps/ID.ptable.csv (the "
+                                            "ptable package's six columns; 'sdcflow ptable' "
+                                            "writes the tau-Argus file). Default false."},
             "digits": {"type": "integer", "minimum": 5, "maximum": 10, "default": 8,
                        "description": "Decimals of the record keys (cellKey: 8)."},
             "magnitude": _MAGNITUDE,
         },
     }
+
+    def internal_files(self, params) -> dict[str, str]:
+        """``ptable.csv``, the ptable the step used, when ``write_ptable`` (it follows
+        from the parameters: written the same whether the step ran or came from the
+        cache). Internal like the rest of DIR outside public/: what is published of the
+        ptable is its design (D, V, js, ...: ``public_params``)."""
+        if not params.get("write_ptable"):
+            return {}
+        from ...tabular.ptable_files import ptable_csv
+
+        return {"ptable.csv": ptable_csv(ptable_of(params))}
 
     def record_keys(self, params) -> tuple[str | None, int, int]:
         """The engine builds this step's table with cell keys: the record keys are the

@@ -4,6 +4,8 @@ its figures are checked in tests/kernels/tabular/test_ptable.py), consistency of
 noise across the tables of a recipe, ptable files, a magnitude table worked out by
 hand, and bad input refused."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -92,6 +94,35 @@ def test_the_same_ptable_from_a_file_in_ptables_layout(tmp_path):
     (tmp_path / "ptab.txt").write_text("\n".join(argus) + "\n", encoding="utf-8")
     run(path, tmp_path / "out2", use_cache=False)
     assert published(tmp_path / "out2") == HAND
+
+
+def test_write_ptable_writes_the_ptable_used_into_the_internal_output(tmp_path):
+    # the ptable of the worked example above (ptable's pt_ex_cnts), in the package's six
+    # columns, written where the internal outputs are (never public/), cached or not
+    path = write(tmp_path, f"- {{id: ck, method: cell_key, table: gh, "
+                           f"params: {{{PT_EX}, record_key: rkey, write_ptable: true}}}}")
+    from sdcflow.data.recipe_files import command_line_file
+    from sdcflow.methods.tabular.cell_key import read_ptable_file
+
+    run(path, tmp_path / "out", use_cache=False)
+    written = tmp_path / "out" / "steps" / "ck.ptable.csv"
+    cols = read_ptable_file(command_line_file(written, "ptable file", "ptable"))
+    pt = count_ptable(2, 1.05, js=1, mono=[True, True, False, True])
+    np.testing.assert_array_equal(cols["p_int_ub"], pt.p_int_ub)
+    np.testing.assert_array_equal(cols["j"], pt.j)
+    assert published(tmp_path / "out") == HAND  # the release is the same
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert "steps/ck.ptable.csv" in manifest["files"]
+    public = (tmp_path / "out" / "public" / "manifest.json").read_text()
+    assert "write_ptable" not in public and not list((tmp_path / "out" / "public").rglob(
+        "*ptable*"))
+    run(path, tmp_path / "cached")  # from the cache: the same bytes
+    assert (tmp_path / "cached" / "steps" / "ck.ptable.csv").read_bytes() == \
+        written.read_bytes()
+    # without write_ptable, no file
+    path.write_text(path.read_text().replace(", write_ptable: true", ""))
+    run(path, tmp_path / "plain", use_cache=False)
+    assert not (tmp_path / "plain" / "steps").exists()
 
 
 def test_a_cell_gets_the_same_noise_in_every_table(tmp_path):
