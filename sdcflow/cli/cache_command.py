@@ -43,8 +43,8 @@ def cmd_cache(args) -> int:
     if not info.exists:
         text = f"{info.root}: no cache yet (a run of a recipe in {info.root.parent} makes it)"
     else:
-        lines = [f"{info.root}: {data['entries']} entr{'y' if data['entries'] == 1 else 'ies'}"
-                 f", {_bytes(data['bytes'])}"]
+        n = data["entries"]
+        lines = [f"{info.root}: {n} entr{'y' if n == 1 else 'ies'}, {_bytes(data['bytes'])}"]
         for name, r in data["recipes"].items():
             if r is None:
                 lines.append(f"  {name}: no run in its default output directory")

@@ -12,7 +12,6 @@ rather than scientific notation unless that is narrower, right-aligned to the co
 width), then ``write.table(sep = ";", dec = ".", row.names = FALSE, col.names = TRUE,
 quote = FALSE)``: a header line, ``;`` between fields, lines ending in ``\\n``. (The
 package appends ``.csv`` to the name it is given; sdcflow writes the name it is given.)
-tau-Argus reads this file as its ptable (tau-Argus manual, "Cell Key Method").
 """
 
 from __future__ import annotations

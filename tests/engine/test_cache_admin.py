@@ -91,7 +91,7 @@ def test_clear_removes_entries_and_leftovers_only(folder, tmp_path, capsys):
 
 def test_clear_of_a_recipe_removes_its_last_run_entries(folder, tmp_path):
     f = _copy(folder, tmp_path)
-    root, removed, _ = clear_cache(f / "one.yaml", only_recipe=True)
+    _, removed, _ = clear_cache(f / "one.yaml", only_recipe=True)
     assert removed == 2
     info = cache_info(f).as_dict()
     assert info["entries"] == 2 and info["recipes"]["two.yaml"]["entries"] == 2
