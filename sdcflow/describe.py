@@ -74,8 +74,9 @@ def _placeholder(key: str, spec: Mapping):
     if "enum" in spec:
         return spec["enum"][0]
     for alt_key in ("anyOf", "oneOf"):
-        if alt_key in spec and "type" not in spec:
-            return _placeholder(key, spec[alt_key][0])
+        typed = [alt for alt in spec.get(alt_key, ()) if _typed(alt)]
+        if typed and "type" not in spec:  # (not an alternative that only requires keys)
+            return _placeholder(key, typed[0])
     kind = spec.get("type")
     kind = kind[0] if isinstance(kind, list) else kind
     if kind == "array":

@@ -99,6 +99,11 @@ def test_type_text_of_constants_mappings_and_key_rules():
     nested = {"type": "object", "properties": {"small": {"type": "object", "properties": {
         "D": {"type": "integer"}, "V": {"type": "number"}}}}}
     assert type_text(nested) == "mapping with keys small (mapping with keys D, V)"
+    # the example value of a required parameter skips the key rules too (it was "VALUE")
+    from sdcflow.describe import _placeholder
+
+    assert _placeholder("n", {"oneOf": [{"required": ["a"]},
+                                        {"type": "integer", "minimum": 2}]}) == 2
     # repeated alternatives are read once
     assert type_text({"oneOf": [{"type": "string"}, {"type": "string", "minLength": 1}]}) \
         == "string"
