@@ -84,14 +84,18 @@ def load_run(path: str | Path, *, public: bool = False) -> Run:
     manifest = _json_file(manifest_path, "manifest")
     if not isinstance(manifest.get("recipe"), dict) or "layout" not in manifest:
         raise RunDiffError(f"{manifest_path}: not an sdcflow manifest")
-    if is_public:
-        measures = manifest.get("measures") or {}
-        return Run(manifest_path.parent, manifest, measures, manifest.get("checks") or [],
-                   True)
-    measures_path = manifest_path.parent / MEASURES
-    doc = _json_file(measures_path, "measures file") if measures_path.is_file() else {}
-    return Run(manifest_path.parent, manifest, doc.get("measures") or {},
-               doc.get("checks") or [], False)
+    doc = manifest
+    if not is_public:
+        measures_path = manifest_path.parent / MEASURES
+        doc = _json_file(measures_path, "measures file") if measures_path.is_file() else {}
+    return Run(manifest_path.parent, manifest, _of(doc.get("measures"), dict),
+               _of(doc.get("checks"), list), is_public)
+
+
+def _of(value, kind: type):
+    """``value`` when it has the shape a manifest gives it, else an empty one (a file
+    edited by hand is compared as far as it can be, never a crash)."""
+    return value if isinstance(value, kind) else kind()
 
 
 def _leaves(value, prefix: str = "") -> dict[str, object]:
@@ -175,7 +179,7 @@ def _run_facts(run: Run) -> dict:
 
 
 def _steps(run: Run) -> dict[str, dict]:
-    return {str(s.get("id")): s for s in run.manifest.get("steps") or []
+    return {str(s.get("id")): s for s in _of(run.manifest.get("steps"), list)
             if isinstance(s, dict)}
 
 
@@ -188,7 +192,7 @@ def _step_changes(a: Run, b: Run) -> dict:
         for key in ("method", "measure", "plugin_version"):
             if x.get(key) != y.get(key):
                 entry[key] = {"a": x.get(key), "b": y.get(key)}
-        params = _changes(x.get("params") or {}, y.get("params") or {})
+        params = _changes(x.get("params"), y.get("params"))
         if params:
             entry["params"] = params
         if not a.public and x.get("output_sha256") != y.get("output_sha256"):
@@ -245,7 +249,8 @@ def diff_runs(path_a: str | Path, path_b: str | Path) -> RunDiff:
         if a.manifest.get(key) != b.manifest.get(key):
             out.environment.append({"what": key, "a": a.manifest.get(key),
                                     "b": b.manifest.get(key)})
-    ea, eb = a.manifest.get("environment") or {}, b.manifest.get("environment") or {}
+    ea = _of(a.manifest.get("environment"), dict)
+    eb = _of(b.manifest.get("environment"), dict)
     for key in sorted(set(ea) | set(eb)):
         if ea.get(key) != eb.get(key):
             out.environment.append({"what": key, "a": ea.get(key), "b": eb.get(key)})

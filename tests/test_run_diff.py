@@ -120,3 +120,15 @@ def test_what_is_not_a_run_exits_2(runs, tmp_path, capsys):
     assert main(["diff", str(tmp_path), str(runs["a"])]) == 2
     err = capsys.readouterr().err
     assert "not a readable manifest (JSONDecodeError" in err and "Traceback" not in err
+
+
+def test_a_manifest_of_odd_shapes_is_compared_without_a_crash(runs, tmp_path, capsys):
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "manifest.json").write_text(json.dumps({
+        "layout": 2, "recipe": {}, "steps": {"not": "a list"}, "files": ["x"],
+        "environment": "text"}))
+    (odd / "measures.json").write_text(json.dumps({"measures": [1, 2], "checks": "no"}))
+    assert main(["diff", str(runs["a"]), str(odd)]) == 1
+    out = capsys.readouterr().out
+    assert "step only in a: rec" in out and "file only in a: public/t.csv" in out
