@@ -109,12 +109,29 @@ def test_type_text_of_constants_mappings_and_key_rules():
         == "string"
 
 
+def _undescribed(schema, path: str = "") -> list[str]:
+    """The keys of every mapping in a parameter schema (the parameters, and the keys of
+    parameters that are mappings, in lists and alternatives too) without a description."""
+    out = []
+    if not isinstance(schema, dict):
+        return out
+    for key, spec in (schema.get("properties") or {}).items():
+        if not str(spec.get("description", "")).strip():
+            out.append(path + key)
+        out += _undescribed(spec, f"{path}{key}.")
+    for key in ("anyOf", "oneOf", "allOf"):
+        for alt in schema.get(key) or []:
+            out += _undescribed(alt, path)
+    for key in ("items", "additionalProperties"):
+        out += _undescribed(schema.get(key), f"{path}[]." if key == "items" else path)
+    return out
+
+
 @pytest.mark.parametrize("plugin", registry.plugins(), ids=lambda p: p.name)
 def test_every_parameter_has_a_description_and_a_readable_type(plugin, capsys):
     # issue 23: 'sdcflow methods top_bottom_code' showed "top (any value or any value)"
     # and five parameters had no description
-    for key, spec in plugin.params.get("properties", {}).items():
-        assert str(spec.get("description", "")).strip(), f"{plugin.name}.{key}: no description"
+    assert _undescribed(plugin.params) == [], plugin.name
     assert main(["methods", plugin.name, "--format", "json"]) == 0
     params = json.loads(capsys.readouterr().out)["parameters"]
     assert main(["methods", plugin.name]) == 0

@@ -48,12 +48,15 @@ POPULATION_COUNTS = {
     "type": "object", "additionalProperties": False,
     "required": ["columns", "rows", "counts"],
     "properties": {
-        "columns": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        "columns": {"type": "array", "items": {"type": "string"}, "uniqueItems": True,
+                    "description": "The key variables."},
         "rows": {"type": "array", "items": {
-            "type": "array", "items": {"type": ["string", "number", "boolean", "null"]}}},
+            "type": "array", "items": {"type": ["string", "number", "boolean", "null"]}},
+            "description": "Each key combination of the population, a value per column."},
         # (a count beyond any population: 10^12 people)
         "counts": {"type": "array", "items": {"type": "integer", "minimum": 1,
-                                              "maximum": 10**12}},
+                                              "maximum": 10**12},
+                   "description": "The population's records of each combination (rows)."},
     },
 }
 

@@ -27,7 +27,8 @@ _QUERY = {
     "required": ["variable"],
     "properties": {
         "variable": {"type": "string", "description": "The camouflaged variable queried."},
-        "statistic": {"enum": list(STATISTICS), "default": "sum"},
+        "statistic": {"enum": list(STATISTICS), "default": "sum",
+                      "description": "The statistic of the variable the query asks for."},
         "where": {"type": "object", "additionalProperties": {
                       "anyOf": [{"type": ["string", "number"]},
                                 {"type": "array", "minItems": 1,

@@ -37,9 +37,12 @@ TARGET = {
                         "description": "Every class holds at least k records."},
         "l_diversity": {
             "type": "object", "additionalProperties": False, "required": ["l", "variable"],
-            "properties": {"l": {"type": "number", "minimum": 1}, "variable": SENSITIVE,
+            "properties": {"l": {"type": "number", "minimum": 1,
+                                 "description": "The l of l-diversity."},
+                           "variable": SENSITIVE,
                            "kind": {"enum": ["distinct", "entropy", "recursive"],
-                                    "default": "distinct"},
+                                    "default": "distinct",
+                                    "description": "Which l-diversity (see below)."},
                            "c": {"type": "number", "exclusiveMinimum": 0,
                                  "description": "The c of recursive (c, l)-diversity."}},
             "description": "Every class holds l distinct values of the sensitive variable "
@@ -49,16 +52,22 @@ TARGET = {
                            "(recursive, with c)."},
         "t_closeness": {
             "type": "object", "additionalProperties": False, "required": ["t", "variable"],
-            "properties": {"t": {"type": "number", "minimum": 0, "maximum": 1},
+            "properties": {"t": {"type": "number", "minimum": 0, "maximum": 1,
+                                 "description": "The largest distance allowed."},
                            "variable": SENSITIVE,
                            "distance": {"enum": ["equal", "ordered", "hierarchical"],
-                                        "default": "equal"}},
+                                        "default": "equal",
+                                        "description": "The ground distance between "
+                                                       "values: all equal, by their order, "
+                                                       "or in the hierarchy."}},
             "description": "Every class's distribution of the sensitive variable lies within "
                            "Earth Mover's Distance t of the whole input's (hierarchical: "
                            "over the sensitive variable's declared hierarchy)."},
         "beta_likeness": {
             "type": "object", "additionalProperties": False, "required": ["beta", "variable"],
-            "properties": {"beta": {"type": "number", "minimum": 0}, "variable": SENSITIVE},
+            "properties": {"beta": {"type": "number", "minimum": 0,
+                                    "description": "The largest relative gain allowed."},
+                           "variable": SENSITIVE},
             "description": "In every class, a sensitive value more frequent there (q) than "
                            "in the whole input (p) has (q - p) / p at most beta."},
         "delta_presence": {
@@ -68,8 +77,10 @@ TARGET = {
                                "description": "CSV file of the population (relative to the "
                                               "recipe) with the key variables as columns, "
                                               "coded as the data."},
-                "delta_min": {"type": "number", "minimum": 0, "maximum": 1, "default": 0},
-                "delta_max": {"type": "number", "minimum": 0, "maximum": 1, "default": 1}},
+                "delta_min": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
+                              "description": "The least share allowed."},
+                "delta_max": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
+                              "description": "The largest share allowed."}},
             "description": "In every class, the share of its population records that are "
                            "in the data lies within [delta_min, delta_max]."},
         "average_risk": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,

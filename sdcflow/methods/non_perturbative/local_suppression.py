@@ -72,8 +72,12 @@ class LocalSuppression(Method):
                 "type": "array", "minItems": 1,
                 "items": {"type": "object", "additionalProperties": False,
                           "required": ["size", "k"],
-                          "properties": {"size": {"type": "integer", "minimum": 1},
-                                         "k": {"type": "integer", "minimum": 1}}},
+                          "properties": {"size": {"type": "integer", "minimum": 1,
+                                                  "description": "How many key variables "
+                                                                 "each combination has."},
+                                         "k": {"type": "integer", "minimum": 1,
+                                               "description": "The k those combinations "
+                                                              "must reach."}}},
                 "description": "All-M approach: k-anonymity on every combination of 'size' "
                                "key variables, for each {size, k}, in order.",
             },

@@ -52,8 +52,10 @@ class PostMasking(Method):
         "required": ["mask"],
         "properties": {
             "mask": {"type": "object", "additionalProperties": False, "required": ["method"],
-                     "properties": {"method": {"type": "string", "minLength": 1},
-                                    "params": {"type": "object", "default": {}}},
+                     "properties": {"method": {"type": "string", "minLength": 1,
+                                               "description": "The masking method."},
+                                    "params": {"type": "object", "default": {},
+                                               "description": "Its parameters."}},
                      "description": "The masking method and its parameters, as a step."},
             "variables": variables_param("Numeric variables whose moments are restored "
                                          "(default: the integer and continuous variables "

@@ -34,14 +34,21 @@ _PTABLE_COLUMNS = ("i", "j", "p", "v", "p_int_lb", "p_int_ub")
 _SUB_PTABLE = {  # a further magnitude ptable, as create_num_ptable's parameters
     "type": "object", "additionalProperties": False, "required": ["D", "V"],
     "properties": {
-        "D": {"type": "integer", "minimum": 1, "maximum": 50},
-        "V": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000},
-        "step": {"type": "integer", "minimum": 1, "maximum": 50},
-        "icat": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1}},
+        "D": {"type": "integer", "minimum": 1, "maximum": 50,
+              "description": "Largest perturbation |v| (ptable's D)."},
+        "V": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000,
+              "description": "Variance of the perturbation (ptable's V)."},
+        "step": {"type": "integer", "minimum": 1, "maximum": 50,
+                 "description": "ptable grid: perturbations in steps of 1/step (default 2)."},
+        "icat": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1},
+                 "description": "ptable rows (must hold 1 and D; default [1, D])."},
         "optim": {"anyOf": [{"enum": [1, 2, 3, 4]},
-                            {"type": "array", "items": {"enum": [1, 2, 3, 4]}}]},
+                            {"type": "array", "items": {"enum": [1, 2, 3, 4]}}],
+                  "description": "ptable's optim, once or per row (default 1)."},
         "mono": {"anyOf": [{"type": "boolean"},
-                           {"type": "array", "items": {"type": "boolean"}}]},
+                           {"type": "array", "items": {"type": "boolean"}}],
+                 "description": "ptable's monotony condition, once or per row (default "
+                                "true)."},
     },
 }
 _MAGNITUDE = {
@@ -51,14 +58,18 @@ _MAGNITUDE = {
         "type": {"enum": ["top_contr", "mean", "sum"], "default": "top_contr",
                  "description": "What sizes the noise: the top_k largest contributions "
                                 "of the cell (unweighted tables), its mean or its sum."},
-        "top_k": {"type": "integer", "minimum": 1, "maximum": 6, "default": 1},
+        "top_k": {"type": "integer", "minimum": 1, "maximum": 6, "default": 1,
+                  "description": "How many of the largest contributions are perturbed "
+                                 "(type top_contr)."},
         "p": {"anyOf": [{"type": "number", "exclusiveMinimum": 0, "maximum": 1},
                         {"type": "array", "minItems": 2, "maxItems": 2,
                          "items": {"type": "number", "minimum": 0, "maximum": 1}}],
               "description": "Noise percentage (simple), or [p_small, p_large] with fp."},
         "fp": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e15,
                "description": "Flex point of the flex function (with p as a pair)."},
-        "q": {"type": "number", "minimum": 1, "maximum": 100, "default": 3},
+        "q": {"type": "number", "minimum": 1, "maximum": 100, "default": 3,
+              "description": "Exponent of the flex function's decline from p_small to "
+                             "p_large (cellKey's q)."},
         "epsilon": {"type": "array", "minItems": 1, "maxItems": 6,
                     "items": {"type": "number", "minimum": 0, "maximum": 1},
                     "description": "One per contribution, 1 first, decreasing "
@@ -78,7 +89,9 @@ _MAGNITUDE = {
                                "contributors (cellKey's parity case; top_k 1): D, V, "
                                "step, icat, optim, mono as for the main one, which then "
                                "serves the even cells."},
-        "same_key": {"type": "boolean", "default": True},
+        "same_key": {"type": "boolean", "default": True,
+                     "description": "The first perturbation step uses the cell key itself "
+                                    "(cellKey's same_key); false: a rotated key."},
         "use_zero_rkeys": {"type": "boolean", "default": False,
                            "description": "Key cells by all records, not only those with "
                                           "a non-zero value."},
@@ -129,7 +142,8 @@ class CellKey(TableMethod):
             "ptable": {
                 "type": "object", "additionalProperties": False,
                 "required": list(_PTABLE_COLUMNS),
-                "properties": {c: {"type": "array", "minItems": 1, "items": {"type": "number"}}
+                "properties": {c: {"type": "array", "minItems": 1, "items": {"type": "number"},
+                                   "description": f"The ptable's column {c}."}
                                for c in _PTABLE_COLUMNS},
                 "description": "A ptable given as its columns i, j, p, v, p_int_lb, p_int_ub "
                                "(instead of D and V)."},

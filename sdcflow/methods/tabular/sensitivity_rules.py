@@ -46,10 +46,20 @@ class SensitivityRules(TableMethod):
             "protection": {
                 "type": "object", "additionalProperties": False,
                 # as the rules' own: far below the magnitudes HiGHS takes as infinite
-                "properties": {"percent": {"type": "number", "minimum": 0, "maximum": 1000},
-                               "fixed": {"type": "number", "minimum": 0, "maximum": 1e15},
+                "properties": {"percent": {"type": "number", "minimum": 0, "maximum": 1000,
+                                           "description": "Upper and lower protection "
+                                                          "level, percent of the cell's "
+                                                          "value."},
+                               "fixed": {"type": "number", "minimum": 0, "maximum": 1e15,
+                                         "description": "Upper and lower protection level, "
+                                                        "an amount (the larger of the two "
+                                                        "with percent)."},
                                "sliding_percent": {"type": "number", "minimum": 0,
-                                                   "maximum": 1000}},
+                                                   "maximum": 1000,
+                                                   "description": "Sliding protection "
+                                                                  "level (the interval's "
+                                                                  "width), percent of the "
+                                                                  "value."}},
                 "description": "Protection levels of the primary cells (default: from the "
                                "rules)."},
         },
