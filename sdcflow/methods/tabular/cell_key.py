@@ -167,15 +167,20 @@ class CellKey(TableMethod):
     }
 
     def internal_files(self, params) -> dict[str, str]:
-        """``ptable.csv``, the ptable the step used, when ``write_ptable`` (it follows
-        from the parameters: written the same whether the step ran or came from the
-        cache). Internal like the rest of DIR outside public/: what is published of the
+        """``ptable.csv``, the ptable the step used (and ``ptable-small.csv``,
+        ``ptable-odd.csv``, a magnitude table's further ones), when ``write_ptable`` (it
+        follows from the parameters: written the same whether the step ran or came from
+        the cache). Internal like the rest of DIR outside public/: what is published of the
         ptable is its design (D, V, js, ...: ``public_params``)."""
         if not params.get("write_ptable"):
             return {}
         from ...tabular.ptable_files import ptable_csv
 
-        return {"ptable.csv": ptable_csv(ptable_of(params))}
+        out = {"ptable.csv": ptable_csv(ptable_of(params))}
+        for which in ("small", "odd"):  # a magnitude table's further ptables
+            if which in (params.get("magnitude") or {}):
+                out[f"ptable-{which}.csv"] = ptable_csv(sub_ptable_of(params, which))
+        return out
 
     def record_keys(self, params) -> tuple[str | None, int, int]:
         """The engine builds this step's table with cell keys: the record keys are the

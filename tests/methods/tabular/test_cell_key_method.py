@@ -125,6 +125,21 @@ def test_write_ptable_writes_the_ptable_used_into_the_internal_output(tmp_path):
     assert not (tmp_path / "plain" / "steps").exists()
 
 
+def test_write_ptable_of_a_magnitude_table_writes_its_further_ptables():
+    from sdcflow.kernels.tabular.ptable import magnitude_ptable
+    from sdcflow.tabular.ptable_files import ptable_csv
+
+    plugin = registry.get("cell_key")
+    params = {"D": 3, "V": 2, "write_ptable": True,
+              "magnitude": {"p": 0.1, "odd": {"D": 2, "V": 1}}}
+    files = plugin.internal_files(params)
+    assert sorted(files) == ["ptable-odd.csv", "ptable.csv"]
+    # create_num_ptable's defaults: step 2, icat [1, D]
+    assert files["ptable-odd.csv"] == ptable_csv(magnitude_ptable(2, 1, step=2, icat=[1, 2]))
+    assert files["ptable.csv"] == ptable_csv(magnitude_ptable(3, 2, step=2, icat=[1, 3]))
+    assert plugin.internal_files({**params, "write_ptable": False}) == {}
+
+
 def test_a_cell_gets_the_same_noise_in_every_table(tmp_path):
     # keys drawn by sdcflow from the recipe's stream: the margin g x Total of the g x h
     # table is the cell g of the table of g alone, with the same records and the same key
