@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from ._common import allow_path, positive
+from .exploration import exploration
 from .recipe_commands import cmd_init, cmd_plan, cmd_public_recipe, cmd_schema, cmd_validate
 from .report_command import cmd_report
 from .run_command import cmd_run
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("plan", help="print the steps in execution order")
     p.add_argument("recipe", metavar="RECIPE")
+    exploration(p)
     allow_path(p)
     fmt(p)
     p.set_defaults(func=cmd_plan)
@@ -68,6 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=positive, default=None, metavar="N",
                    help="Dask: worker processes of the local cluster; in memory: threads "
                         "running independent steps")
+    loud = p.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", action="store_true",
+                      help="print nothing but errors (the exit code says the rest)")
+    loud.add_argument("-v", "--verbose", action="store_true",
+                      help="also print each step with its time (or that it came from the "
+                           "cache) and the files written")
+    exploration(p)
     allow_path(p)
     fmt(p)
     p.set_defaults(func=cmd_run)

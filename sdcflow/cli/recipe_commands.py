@@ -40,9 +40,10 @@ def cmd_validate(args) -> int:
 
 def cmd_plan(args) -> int:
     from ..recipe import validate
+    from .exploration import explored_plan, load_explored
 
-    validated = validate(args.recipe, allow_paths=args.allow_path)
-    plan = validated.plan
+    validated = validate(load_explored(args), allow_paths=args.allow_path)
+    plan = explored_plan(args, validated)
     steps = [ps.as_dict() for ps in plan.steps]
     lines = []
     for i, ps in enumerate(plan.steps, 1):

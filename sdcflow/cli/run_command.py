@@ -28,44 +28,115 @@ def _run_progress(args):
 def cmd_run(args) -> int:
     from ..engine import run
     from ..errors import CheckFailed, SdcflowError
+    from .exploration import load_explored, selection
 
     if args.dry_run:
         from ..dry_run import dry_run
 
+        if args.overrides or selection(args):
+            raise SdcflowError("--dry-run shows the whole recipe as written: leave out "
+                               "--set, --select and --until (sdcflow plan takes them)")
         emit(args, *dry_run(args.recipe, args.out, allow_paths=args.allow_path))
         return 0
+    recipe = load_explored(args)
     progress, shown = _run_progress(args)
     try:
         with shown:
-            result = run(args.recipe, args.out, use_cache=not args.no_cache,
+            result = run(recipe, args.out, use_cache=not args.no_cache,
                          progress=progress, engine=args.engine, scheduler=args.scheduler,
-                         workers=args.workers, allow_paths=args.allow_path)
+                         workers=args.workers, allow_paths=args.allow_path,
+                         selection=selection(args) or None)
     except CheckFailed as exc:
         return _not_released(args, exc)
     except SdcflowError as exc:
         for note in _left_in_place(args):
             exc.add_note(note)
         raise
-    for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
+    if result.partial is not None:
+        return _partial(args, result)
+    return _released(args, result)
+
+
+def _released(args, result) -> int:
+    """What ``sdcflow run`` says of a run that passed its checks: its headline (released
+    or not, each check with its figures, the risk before and after, the utility cost),
+    with ``-v`` the steps and the files written too, with ``-q`` nothing."""
+    from ..engine.checks import check_text
+    from .exploration import override_entries, override_lines
+    from .run_output import (VERBOSE, file_lines, headline, headline_lines, step_entries,
+                             step_lines, verbosity)
+
+    level = verbosity(args)
+    if level and args.format != "json":
+        for note in result.notes:
+            print(f"note: {note}", file=sys.stderr)
+    figures = headline(result)
     summary = {"released": True, "out": str(result.out_dir), "measures": result.measures,
                "checks": result.checks, "notes": result.notes,
-               "public": str(result.public_dir) if result.public_manifest else None}
+               "public": str(result.public_dir) if result.public_manifest else None,
+               "risk": figures["risk"], "utility": figures["utility"],
+               "steps": step_entries(result),
+               "overrides": override_entries(result.validated.recipe)}
+    text = override_lines(result.validated.recipe)
     if result.publishes:
-        text = [f"released into {result.out_dir}"]
+        text.append(f"released into {result.out_dir}")
     else:
-        text = [f"measures written into {result.out_dir} (no data released)"]
-    for name, value in result.manifest["files"].items():
-        text.append(f"  {name}  sha256 {value[:16]}...")
+        text.append(f"measures written into {result.out_dir} (no data released)")
+    text += [f"  check passed: {check_text(c)}" for c in result.checks]
+    text += headline_lines(figures)
+    if level >= VERBOSE:
+        text += step_lines(result) + ["files:"] + file_lines(result)
     if result.public_manifest is not None:
         text.append(f"publish {result.public_dir} (and nothing else: the other files are "
                     "internal)")
-    from ..engine.checks import check_text
-
-    for c in result.checks:
-        text.append(f"  check passed: {check_text(c)}")
-    emit(args, "\n".join(text), summary)
+    if level or args.format == "json":
+        emit(args, "\n".join(text), summary)
     return 0
+
+
+def _partial(args, result) -> int:
+    """What ``sdcflow run --select/--until`` says: that the run was partial and released
+    nothing, the checks it evaluated and those it could not, the headline of the steps
+    that ran; exit 3 when an evaluated check failed, else 0."""
+    from ..engine.checks import check_text, failure_text
+    from .exploration import override_entries, override_lines
+    from .run_output import (VERBOSE, file_lines, headline, headline_lines, step_entries,
+                             step_lines, verbosity)
+
+    level = verbosity(args)
+    partial = result.partial
+    failed = [c for c in result.checks if not c["passed"]]
+    figures = headline(result)
+    if args.format == "json":
+        emit(args, "", {"released": False, "partial": partial, "out": str(result.out_dir)
+                        if result.out_dir else None, "measures": result.measures,
+                        "checks": result.checks, "notes": result.notes,
+                        "risk": figures["risk"], "utility": figures["utility"],
+                        "steps": step_entries(result),
+                        "overrides": override_entries(result.validated.recipe)})
+    elif level:
+        for note in result.notes:
+            print(f"note: {note}", file=sys.stderr)
+        asked = " ".join([*(f"--select {s}" for s in partial.get("select", [])),
+                          *([f"--until {partial['until']}"] if "until" in partial else [])])
+        total = len(result.validated.plan.nodes_by_variant[0]) if \
+            len(result.validated.plan.variants) == 1 else None
+        ran = f"{len(partial['steps'])} of {total}" if total else f"{len(partial['steps'])}"
+        text = override_lines(result.validated.recipe)
+        text.append(f"partial run ({asked}): {ran} steps ran; nothing was released")
+        text += [f"  check passed: {check_text(c)}" for c in result.checks if c["passed"]]
+        text += [f"  not evaluated (its measures did not run): {c}"
+                 for c in partial["not_evaluated"]]
+        text += headline_lines(figures)
+        if level >= VERBOSE:
+            text += step_lines(result) + ["files:"] + file_lines(result)
+        if result.out_dir is not None:
+            text.append(f"measures and report written into {result.out_dir} (internal: do "
+                        "not publish)")
+        print("\n".join(text))
+    for c in failed:
+        print(failure_text(c), file=sys.stderr)
+    return 3 if failed else 0
 
 
 def _left_in_place(args) -> list[str]:
@@ -98,14 +169,21 @@ def _not_released(args, exc) -> int:
     result = exc.result
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
+    from .exploration import override_entries, override_lines
+    from .run_output import headline
+
     out = result.out_dir
+    recipe = result.validated.recipe if result.validated is not None else None
     if args.format == "json":
+        figures = headline(result)
         print(json.dumps({"released": False, "failures": exc.failures,
                           "checks": result.checks, "measures": result.measures,
                           "notes": result.notes, "out": str(out) if out else None,
-                          "withdrawn": result.withdrawn, "write_error": exc.write_error},
+                          "withdrawn": result.withdrawn, "write_error": exc.write_error,
+                          "risk": figures["risk"], "utility": figures["utility"],
+                          "overrides": override_entries(recipe)},
                          indent=2, sort_keys=True))
-    lines = [*exc.failures, "nothing was released"]
+    lines = [*override_lines(recipe), *exc.failures, "nothing was released"]
     if result.withdrawn:
         lines.append(f"withdrew the earlier release from {out}: "
                      + ", ".join(result.withdrawn) + " (this recipe does not stand behind "

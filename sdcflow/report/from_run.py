@@ -60,7 +60,9 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
         chosen = chosen_variant(plan.variants, release.get("variant"))
     variant = chosen if chosen is not None else 0
     manifest = result.public_manifest if external else result.manifest
-    if not released_ok:
+    if getattr(result, "partial", None):  # --select/--until: part of the steps ran
+        status = "partial"
+    elif not released_ok:
         status = "failed"
     elif chosen is None or not result.publishes:
         status = "measures"
