@@ -8,12 +8,8 @@ import argparse
 
 
 def exploration(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
-                   dest="overrides",
-                   help="run with this value instead of the recipe's, e.g. --set "
-                        "steps.kanon.params.k=5 (a step by its id; the value read as "
-                        "YAML); repeatable; checked as the recipe is and recorded in the "
-                        "manifest")
+    """``--set``, and the partial runs ``--select``/``--until``."""
+    overrides_option(p)
     part = p.add_mutually_exclusive_group()
     part.add_argument("--select", action="append", default=[], metavar="STEP[+]",
                       help="run only STEP and the steps it needs; STEP+ also every step "
@@ -21,6 +17,15 @@ def exploration(p: argparse.ArgumentParser) -> None:
     part.add_argument("--until", default=None, metavar="STEP",
                       help="run the steps up to and including STEP (in the plan's order); "
                            "a partial run never releases")
+
+
+def overrides_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                   dest="overrides",
+                   help="use this value instead of the recipe file's, e.g. --set "
+                        "steps.kanon.params.k=5 (a step by its id; the value read as "
+                        "YAML); repeatable; checked as the recipe is and recorded in the "
+                        "manifest")
 
 
 def load_explored(args):

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ._common import allow_path, positive
-from .exploration import exploration
+from .exploration import exploration, overrides_option
 from .recipe_commands import cmd_init, cmd_plan, cmd_public_recipe, cmd_schema, cmd_validate
 from .report_command import cmd_report
 from .run_command import cmd_run
@@ -111,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", metavar="PATH", default=None,
                    help="compare with a public manifest (or a run's directory or its "
                         "public/): exit 0 when it names this recipe, 1 when not")
+    overrides_option(p)
     allow_path(p)
     p.set_defaults(func=cmd_public_recipe)
 

@@ -61,7 +61,8 @@ def cmd_public_recipe(args) -> int:
     from ..errors import OutputError
     from ..recipe import load_recipe
 
-    text = public_form_text(load_recipe(args.recipe, allow_paths=args.allow_path))
+    text = public_form_text(load_recipe(args.recipe, allow_paths=args.allow_path,
+                                        overrides=args.overrides))
     digest = sha256_text(text)
     if args.check is None:
         sys.stdout.write(digest + "\n" if args.sha256 else text)
@@ -82,6 +83,9 @@ def cmd_public_recipe(args) -> int:
     if published != digest:
         print(f"{args.recipe}: does not match {path} (public sha256 {digest[:16]}..., "
               f"published {str(published)[:16]}...)", file=sys.stderr)
+        if not args.overrides:
+            print("(a run with --set PATH=VALUE released the recipe with its overrides: "
+                  "give the same --set arguments to compare with it)", file=sys.stderr)
         return 1
     print(f"{args.recipe}: matches {path} (public sha256 {digest})")
     return 0

@@ -33,10 +33,11 @@ def cmd_run(args) -> int:
     if args.dry_run:
         from ..dry_run import dry_run
 
-        if args.overrides or selection(args):
-            raise SdcflowError("--dry-run shows the whole recipe as written: leave out "
-                               "--set, --select and --until (sdcflow plan takes them)")
-        emit(args, *dry_run(args.recipe, args.out, allow_paths=args.allow_path))
+        if selection(args):
+            raise SdcflowError("--dry-run shows the whole run: leave out --select and "
+                               "--until ('sdcflow plan RECIPE --select ...' shows what a "
+                               "partial run runs)")
+        emit(args, *dry_run(load_explored(args), args.out, allow_paths=args.allow_path))
         return 0
     recipe = load_explored(args)
     progress, shown = _run_progress(args)
@@ -67,7 +68,7 @@ def _released(args, result) -> int:
                              step_lines, verbosity)
 
     level = verbosity(args)
-    if level and args.format != "json":
+    if level:
         for note in result.notes:
             print(f"note: {note}", file=sys.stderr)
     figures = headline(result)
@@ -114,9 +115,10 @@ def _partial(args, result) -> int:
                         "risk": figures["risk"], "utility": figures["utility"],
                         "steps": step_entries(result),
                         "overrides": override_entries(result.validated.recipe)})
-    elif level:
+    if level:
         for note in result.notes:
             print(f"note: {note}", file=sys.stderr)
+    if level and args.format != "json":
         asked = " ".join([*(f"--select {s}" for s in partial.get("select", [])),
                           *([f"--until {partial['until']}"] if "until" in partial else [])])
         total = len(result.validated.plan.nodes_by_variant[0]) if \
