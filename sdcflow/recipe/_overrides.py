@@ -73,6 +73,8 @@ def parse_override(arg: str) -> tuple[Override | None, list[Problem]]:
     if any(not part for part in path.split(".")):
         return None, [Problem(where, None, None, f"'{path}' is not a path: keys and step "
                                                  "ids separated by single dots")]
+    if not text.strip():  # ``--set release.variant=``: null, as in YAML
+        return Override(arg, path, None), []
     doc = load_yaml(text, where)
     problems = [Problem(where, None, None, f"the value: {p.message}", p.severity)
                 for p in doc.problems]
