@@ -14,8 +14,9 @@ from ._common import emit, line, live, show_progress
 def _run_progress(args):
     """The progress of ``sdcflow run`` (what :func:`sdcflow.run` takes) and the context
     that shows it: rich's bars on a terminal, one line per finished step on standard error
-    elsewhere (with ``--progress``), or nothing."""
-    if not show_progress(args):
+    elsewhere (with ``--progress``), or nothing (also with ``-q``, unless
+    ``--progress``)."""
+    if not show_progress(args) or (args.quiet and args.progress is None):
         return None, contextlib.nullcontext()
     if live():
         from ..display import LiveDisplay, console
