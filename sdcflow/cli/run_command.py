@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ._common import emit, line, live, show_progress
+from .run_output import finished
 
 
 def _run_progress(args):
@@ -54,92 +55,7 @@ def cmd_run(args) -> int:
         for note in _left_in_place(args):
             exc.add_note(note)
         raise
-    if result.partial is not None:
-        return _partial(args, result)
-    return _released(args, result)
-
-
-def _released(args, result) -> int:
-    """What ``sdcflow run`` says of a run that passed its checks: its headline (released
-    or not, each check with its figures, the risk before and after, the utility cost),
-    with ``-v`` the steps and the files written too, with ``-q`` nothing."""
-    from ..engine.checks import check_text
-    from .exploration import override_entries, override_lines
-    from .run_output import (VERBOSE, file_lines, headline, headline_lines, step_entries,
-                             step_lines, verbosity)
-
-    level = verbosity(args)
-    if level:
-        for note in result.notes:
-            print(f"note: {note}", file=sys.stderr)
-    figures = headline(result)
-    summary = {"released": True, "out": str(result.out_dir), "measures": result.measures,
-               "checks": result.checks, "notes": result.notes,
-               "public": str(result.public_dir) if result.public_manifest else None,
-               "risk": figures["risk"], "utility": figures["utility"],
-               "steps": step_entries(result),
-               "overrides": override_entries(result.validated.recipe)}
-    text = override_lines(result.validated.recipe)
-    if result.publishes:
-        text.append(f"released into {result.out_dir}")
-    else:
-        text.append(f"measures written into {result.out_dir} (no data released)")
-    text += [f"  check passed: {check_text(c)}" for c in result.checks]
-    text += headline_lines(figures)
-    if level >= VERBOSE:
-        text += step_lines(result) + ["files:"] + file_lines(result)
-    if result.public_manifest is not None:
-        text.append(f"publish {result.public_dir} (and nothing else: the other files are "
-                    "internal)")
-    if level or args.format == "json":
-        emit(args, "\n".join(text), summary)
-    return 0
-
-
-def _partial(args, result) -> int:
-    """What ``sdcflow run --select/--until`` says: that the run was partial and released
-    nothing, the checks it evaluated and those it could not, the headline of the steps
-    that ran; exit 3 when an evaluated check failed, else 0."""
-    from ..engine.checks import check_text, failure_text
-    from .exploration import override_entries, override_lines
-    from .run_output import (VERBOSE, file_lines, headline, headline_lines, step_entries,
-                             step_lines, verbosity)
-
-    level = verbosity(args)
-    partial = result.partial
-    failed = [c for c in result.checks if not c["passed"]]
-    figures = headline(result)
-    if args.format == "json":
-        emit(args, "", {"released": False, "partial": partial, "out": str(result.out_dir)
-                        if result.out_dir else None, "measures": result.measures,
-                        "checks": result.checks, "notes": result.notes,
-                        "risk": figures["risk"], "utility": figures["utility"],
-                        "steps": step_entries(result),
-                        "overrides": override_entries(result.validated.recipe)})
-    if level:
-        for note in result.notes:
-            print(f"note: {note}", file=sys.stderr)
-    if level and args.format != "json":
-        asked = " ".join([*(f"--select {s}" for s in partial.get("select", [])),
-                          *([f"--until {partial['until']}"] if "until" in partial else [])])
-        total = len(result.validated.plan.nodes_by_variant[0]) if \
-            len(result.validated.plan.variants) == 1 else None
-        ran = f"{len(partial['steps'])} of {total}" if total else f"{len(partial['steps'])}"
-        text = override_lines(result.validated.recipe)
-        text.append(f"partial run ({asked}): {ran} steps ran; nothing was released")
-        text += [f"  check passed: {check_text(c)}" for c in result.checks if c["passed"]]
-        text += [f"  not evaluated (its measures did not run): {c}"
-                 for c in partial["not_evaluated"]]
-        text += headline_lines(figures)
-        if level >= VERBOSE:
-            text += step_lines(result) + ["files:"] + file_lines(result)
-        if result.out_dir is not None:
-            text.append(f"measures and report written into {result.out_dir} (internal: do "
-                        "not publish)")
-        print("\n".join(text))
-    for c in failed:
-        print(failure_text(c), file=sys.stderr)
-    return 3 if failed else 0
+    return finished(args, result)
 
 
 def _left_in_place(args) -> list[str]:

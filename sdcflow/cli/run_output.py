@@ -8,7 +8,73 @@ never say two different things."""
 
 from __future__ import annotations
 
+import sys
+
+from ._common import emit
+from .exploration import override_entries, override_lines
+
 QUIET, NORMAL, VERBOSE = 0, 1, 2
+
+
+def finished(args, result) -> int:
+    """What ``sdcflow run`` says of a run that reached its verdict without a failed check
+    (or of a partial run): the ``--set`` overrides, released or not and where, each check
+    with its figures (a partial run: the checks it could not evaluate), the risk before
+    and after, the utility cost; with ``-v`` the steps and files; then what to publish.
+    Its exit code: 0, or 3 when a check of a partial run failed (said on standard
+    error, also with ``-q``)."""
+    from ..engine.checks import check_text, failure_text
+
+    level = verbosity(args)
+    if level:
+        for note in result.notes:
+            print(f"note: {note}", file=sys.stderr)
+    figures = headline(result)
+    recipe = result.validated.recipe
+    fields = {"out": str(result.out_dir), "measures": result.measures,
+              "checks": result.checks, "notes": result.notes, **figures,
+              "steps": step_entries(result), "overrides": override_entries(recipe)}
+    text = override_lines(recipe)
+    partial = result.partial
+    if partial is None:
+        fields.update(released=True, public=str(result.public_dir)
+                      if result.public_manifest is not None else None)
+        text.append(f"released into {result.out_dir}" if result.publishes else
+                    f"measures written into {result.out_dir} (no data released)")
+        end = [(f"publish {result.public_dir} (and nothing else: the other files are "
+               "internal)")] if result.public_manifest is not None else []
+    else:
+        fields.update(released=False, partial=partial)
+        text.append(f"partial run ({_asked(partial)}): {_ran(result)} ran; nothing was "
+                    "released")
+        end = [(f"measures and report written into {result.out_dir} (internal: do not "
+               "publish)")]
+    text += [f"  check passed: {check_text(c)}" for c in result.checks if c["passed"]]
+    text += [f"  not evaluated (its measures did not run): {c}"
+             for c in (partial or {}).get("not_evaluated", [])]
+    text += headline_lines(figures)
+    if level >= VERBOSE:
+        text += step_lines(result) + ["files:"] + file_lines(result)
+    if level or args.format == "json":
+        emit(args, "\n".join(text + end), fields)
+    failed = [c for c in result.checks if not c["passed"]]
+    for c in failed:
+        print(failure_text(c), file=sys.stderr)
+    return 3 if failed else 0
+
+
+def _asked(partial: dict) -> str:
+    """The options of a partial run: ``--select risk+`` ..."""
+    return " ".join([*(f"--select {s}" for s in partial.get("select", [])),
+                     *([f"--until {partial['until']}"] if "until" in partial else [])])
+
+
+def _ran(result) -> str:
+    """How many steps a partial run ran (of how many, without a grid)."""
+    plan, ran = result.validated.plan, len(result.partial["steps"])
+    if len(plan.variants) == 1:
+        return f"{ran} of {len(plan.nodes_by_variant[0])} steps"
+    return f"{ran} steps"
 
 
 def verbosity(args) -> int:

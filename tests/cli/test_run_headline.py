@@ -24,16 +24,16 @@ def test_headline_says_verdict_checks_risk_before_after_and_utility_cost(small, 
     before, after = m["before"]["violations"], m["after"]["violations"]
     assert lines == [
         f"released into {out}",
-        f"  check passed: after.violations[3] <= before.violations[3] "
-        f"(after.violations[3] = {after['3']}; before.violations[3] = {before['3']})",
+        (f"  check passed: after.violations[3] <= before.violations[3] "
+        f"(after.violations[3] = {after['3']}; before.violations[3] = {before['3']})"),
         f"  check passed: loss.pil < 50 (loss.pil = {figure(m['loss']['pil'])})",
-        f"  risk (before -> after): records violating 2-anonymity: {before['2']} -> "
-        f"{after['2']}",
-        f"  risk (before -> after): records violating 3-anonymity: {before['3']} -> "
-        f"{after['3']}",
+        (f"  risk (before -> after): records violating 2-anonymity: {before['2']} -> "
+        f"{after['2']}"),
+        (f"  risk (before -> after): records violating 3-anonymity: {before['3']} -> "
+        f"{after['3']}"),
         f"  utility cost: probabilistic information loss PIL (%): {figure(m['loss']['pil'])}",
-        "  utility cost: IL1s of Yancey, Winkler & Creecy (mean standardised distance): "
-        f"{figure(m['loss']['il1s'])}",
+        ("  utility cost: IL1s of Yancey, Winkler & Creecy (mean standardised distance): "
+        f"{figure(m['loss']['il1s'])}"),
         f"publish {out / 'public'} (and nothing else: the other files are internal)"]
     # recoding age into four classes makes every record 3-anonymous on these keys
     assert before["3"] > 0 and after["3"] == 0

@@ -7,7 +7,6 @@ import pytest
 
 from sdcflow.cli import main
 from sdcflow.engine.partial import Selection, selected_nodes
-from sdcflow.errors import RecipeError
 from sdcflow.recipe import validate
 
 # the small recipe's DAG (conftest): before (original data); age10; top; after <- age10;
@@ -44,8 +43,8 @@ def test_a_partial_run_never_releases(small, capsys):
     out = small.parent / "output" / "small.partial"  # never the release's directory
     assert lines[0] == "partial run (--select after): 2 of 5 steps ran; nothing was released"
     assert lines[1:3] == [
-        "  not evaluated (its measures did not run): after.violations[3] <= "
-        "before.violations[3]",
+        ("  not evaluated (its measures did not run): after.violations[3] <= "
+        "before.violations[3]"),
         "  not evaluated (its measures did not run): loss.pil < 50"]
     assert lines[-1] == f"measures and report written into {out} (internal: do not publish)"
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "measures.json",
@@ -53,8 +52,8 @@ def test_a_partial_run_never_releases(small, capsys):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["released"] is False
     assert manifest["partial"] == {"select": ["after"], "steps": ["age10", "after"],
-                                   "not_evaluated": ["after.violations[3] <= "
-                                                     "before.violations[3]",
+                                   "not_evaluated": [("after.violations[3] <= "
+                                                     "before.violations[3]"),
                                                      "loss.pil < 50"]}
     assert [s["id"] for s in manifest["steps"]] == ["age10", "after"]
     measures = json.loads((out / "measures.json").read_text())
@@ -67,8 +66,8 @@ def test_a_partial_run_evaluates_the_checks_whose_measures_ran(small, capsys):
     assert main(["run", str(small), "--until", "after", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["released"] is False
-    assert [c["check"] for c in data["checks"]] == ["after.violations[3] <= "
-                                                    "before.violations[3]"]
+    assert [c["check"] for c in data["checks"]] == [("after.violations[3] <= "
+                                                    "before.violations[3]")]
     assert data["checks"][0]["passed"] is True
     assert data["partial"]["not_evaluated"] == ["loss.pil < 50"]
     assert [s["id"] for s in data["steps"]] == ["before", "age10", "top", "after"]
