@@ -115,6 +115,9 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
               else f"sha256 {manifest['recipe']['sha256'][:16]}")
     about = [("sdcflow", manifest["sdcflow"]), ("recipe", f"{recipe.name} ({digest})")]
     if not external:
+        # a run with --set: the recipe text below is the file's, these values replaced it
+        # (internal only: an overridden seed or unpublished parameter stays internal)
+        about += [("--set", f"{o.path}={o.value!r}") for o in recipe.overrides]
         about += [("seed", str(manifest["seed"])),
                   ("input", (f"{manifest['input'].get('file', '')} "
                              f"({manifest['input'].get('records', '?')} records)"))]

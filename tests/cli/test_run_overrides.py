@@ -122,3 +122,13 @@ def test_a_seed_override_is_recorded_internally_and_never_published(small, tmp_p
         if path.is_file():
             text = path.read_text(errors="replace")
             assert "987654" not in text and "overrides" not in text
+
+
+def test_the_internal_report_names_the_overrides_and_the_external_does_not(small, tmp_path):
+    out = tmp_path / "out"
+    assert main(["run", str(small), "--out", str(out), "-q", "--set", QUANTILE,
+                 "--set", "seed=987654"]) == 0
+    internal = (out / "report.html").read_text()
+    assert "steps.top.params.top.quantile=0.9" in internal and "seed=987654" in internal
+    external = (out / "public" / "report.html").read_text()
+    assert "--set" not in external and "987654" not in external

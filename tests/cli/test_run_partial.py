@@ -102,3 +102,8 @@ def test_plan_shows_what_a_partial_run_runs(small, capsys):
     assert [line.split()[1] for line in lines] == ["top", "loss"]
     assert main(["run", str(small), "--dry-run", "--select", "top"]) == 1
     assert "sdcflow plan RECIPE --select" in capsys.readouterr().err
+
+
+def test_a_partial_run_is_refused_on_dask(small, capsys):
+    assert main(["run", str(small), "--select", "top", "--engine", "dask"]) == 1
+    assert "a partial run (--select, --until) runs in memory" in capsys.readouterr().err
