@@ -30,7 +30,7 @@ def _run_progress(args):
 def cmd_run(args) -> int:
     from ..engine import run
     from ..errors import CheckFailed, SdcflowError
-    from .exploration import load_explored, selection
+    from .exploration import load_explored, override_entries, override_lines, selection
 
     if args.dry_run:
         from ..dry_run import dry_run
@@ -39,7 +39,10 @@ def cmd_run(args) -> int:
             raise SdcflowError("--dry-run shows the whole run: leave out --select and "
                                "--until ('sdcflow plan RECIPE --select ...' shows what a "
                                "partial run runs)")
-        emit(args, *dry_run(load_explored(args), args.out, allow_paths=args.allow_path))
+        recipe = load_explored(args)
+        text, data = dry_run(recipe, args.out, allow_paths=args.allow_path)
+        emit(args, "\n".join([*override_lines(recipe), text]),
+             {**data, "overrides": override_entries(recipe)})
         return 0
     recipe = load_explored(args)
     progress, shown = _run_progress(args)

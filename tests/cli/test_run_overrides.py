@@ -132,3 +132,20 @@ def test_the_internal_report_names_the_overrides_and_the_external_does_not(small
     assert "steps.top.params.top.quantile=0.9" in internal and "seed=987654" in internal
     external = (out / "public" / "report.html").read_text()
     assert "--set" not in external and "987654" not in external
+
+
+def test_a_dry_run_says_its_overrides(small, capsys):
+    assert main(["run", str(small), "--dry-run", "--set", QUANTILE]) == 0
+    assert capsys.readouterr().out.startswith(
+        f"with --set {QUANTILE} (the recipe file is not changed)\ndry run of small")
+    assert not (small.parent / "output").exists()
+
+
+def test_a_failed_run_says_its_overrides_first(small, tmp_path, capsys):
+    assert main(["run", str(small), "--out", str(tmp_path / "out"),
+                 "--set", "checks.1=loss.pil < 0"]) == 3
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "with --set checks.1=loss.pil < 0 (the recipe file is not changed)"
+    assert err[1].startswith("check failed: loss.pil < 0 (loss.pil = ")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["recipe"]["overrides"] == [{"set": "checks.1", "value": "loss.pil < 0"}]

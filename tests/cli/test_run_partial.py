@@ -107,3 +107,13 @@ def test_plan_shows_what_a_partial_run_runs(small, capsys):
 def test_a_partial_run_is_refused_on_dask(small, capsys):
     assert main(["run", str(small), "--select", "top", "--engine", "dask"]) == 1
     assert "a partial run (--select, --until) runs in memory" in capsys.readouterr().err
+
+
+def test_the_full_run_after_a_partial_run_takes_its_steps_from_the_cache(small, tmp_path,
+                                                                         capsys):
+    assert main(["run", str(small), "--select", "after", "-q"]) == 0
+    assert main(["run", str(small), "--out", str(tmp_path / "out"), "--format",
+                 "json"]) == 0
+    steps = {s["id"]: s["cached"] for s in json.loads(capsys.readouterr().out)["steps"]}
+    assert steps == {"before": False, "age10": True, "top": False, "after": True,
+                     "loss": False}
