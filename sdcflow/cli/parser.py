@@ -8,6 +8,7 @@ from pathlib import Path
 from ._common import allow_path, positive
 from .cache_command import cmd_cache
 from .diff_command import cmd_diff
+from .exploration import exploration, overrides_option
 from .ptable_command import add_ptable_arguments, cmd_ptable
 from .recipe_commands import cmd_init, cmd_plan, cmd_public_recipe, cmd_schema, cmd_validate
 from .report_command import cmd_report
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("plan", help="print the steps in execution order")
     p.add_argument("recipe", metavar="RECIPE")
+    exploration(p)
     allow_path(p)
     p.add_argument("--format", choices=("text", "json", "dot", "mermaid"), default="text",
                    help="text for people (default), json for programs, or the plan drawn "
@@ -74,6 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=positive, default=None, metavar="N",
                    help="Dask: worker processes of the local cluster; in memory: threads "
                         "running independent steps")
+    loud = p.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", action="store_true",
+                      help="print nothing but errors (the exit code says the rest)")
+    loud.add_argument("-v", "--verbose", action="store_true",
+                      help="also print each step with its time (or that it came from the "
+                           "cache) and the files written")
+    exploration(p)
     allow_path(p)
     fmt(p)
     p.set_defaults(func=cmd_run)
@@ -108,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", metavar="PATH", default=None,
                    help="compare with a public manifest (or a run's directory or its "
                         "public/): exit 0 when it names this recipe, 1 when not")
+    overrides_option(p)
     allow_path(p)
     p.set_defaults(func=cmd_public_recipe)
 

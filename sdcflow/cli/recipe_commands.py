@@ -40,9 +40,10 @@ def cmd_validate(args) -> int:
 
 def cmd_plan(args) -> int:
     from ..recipe import validate
+    from .exploration import explored_plan, load_explored
 
-    validated = validate(args.recipe, allow_paths=args.allow_path)
-    plan = validated.plan
+    validated = validate(load_explored(args), allow_paths=args.allow_path)
+    plan = explored_plan(args, validated)
     if args.format in ("dot", "mermaid"):
         from ..plan_graph import plan_dot, plan_mermaid
 
@@ -67,7 +68,8 @@ def cmd_public_recipe(args) -> int:
     from ..errors import OutputError
     from ..recipe import load_recipe
 
-    text = public_form_text(load_recipe(args.recipe, allow_paths=args.allow_path))
+    text = public_form_text(load_recipe(args.recipe, allow_paths=args.allow_path,
+                                        overrides=args.overrides))
     digest = sha256_text(text)
     if args.check is None:
         sys.stdout.write(digest + "\n" if args.sha256 else text)
@@ -88,6 +90,9 @@ def cmd_public_recipe(args) -> int:
     if published != digest:
         print(f"{args.recipe}: does not match {path} (public sha256 {digest[:16]}..., "
               f"published {str(published)[:16]}...)", file=sys.stderr)
+        if not args.overrides:
+            print("(a run with --set PATH=VALUE released the recipe with its overrides: "
+                  "give the same --set arguments to compare with it)", file=sys.stderr)
         return 1
     print(f"{args.recipe}: matches {path} (public sha256 {digest})")
     return 0

@@ -9,13 +9,15 @@ import sys
 from pathlib import Path
 
 from ._common import emit, line, live, show_progress
+from .run_output import finished
 
 
 def _run_progress(args):
     """The progress of ``sdcflow run`` (what :func:`sdcflow.run` takes) and the context
     that shows it: rich's bars on a terminal, one line per finished step on standard error
-    elsewhere (with ``--progress``), or nothing."""
-    if not show_progress(args):
+    elsewhere (with ``--progress``), or nothing (also with ``-q``, unless
+    ``--progress``)."""
+    if not show_progress(args) or (args.quiet and args.progress is None):
         return None, contextlib.nullcontext()
     if live():
         from ..display import LiveDisplay, console
@@ -28,44 +30,35 @@ def _run_progress(args):
 def cmd_run(args) -> int:
     from ..engine import run
     from ..errors import CheckFailed, SdcflowError
+    from .exploration import load_explored, override_entries, override_lines, selection
 
     if args.dry_run:
         from ..dry_run import dry_run
 
-        emit(args, *dry_run(args.recipe, args.out, allow_paths=args.allow_path))
+        if selection(args):
+            raise SdcflowError("--dry-run shows the whole run: leave out --select and "
+                               "--until ('sdcflow plan RECIPE --select ...' shows what a "
+                               "partial run runs)")
+        recipe = load_explored(args)
+        text, data = dry_run(recipe, args.out, allow_paths=args.allow_path)
+        emit(args, "\n".join([*override_lines(recipe), text]),
+             {**data, "overrides": override_entries(recipe)})
         return 0
+    recipe = load_explored(args)
     progress, shown = _run_progress(args)
     try:
         with shown:
-            result = run(args.recipe, args.out, use_cache=not args.no_cache,
+            result = run(recipe, args.out, use_cache=not args.no_cache,
                          progress=progress, engine=args.engine, scheduler=args.scheduler,
-                         workers=args.workers, allow_paths=args.allow_path)
+                         workers=args.workers, allow_paths=args.allow_path,
+                         selection=selection(args) or None)
     except CheckFailed as exc:
         return _not_released(args, exc)
     except SdcflowError as exc:
         for note in _left_in_place(args):
             exc.add_note(note)
         raise
-    for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
-    summary = {"released": True, "out": str(result.out_dir), "measures": result.measures,
-               "checks": result.checks, "notes": result.notes,
-               "public": str(result.public_dir) if result.public_manifest else None}
-    if result.publishes:
-        text = [f"released into {result.out_dir}"]
-    else:
-        text = [f"measures written into {result.out_dir} (no data released)"]
-    for name, value in result.manifest["files"].items():
-        text.append(f"  {name}  sha256 {value[:16]}...")
-    if result.public_manifest is not None:
-        text.append(f"publish {result.public_dir} (and nothing else: the other files are "
-                    "internal)")
-    from ..engine.checks import check_text
-
-    for c in result.checks:
-        text.append(f"  check passed: {check_text(c)}")
-    emit(args, "\n".join(text), summary)
-    return 0
+    return finished(args, result)
 
 
 def _left_in_place(args) -> list[str]:
@@ -98,14 +91,21 @@ def _not_released(args, exc) -> int:
     result = exc.result
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
+    from .exploration import override_entries, override_lines
+    from .run_output import headline
+
     out = result.out_dir
+    recipe = result.validated.recipe if result.validated is not None else None
     if args.format == "json":
+        figures = headline(result)
         print(json.dumps({"released": False, "failures": exc.failures,
                           "checks": result.checks, "measures": result.measures,
                           "notes": result.notes, "out": str(out) if out else None,
-                          "withdrawn": result.withdrawn, "write_error": exc.write_error},
+                          "withdrawn": result.withdrawn, "write_error": exc.write_error,
+                          "risk": figures["risk"], "utility": figures["utility"],
+                          "overrides": override_entries(recipe)},
                          indent=2, sort_keys=True))
-    lines = [*exc.failures, "nothing was released"]
+    lines = [*override_lines(recipe), *exc.failures, "nothing was released"]
     if result.withdrawn:
         lines.append(f"withdrew the earlier release from {out}: "
                      + ", ".join(result.withdrawn) + " (this recipe does not stand behind "

@@ -42,7 +42,11 @@ def full_manifest(validated: Validated, records: list[StepRecord], chosen: int |
         "sdcflow": __version__,
         "layout": LAYOUT,
         "recipe": {"file": recipe.path.name, "name": recipe.name, "sha256": recipe.sha256,
-                   "public_sha256": public_sha256(recipe)},
+                   "public_sha256": public_sha256(recipe),
+                   # --set: the file's values this run changed (its sha256 is the file's;
+                   # public_sha256 is of the recipe as run)
+                   **({"overrides": [o.as_dict() for o in recipe.overrides]}
+                      if recipe.overrides else {})},
         "input": validated.source,
         "seed": recipe.seed,
         "variant": _variant(plan, chosen),

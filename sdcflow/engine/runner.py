@@ -28,7 +28,7 @@ copy instead of a stale release.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -39,7 +39,7 @@ from ..data.households import household_digests, household_units, new_ids
 from ..data.io import sha256_file, table_format
 from ..data.release_numbers import release_rounding, released_numbers
 from ..data.stat_files import labels_for_release
-from ..errors import CheckFailed, OutputError, RecipeError
+from ..errors import CheckFailed, OutputError, RecipeError, SdcflowError
 from ..plan import Plan, chosen_variant
 from ..recipe import Recipe, Validated, as_recipe, validate
 from ..recipe._stat_release import release_format, release_position, release_value_problem
@@ -48,7 +48,8 @@ from .canonical import pretty_json
 from .checks import evaluate_checks, failure_text, unprotected_failures
 from .execution import StepRecord, execute
 from .manifest import full_manifest, public_manifest
-from .outputs import MANIFEST, RUN_LOG, check_target, replace_output
+from .outputs import MANIFEST, RUN_LOG, check_target, earlier_release, replace_output
+from .partial import Selection, evaluable_checks, partial_plan, selected_nodes
 from .progress import RunObserver, as_observer
 
 CACHE_DIR = ".sdcflow-cache"
@@ -79,6 +80,9 @@ class RunResult:
     tables: dict = field(default_factory=dict)  # table id -> the protected table released
     # a run whose checks failed: the files of an earlier release it withdrew from DIR
     withdrawn: list[str] = field(default_factory=list)
+    validated: Validated | None = None  # the recipe as run, with its plan and data
+    # a partial run (--select/--until): what it ran and the checks it could not evaluate
+    partial: dict | None = None
 
     @property
     def public_dir(self) -> Path | None:
@@ -93,7 +97,8 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
         use_cache: bool = True,
         progress: RunObserver | Callable[[str], None] | None = None,
         engine: str | None = None, scheduler: str | None = None,
-        workers: int | None = None, allow_paths: Iterable[str | Path] = ()) -> RunResult:
+        workers: int | None = None, allow_paths: Iterable[str | Path] = (),
+        selection: Selection | None = None) -> RunResult:
     """Validate and run a recipe; write the outputs (the release when every check passes).
 
     Raises :class:`RecipeError` (invalid recipe or data, or a check that cannot be
@@ -114,7 +119,12 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
 
     The files the recipe names are read from its folder and from the folders (or files)
     of ``allow_paths`` (:mod:`sdcflow.data.recipe_files`); a loaded recipe keeps those it
-    was loaded with."""
+    was loaded with.
+
+    ``selection`` (``--select``/``--until``, :mod:`sdcflow.engine.partial`) runs part of
+    the plan: such a run never releases; it returns (and writes, by default into
+    ``output/NAME.partial``) the measures of the steps it ran and the checks it could
+    evaluate (:func:`run_partial`)."""
     observer = as_observer(progress)
     recipe = as_recipe(recipe, allow_paths)
     from .dask.runner import execution_options
@@ -123,10 +133,17 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     if options.get("engine", "dask" if scheduler else "memory") == "dask":
         from .dask import run_dask
 
+        if selection:
+            raise SdcflowError("a partial run (--select, --until) runs in memory: leave out "
+                               "--engine dask and --scheduler")
+
         return run_dask(recipe, out_dir, write=write, scheduler=scheduler, workers=workers,
                         progress=observer)
     what = _data_name(recipe)
     validated = validate(recipe, progress=lambda fraction: observer.loading(what, fraction))
+    if selection:
+        return run_partial(validated, selection, out_dir, write=write, use_cache=use_cache,
+                           observer=observer, workers=options.get("workers"))
     target = None
     if write:  # refuse a directory the run may not write before spending time on steps
         target = check_target(Path(out_dir) if out_dir is not None else
@@ -150,7 +167,7 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     failures = [c for c in checks if not c["passed"]]
     result = RunResult(measures, released, per_record, checks, manifest, None, records,
                        publishes=chosen is not None and ("path" in release or bool(tables)),
-                       notes=list(cache.notes), tables=tables)
+                       notes=list(cache.notes), tables=tables, validated=validated)
     result.report = lambda: report_html(validated, result, released_ok=not failures,
                                         preview=not write)
     if failures:
@@ -169,6 +186,56 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
         result.out_dir = replace_output(
             target, recipe.name,
             lambda tmp: _write_outputs(tmp, validated, result, tables, chosen))
+    return result
+
+
+def partial_out_dir(recipe: Recipe) -> Path:
+    """Where a partial run writes by default: beside the recipe's own output directory,
+    so that it never replaces (withdraws) a release there."""
+    return recipe.base_dir / "output" / f"{recipe.name}.partial"
+
+
+def run_partial(validated: Validated, selection: Selection, out_dir: str | Path | None, *,
+                write: bool, use_cache: bool, observer: RunObserver,
+                workers: int | None) -> RunResult:
+    """Run the steps of ``selection`` (:mod:`sdcflow.engine.partial`) and never release:
+    evaluate the checks whose measures all ran, and write (into ``out_dir``, by default
+    :func:`partial_out_dir`) the internal outputs only, the manifest saying
+    ``"released": false`` and ``"partial"``: what was selected, the steps that ran and the
+    checks not evaluated. A directory holding a release is refused: a partial run, which
+    did not run the recipe's checks, neither replaces nor withdraws it."""
+    recipe = validated.recipe
+    nodes = selected_nodes(recipe, validated.plan, selection)
+    validated = replace(validated, plan=partial_plan(validated.plan, nodes))
+    target = None
+    if write:
+        target = check_target(Path(out_dir) if out_dir is not None else
+                              partial_out_dir(recipe), recipe.name)
+        if earlier_release(target, recipe.name):
+            raise OutputError(f"{target} holds a release of recipe '{recipe.name}': a "
+                              "partial run (--select, --until) neither replaces nor "
+                              "withdraws it; nothing was touched. Give another --out (by "
+                              "default a partial run writes into output/NAME.partial)")
+    with Cache(recipe.base_dir / CACHE_DIR, read=use_cache) as cache:
+        _store, measures, records, per_record = execute(validated, cache, observer,
+                                                       workers=workers)
+    plan = validated.plan
+    chosen = chosen_variant(plan.variants, recipe.release.get("variant"))
+    variants = [chosen] if chosen is not None else list(range(len(plan.variants)))
+    ready, waiting = evaluable_checks(recipe, plan, set(nodes), variants)
+    checks = evaluate_checks(replace(recipe, checks=ready), plan, measures, variants)
+    manifest = full_manifest(validated, records, None)
+    partial = {**selection.as_dict(), "steps": nodes,
+               "not_evaluated": [c.text for c in waiting]}
+    manifest.update(released=False, partial=partial)
+    result = RunResult(measures, None, per_record, checks, manifest, None, records,
+                       notes=list(cache.notes), validated=validated, partial=partial)
+    result.report = lambda: report_html(validated, result, released_ok=True,
+                                        preview=not write)
+    if write:
+        observer.writing()
+        result.out_dir = replace_output(target, recipe.name,
+                                        lambda tmp: _write_internal(tmp, validated, result))
     return result
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..data.recipe_files import allowed_roots
 from ..errors import Problem, RecipeError
 from ._model import Recipe
+from ._overrides import apply_overrides
 from ._schema import recipe_schema, schema_problems
 from ._semantic import _semantic
 from ._yaml import load_yaml
@@ -24,13 +25,15 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load_recipe(path: str | Path, *, allow_paths: Iterable[str | Path] = ()) -> Recipe:
+def load_recipe(path: str | Path, *, allow_paths: Iterable[str | Path] = (),
+                overrides: Iterable[str] = ()) -> Recipe:
     """Read and check a recipe file (schema and semantics, not the data). The files it
     names are read from its folder, and from the folders (or files) of ``allow_paths``
-    (:mod:`sdcflow.data.recipe_files`).
+    (:mod:`sdcflow.data.recipe_files`). ``overrides``: ``PATH=VALUE`` texts that change
+    the file's values before the checks (``--set``, :mod:`._overrides`).
 
     Raises :class:`RecipeError` listing every problem found."""
-    recipe, problems = _check_file(Path(path), allowed_roots(allow_paths))
+    recipe, problems = _check_file(Path(path), allowed_roots(allow_paths), tuple(overrides))
     if recipe is None or any(p.severity == "error" for p in problems):
         raise RecipeError(problems)
     return recipe
@@ -62,8 +65,8 @@ def loaded_with(recipe: Recipe, allow_paths: Iterable[str | Path]) -> None:
                          "which reads the files it names")
 
 
-def _check_file(path: Path, allowed: tuple[Path, ...] = ()) -> tuple[Recipe | None,
-                                                                    list[Problem]]:
+def _check_file(path: Path, allowed: tuple[Path, ...] = (), overrides: tuple[str, ...] = ()
+                ) -> tuple[Recipe | None, list[Problem]]:
     display = _display(path)
     try:
         mode = path.stat().st_mode
@@ -80,21 +83,25 @@ def _check_file(path: Path, allowed: tuple[Path, ...] = ()) -> tuple[Recipe | No
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         return None, [Problem(display, line, col, "the recipe is not UTF-8 text "
                               f"(byte 0x{raw[exc.start]:02x})")]
-    return _check_text(text, display, path, allowed)
+    return _check_text(text, display, path, allowed, overrides)
 
 
-def _check_text(text: str, file: str, path: Path, allowed: tuple[Path, ...] = ()
-                ) -> tuple[Recipe | None, list[Problem]]:
+def _check_text(text: str, file: str, path: Path, allowed: tuple[Path, ...] = (),
+                overrides: tuple[str, ...] = ()) -> tuple[Recipe | None, list[Problem]]:
     """Schema and semantic checks; returns the recipe (None if unusable) and all problems."""
     doc = load_yaml(text, file)
     problems = list(doc.problems)
     if any(p.severity == "error" for p in problems):
         return None, problems
+    applied = []
+    if overrides:
+        doc, applied, found = apply_overrides(doc, overrides)
+        problems += found
     if not isinstance(doc.data, dict):
         return None, problems + [doc.problem((), "a recipe is a mapping of sections "
                                                  "(sdcflow, name, seed, data, ...)")]
     recipe = Recipe(path=path, doc=doc, sha256=hashlib.sha256(text.encode()).hexdigest(),
-                    text=text, allowed=allowed)
+                    text=text, allowed=allowed, overrides=applied)
     schema = schema_problems(doc, doc.data, recipe_schema())
     problems += schema
     if any(p.path[:1] == ("sdcflow",) for p in schema):

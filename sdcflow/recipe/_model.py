@@ -106,6 +106,8 @@ class Recipe:
     # (--allow-path); they change what may be read, never what a run computes
     allowed: tuple[Path, ...] = ()
     released: list = field(default_factory=list)  # the variables a data release holds
+    # the --set PATH=VALUE overrides applied to the file's values (._overrides.Override)
+    overrides: list = field(default_factory=list)
 
     @property
     def base_dir(self) -> Path:

@@ -60,7 +60,9 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
         chosen = chosen_variant(plan.variants, release.get("variant"))
     variant = chosen if chosen is not None else 0
     manifest = result.public_manifest if external else result.manifest
-    if not released_ok:
+    if getattr(result, "partial", None):  # --select/--until: part of the steps ran
+        status = "partial"
+    elif not released_ok:
         status = "failed"
     elif chosen is None or not result.publishes:
         status = "measures"
@@ -113,6 +115,9 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
               else f"sha256 {manifest['recipe']['sha256'][:16]}")
     about = [("sdcflow", manifest["sdcflow"]), ("recipe", f"{recipe.name} ({digest})")]
     if not external:
+        # a run with --set: the recipe text below is the file's, these values replaced it
+        # (internal only: an overridden seed or unpublished parameter stays internal)
+        about += [("--set", f"{o.path}={o.value!r}") for o in recipe.overrides]
         about += [("seed", str(manifest["seed"])),
                   ("input", (f"{manifest['input'].get('file', '')} "
                              f"({manifest['input'].get('records', '?')} records)"))]

@@ -30,6 +30,9 @@ _STATUS = {
                           "this run.")),
     "measures": ("measures", ("Measures only: every check passed; this recipe releases no "
                               "data.")),
+    "partial": ("failed", ("PARTIAL RUN, NOT RELEASED: only the selected steps ran "
+                           "(--select/--until) and the checks on the others were not "
+                           "evaluated, so nothing may be published from this run.")),
 }
 
 
@@ -138,7 +141,7 @@ def _summary(data: ReportData) -> str:
     parts += ["<h3>Checks</h3>", _checks(data)]
     if data.risk:
         parts.append("<h3>Disclosure risk before and after</h3>")
-        after = "protected data (not released)" if data.status == "failed" else \
+        after = "protected data (not released)" if data.status in ("failed", "partial") else \
             "released data"
         parts.append(_table(["figure", "original data", after],
                             [[label, number_text(b), number_text(a)]
@@ -221,7 +224,9 @@ def render_report(data: ReportData) -> str:
     """The report page as a string (deterministic: same inputs, same bytes)."""
     kind = "External report (safe to publish)" if data.external else \
         "Internal report: holds original data, do not publish"
-    title = data.recipe_name + (" (NOT RELEASED)" if data.status == "failed" else "")
+    title = data.recipe_name + (" (NOT RELEASED)" if data.status == "failed" else
+                                " (PARTIAL RUN, NOT RELEASED)" if data.status == "partial"
+                                else "")
     parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR}"
               f"<meta name=\"sdcflow-recipe\" content=\"{escape(data.recipe_name)}\">"
               f"<title>sdcflow report: {escape(title)}</title>"

@@ -112,7 +112,8 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
         failures = [c for c in checks if not c["passed"]]
         result = RunResult(run.measures, None, {}, checks, manifest, None, run.step_records,
                            publishes=chosen is not None and ("path" in release or
-                                                             bool(release.get("tables"))))
+                                                             bool(release.get("tables"))),
+                           validated=validated)
         result.report = lambda: report_html(validated, result, released_ok=not failures,
                                             preview=not write)
         result.external_report = lambda: report_html(validated, result, released_ok=True,
