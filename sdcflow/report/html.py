@@ -99,6 +99,16 @@ def key_figures(result, params=None, mappings: bool = True) -> list[tuple[str, s
     return rows
 
 
+def _appendix_table(rows: list[tuple[str, str]]) -> str:
+    """A measure's result in the appendix: each key in plain words, the raw key (as checks
+    name it) in the cell's tooltip."""
+    from .keys import plain_key
+
+    body = "".join(f'<tr><td title="{escape(key)}">{escape(plain_key(key))}</td>'
+                   f'<td class="num">{escape(value)}</td></tr>' for key, value in rows)
+    return f"<table><tr><th>result</th><th>value</th></tr>{body}</table>"
+
+
 def _failed(data: ReportData) -> str:
     """What stopped the release, at the top of the report of a failed run: each failed
     check with its threshold and the figures it compared, as the command line says it."""
@@ -309,7 +319,7 @@ def render_report(data: ReportData) -> str:
     parts.append('<section id="measures"><h2>Appendix: every measure\'s result</h2>')
     for node, summary in data.measures.items():
         parts.append(f"<h3>{escape(node)}</h3>")
-        parts.append(_table(["result", "value"], [list(r) for r in _flatten(summary)], {1}))
+        parts.append(_appendix_table(_flatten(summary)))
     parts.append("</section>")
     if data.recipe_text is not None:
         parts.append('<section id="recipe"><h2>Recipe</h2>')
