@@ -151,7 +151,8 @@ def _risk(data: ReportData) -> str:
     if not columns:
         return ""
     note = "" if any(i == 1 for i, _ in columns) else (
-        "<p>The figures of the original data are not published.</p>")
+        "<p>The figures of the original data are not published.</p>" if data.external
+        else "<p>No risk measure read the original data.</p>")
     return ("<h3>Disclosure risk before and after</h3>" + note + _table(
         ["figure"] + [name for _, name in columns],
         [[row[0]] + [number_text(row[i]) for i, _ in columns] for row in data.risk],
