@@ -168,3 +168,22 @@ def test_appendix_keys_in_plain_words_with_the_raw_key(base, name):
             key = htmllib.unescape(raw.group(1))
             assert htmllib.unescape(text) == plain_key(key)
             assert "_" not in htmllib.unescape(text)
+
+
+def test_household_variables_are_counted_in_households_as_the_tutorial_says(base):
+    # the tutorial's recipe: water is household-level (recoded and suppressed per
+    # household), relat per person; docs/tutorial.md quotes these figures
+    _, internal, _ = reports(base, "household_survey")
+    assert _change(internal, "water")[1:4] == ["water_groups, kanon", "18 households",
+                                               "16 households"]
+    assert _change(internal, "relat")[3] == "120 records"
+    cost = _utility(internal)
+    assert "<td>water_groups</td><td>global_recode</td><td>values changed: 21 households" \
+        in cost
+    assert "values changed: 103 households (walls 103)" in cost
+    page = re.sub(r"\s+", " ", (ROOT / "docs" / "tutorial.md").read_text())
+    for sentence in ("`water_groups`: 21 households", "`pram_walls`: 103 households",
+                     "`water` changed in 18 households and missing in 16",
+                     "`relat` missing in 120 records", "those of all the members of 16 "
+                     "households"):
+        assert sentence in page, sentence
