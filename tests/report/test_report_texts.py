@@ -187,3 +187,23 @@ def test_household_variables_are_counted_in_households_as_the_tutorial_says(base
                      "`relat` missing in 120 records", "those of all the members of 16 "
                      "households"):
         assert sentence in page, sentence
+
+
+def test_explanations_name_only_the_options_used():
+    # what the external report says of a step (public parameters, no result): the
+    # options the recipe chose, not every one the plugin knows (its summary lists them)
+    from sdcflow import registry
+
+    anon = registry.get("anonymize").explain(
+        {"targets": [{"k_anonymity": 3}], "suppression_limit": 0.02}, None)
+    assert "k-anonymity 3" in anon and "at most 2% of the records" in anon
+    assert not any(t in anon for t in ("l-diversity", "t-closeness", "beta", "delta"))
+    switch = registry.get("edge_perturbation").explain({"mode": "switch"}, None)
+    assert "switched" in switch and "deleted" not in switch and "added" not in switch
+    rules = registry.get("sensitivity_rules")
+    assert rules.explain({"rules": [{"freq": 3}]}, None) == (
+        "Primary suppression: table cells are flagged as sensitive by the sensitivity "
+        "rules freq(3).")
+    assert "p%" not in rules.explain({}, None) and "kept internal" in rules.explain({}, None)
+    pram = registry.get("pram").explain({"variables": ["walls"]}, None)
+    assert "below" not in pram  # no matrix is drawn where none is known
