@@ -48,8 +48,8 @@ def test_every_kind_of_cost_is_named():
         "values generalised (to broader values, ranges or sets): 7 values (age 7)"]
     assert method_costs("sampling", {"records": 1944, "of": 20000, "unit": "household",
                                      "by_stratum": {"all": {"sampled": 832, "of": 8324}}}) \
-        == ["records kept: 1944 of 20\u202f000 (whole households drawn); records removed: "
-            "18\u202f056", "households kept: 832 of 8324"]
+        == [("records kept: 1944 of 20\u202f000 (whole households drawn); records removed: "
+             "18\u202f056"), "households kept: 832 of 8324"]
     assert method_costs("remove_variables", {"removed": ["hid", "county"]}) == [
         "variables removed: hid and county"]
     # tables: cells, not values

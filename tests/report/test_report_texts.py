@@ -91,8 +91,8 @@ def test_generalisation_to_star_is_a_cost(base):
     _, internal, _ = reports(base, "testdata_anonymize")
     assert _change(internal, "age")[1:5] == [
         "anon", "4515 records", "65 records",
-        "88 \u2192 1 distinct values, all \u201c*\u201d; generalised: each original value "
-        "released as one broader value"]
+        ("88 \u2192 1 distinct values, all \u201c*\u201d; generalised: each original value "
+         "released as one broader value")]
     assert "generalised to hierarchy level age 5" in _utility(internal)
 
 
@@ -111,7 +111,7 @@ def test_no_text_points_at_a_picture_that_is_not_drawn(base, name):
     for page in (internal, external):
         if page is None:
             continue
-        for section in re.findall(r'<section class="step".*?</section>', page, re.S):
+        for section in re.findall(r'<section class="step".*?</section>', page, re.DOTALL):
             if re.search(r"\b(drawn|shown|pictured) (below|above)", section):
                 assert "<svg" in section, section[:200]
 
@@ -184,8 +184,8 @@ def test_household_variables_are_counted_in_households_as_the_tutorial_says(base
     page = re.sub(r"\s+", " ", (ROOT / "docs" / "tutorial.md").read_text())
     for sentence in ("`water_groups`: 21 households", "`pram_walls`: 103 households",
                      "`water` changed in 18 households and missing in 16",
-                     "`relat` missing in 120 records", "those of all the members of 16 "
-                     "households"):
+                     "`relat` missing in 120 records",
+                     "those of all the members of 16 households"):
         assert sentence in page, sentence
 
 
@@ -207,3 +207,5 @@ def test_explanations_name_only_the_options_used():
     assert "p%" not in rules.explain({}, None) and "kept internal" in rules.explain({}, None)
     pram = registry.get("pram").explain({"variables": ["walls"]}, None)
     assert "below" not in pram  # no matrix is drawn where none is known
+    samp = registry.get("sampling").explain({"fraction": 0.1, "unit": "household"}, None)
+    assert samp.startswith("A random sample of whole households") and "stratified" not in samp

@@ -38,7 +38,7 @@ from ...kernels.perturbative.pram import (
     sdcmicro_matrix,
 )
 from ...limits import MAX_CELLS, over
-from ...plain_words import figure, get, names, total, values_changed
+from ...plain_words import get, names, total, values_changed
 from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 from ._pram_partitioned import PartitionedPram
 
