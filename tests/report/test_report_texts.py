@@ -39,6 +39,12 @@ def reports(base, name):
     return _RUNS[name]
 
 
+def pages(base, name) -> list[str]:
+    """The internal report of ``name`` and its external one, where there is one."""
+    _, internal, external = reports(base, name)
+    return [page for page in (internal, external) if page is not None]
+
+
 def _section(page: str, anchor: str) -> str:
     start = page.index(f'id="{anchor}"')
     return page[start:page.find("</section>", start)]
@@ -107,10 +113,7 @@ def test_values_made_missing_by_a_recode_are_a_cost(base):
 
 @pytest.mark.parametrize("name", RECIPES)
 def test_no_text_points_at_a_picture_that_is_not_drawn(base, name):
-    _, internal, external = reports(base, name)
-    for page in (internal, external):
-        if page is None:
-            continue
+    for page in pages(base, name):
         for section in re.findall(r'<section class="step".*?</section>', page, re.DOTALL):
             if re.search(r"\b(drawn|shown|pictured) (below|above)", section):
                 assert "<svg" in section, section[:200]
@@ -118,10 +121,7 @@ def test_no_text_points_at_a_picture_that_is_not_drawn(base, name):
 
 @pytest.mark.parametrize("name", RECIPES)
 def test_no_column_of_dashes_in_the_risk_table(base, name):
-    _, internal, external = reports(base, name)
-    for page in (internal, external):
-        if page is None:
-            continue
+    for page in pages(base, name):
         summary = _section(page, "summary")
         start = summary.find("<h3>Disclosure risk before and after</h3>")
         if start < 0:
@@ -156,9 +156,8 @@ def test_only_the_rules_used_are_named(base, name):
 
 @pytest.mark.parametrize("name", RECIPES)
 def test_appendix_keys_in_plain_words_with_the_raw_key(base, name):
-    _, internal, external = reports(base, name)
-    for page in (internal, external):
-        if page is None or 'id="measures"' not in page:
+    for page in pages(base, name):
+        if 'id="measures"' not in page:
             continue
         appendix = _section(page, "measures")
         cells = re.findall(r"<tr><td([^>]*)>(.*?)</td>", appendix)
