@@ -183,8 +183,8 @@ def data_changes(original: pd.DataFrame, released: pd.DataFrame, variables: Mapp
             both = ~np.isnan(x) & ~np.isnan(y)
             changed = both & (x != y)
             mad = float(np.abs(x[both] - y[both]).mean()) if both.any() else None
-        else:
-            ot, rt = text_column(o), text_column(r)
+        ot, rt = text_column(o), text_column(r)
+        if not numeric:
             both = (ot.notna() & rt.notna()).to_numpy()
             changed = both & (ot.to_numpy(dtype=object) != rt.to_numpy(dtype=object))
             mad = None
@@ -192,9 +192,8 @@ def data_changes(original: pd.DataFrame, released: pd.DataFrame, variables: Mapp
         if not changed.any() and not missing.any():
             continue
         # generalised: every original value released as one value, and fewer of them
-        pairs = pd.DataFrame({"o": text_column(o).to_numpy(), "r": text_column(r).to_numpy()})
-        pairs = pairs.dropna()
-        d0, d1 = int(text_column(o).nunique()), int(text_column(r).nunique())
+        pairs = pd.DataFrame({"o": ot.to_numpy(), "r": rt.to_numpy()}).dropna()
+        d0, d1 = int(ot.nunique()), int(rt.nunique())
         generalised = bool(len(pairs)) and d1 < d0 and \
             bool((pairs.groupby("o")["r"].nunique() <= 1).all()) and not numeric
         var = variables.get(name)
@@ -209,7 +208,7 @@ def data_changes(original: pd.DataFrame, released: pd.DataFrame, variables: Mapp
         if getattr(var, "role", None) == "household":
             steps = ["(the release: household ids renumbered)"]
         # one value left: say which (age generalised to "*" for every record)
-        only = text_column(r).dropna().iloc[0] if d1 == 1 else None
+        only = rt.dropna().iloc[0] if d1 == 1 else None
         out["variables"].append((name, steps, unit, n_changed, n_missing, d0, d1,
                                  generalised, mad, only))
     return out

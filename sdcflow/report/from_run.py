@@ -46,6 +46,13 @@ def _when(ps, final: dict) -> str:
     return ""
 
 
+def _rewires_edges(steps: list[StepView]) -> bool:
+    from ..methods.graphs._graph_method import GraphMethod
+    from ..registry import get
+
+    return any(isinstance(get(s.plugin), GraphMethod) for s in steps if s.kind == "method")
+
+
 def report_data(validated, result, *, released_ok: bool, external: bool = False,
                 chosen: int | None = None, preview: bool = False) -> ReportData:
     """The report of a run; ``external``: only what the public manifest holds;
@@ -143,7 +150,9 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
     original = None if external or validated.data is None else validated.data.frame
     released = result.data if not external or "path" in release else None
     changes = None
-    if original is not None and released is not None:
+    # (a graph's records are its edges, rewired by its methods: their costs are counted
+    # in edges by the steps themselves, not row by row)
+    if original is not None and released is not None and not _rewires_edges(steps):
         writers: dict[str, list[str]] = {}
         for step in steps:
             for name in step.writes:
