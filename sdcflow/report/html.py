@@ -178,10 +178,13 @@ def _utility(data: ReportData) -> str:
                 cost = "; ".join(method_costs(step.plugin, step.released_result)) or \
                     "(its result counts nothing)"
             rows.append([step.id, step.plugin, cost])
-        parts.append("<p>What each method cost, from its own result. Each count says "
-                     "what it counts: values (one per record and variable), records, "
-                     "households (a method acting once per household on a household-level "
-                     "variable counts each household once), table cells or edges.</p>")
+        parts.append(
+            "<p>Every method applied. What each cost is counted against the original data "
+            "and is published only in the internal report.</p>" if data.external else
+            "<p>What each method cost, from its own result. Each count says what it "
+            "counts: values (one per record and variable), records, households (a method "
+            "acting once per household on a household-level variable counts each "
+            "household once), table cells or edges.</p>")
         parts.append(_table(["step", "method", "what it cost"], rows, css="costs"))
     if data.changes and data.changes["variables"]:
         parts.append("<p>The released data against the original, variable by variable "
