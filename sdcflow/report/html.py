@@ -180,7 +180,7 @@ def _utility(data: ReportData) -> str:
             rows.append([step.id, step.plugin, cost])
         parts.append(
             "<p>Every method applied. What each cost is counted against the original data "
-            "and is published only in the internal report.</p>" if data.external else
+            "and is shown only in the internal report.</p>" if data.external else
             "<p>What each method cost, from its own result. Each count says what it "
             "counts: values (one per record and variable), records, households (a method "
             "acting once per household on a household-level variable counts each "
