@@ -48,3 +48,22 @@ def total(value) -> int | None:
 def get(result, key, default=None):
     """``result[key]`` when ``result`` is a mapping that has it."""
     return result.get(key, default) if isinstance(result, Mapping) else default
+
+
+def households(result) -> int | None:
+    """The number of households a step ran on when it acted once per household (the
+    engine adds it to the step's info, :func:`sdcflow.engine.execution`): its counts are
+    then of households, not of records."""
+    count = get(result, "households")
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
+
+
+def values_changed(count: int, result, verb: str = "changed") -> str:
+    """``"21 values changed."``, or, for a step that acted once per household, what the
+    count counts: ``"21 households' values changed (of 1000 households; every member
+    has the household's value)."``."""
+    units = households(result)
+    if units is None:
+        return f"{figure(count)} values {verb}."
+    return (f"{figure(count)} households' values {verb} (of {figure(units)} households; "
+            "every member has the household's value).")

@@ -61,6 +61,13 @@ class ReportData:
     ru_axes: tuple[str, str] = ("disclosure risk (DR)", "information loss (IL)")
     released_variant: str | None = None
     recipe_text: str | None = None
+    # the released data against the original (internal report, microdata released):
+    # see sdcflow.report.costs.data_changes
+    changes: dict | None = None
+
+    def method_steps(self) -> list[StepView]:
+        """The method steps of the released (or first) variant, in the order they ran."""
+        return [s for s in self.steps if s.kind == "method"]
 
 
 def risk_before_after(measure_steps: list[tuple[str, str, Mapping, str]]

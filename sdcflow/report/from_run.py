@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..plan import variant_label
 from .build import ReportData, StepView, risk_before_after, utility_cost
+from .costs import data_changes
 from .rumap import ru_points
 
 
@@ -43,6 +44,13 @@ def _when(ps, final: dict) -> str:
     if all(ps.view[c] == final.get(c) for c in reads):
         return "after"
     return ""
+
+
+def _rewires_edges(steps: list[StepView]) -> bool:
+    from ..methods.graphs._graph_method import GraphMethod
+    from ..registry import get
+
+    return any(isinstance(get(s.plugin), GraphMethod) for s in steps if s.kind == "method")
 
 
 def report_data(validated, result, *, released_ok: bool, external: bool = False,
@@ -144,15 +152,26 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
     if score is not None:
         axes = (f"disclosure risk: {score['dr_expr']}", f"information loss: {score['il_expr']}")
     labels = release_labels(validated)["value_labels"]
+    original = None if external or validated.data is None else validated.data.frame
+    released = result.data if not external or "path" in release else None
+    changes = None
+    # (a graph's records are its edges, rewired by its methods: their costs are counted
+    # in edges by the steps themselves, not row by row)
+    if original is not None and released is not None and not _rewires_edges(steps):
+        writers: dict[str, list[str]] = {}
+        for step in steps:
+            for name in step.writes:
+                writers.setdefault(name, []).append(step.id)
+        changes = data_changes(original, released, recipe.variables, writers)
     return ReportData(
         recipe_name=recipe.name, external=external, status=status, about=about,
         checks=list(manifest["checks"] if external else result.checks), steps=steps,
         measures=measures,
-        original=None if external or validated.data is None else validated.data.frame,
+        original=original,
         # the external report shows records only where the records are published: a
         # recipe that releases tables alone must not show counts of its microdata
-        released=result.data if not external or "path" in release else None,
+        released=released,
         variables=dict(recipe.variables), value_labels=labels, tables=tables,
         risk=risk_before_after(timeline), utility=utility_cost(timeline), ru=points,
         ru_axes=axes, released_variant=released_variant,
-        recipe_text=None if external else recipe.text)
+        recipe_text=None if external else recipe.text, changes=changes)

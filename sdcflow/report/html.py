@@ -102,6 +102,16 @@ def key_figures(result, params=None, mappings: bool = True) -> list[tuple[str, s
     return rows
 
 
+def _appendix_table(rows: list[tuple[str, str]]) -> str:
+    """A measure's result in the appendix: each key in plain words, the raw key (as checks
+    name it) in the cell's tooltip."""
+    from .keys import plain_key
+
+    body = "".join(f'<tr><td title="{escape(key)}">{escape(plain_key(key))}</td>'
+                   f'<td class="num">{escape(value)}</td></tr>' for key, value in rows)
+    return f"<table><tr><th>result</th><th>value</th></tr>{body}</table>"
+
+
 def _failed(data: ReportData) -> str:
     """What stopped the release, at the top of the report of a failed run: each failed
     check with its threshold and the figures it compared, as the command line says it."""
@@ -132,6 +142,80 @@ def _checks(data: ReportData) -> str:
             "<th>note</th></tr>" + "".join(rows) + "</table>")
 
 
+def _risk(data: ReportData) -> str:
+    """The risk before and after; a column with no figure in it (the original data's in
+    the external report, whose measures of the original are not published) is left out
+    rather than shown as a column of dashes."""
+    if not data.risk:
+        return ""
+    after = "protected data (not released)" if data.status in ("failed", "partial") else \
+        "released data"
+    columns = [(i, name) for i, name in ((1, "original data"), (2, after))
+               if any(row[i] is not None for row in data.risk)]
+    if not columns:
+        return ""
+    note = "" if any(i == 1 for i, _ in columns) else (
+        "<p>The figures of the original data are not published.</p>" if data.external
+        else "<p>No risk measure read the original data.</p>")
+    return ("<h3>Disclosure risk before and after</h3>" + note + _table(
+        ["figure"] + [name for _, name in columns],
+        [[row[0]] + [number_text(row[i]) for i, _ in columns] for row in data.risk],
+        set(range(1, len(columns) + 1))))
+
+
+def _utility(data: ReportData) -> str:
+    """The utility cost: what each method step cost (from its own result), the released
+    data against the original variable by variable (internal report), and the figures of
+    the utility measures that read the released data."""
+    from .costs import change_rows, method_costs
+
+    steps = data.method_steps()
+    if not steps and not data.utility:
+        return ""
+    parts = ["<h3>Utility cost</h3>"]
+    if steps:
+        rows = []
+        for step in steps:
+            if data.external:
+                cost = ("in the internal report (the method's figures are not published)")
+            else:
+                cost = "; ".join(method_costs(step.plugin, step.released_result)) or \
+                    "(its result counts nothing)"
+            rows.append([step.id, step.plugin, cost])
+        parts.append(
+            "<p>Every method applied. What each cost is counted against the original data "
+            "and is shown only in the internal report.</p>" if data.external else
+            "<p>What each method cost, from its own result. Each count says what it "
+            "counts: values (one per record and variable), records, households (a method "
+            "acting once per household on a household-level variable counts each "
+            "household once), table cells or edges.</p>")
+        parts.append(_table(["step", "method", "what it cost"], rows, css="costs"))
+    if data.changes and data.changes["variables"]:
+        parts.append("<p>The released data against the original, variable by variable "
+                     "(all the steps on a variable together): a household-level variable "
+                     "counts households, every other records.</p>")
+        parts.append(_table(["variable", "changed by", "values changed", "made missing",
+                             "distinct values (original \u2192 released)",
+                             "mean absolute deviation"],
+                            change_rows(data.changes), {5}, "changes"))
+    if data.changes:
+        removed = []
+        if (data.changes.get("records_removed") or 0) > 0:
+            removed.append(f"records removed: {number_text(data.changes['records_removed'])}"
+                           " (values not compared: the released records cannot be matched "
+                           "to the original ones)")
+        if data.changes.get("variables_removed"):
+            removed.append("variables removed: " + ", ".join(
+                data.changes["variables_removed"]))
+        if removed:
+            parts.append("<p>" + escape("; ".join(removed)) + ".</p>")
+    if data.utility:
+        parts.append("<p>The utility measures of the released data:</p>")
+        parts.append(_table(["figure", "value"], [[label, number_text(v)]
+                                                 for label, v in data.utility], {1}))
+    return "".join(parts)
+
+
 def _summary(data: ReportData) -> str:
     css, text = _STATUS[data.status]
     parts = ['<section id="summary"><h2>Summary</h2>',
@@ -139,17 +223,8 @@ def _summary(data: ReportData) -> str:
     if data.status == "failed":
         parts.append(_failed(data))
     parts += ["<h3>Checks</h3>", _checks(data)]
-    if data.risk:
-        parts.append("<h3>Disclosure risk before and after</h3>")
-        after = "protected data (not released)" if data.status in ("failed", "partial") else \
-            "released data"
-        parts.append(_table(["figure", "original data", after],
-                            [[label, number_text(b), number_text(a)]
-                             for label, b, a in data.risk], {1, 2}))
-    if data.utility:
-        parts.append("<h3>Utility cost</h3>")
-        parts.append(_table(["figure", "value"], [[label, number_text(v)]
-                                                 for label, v in data.utility], {1}))
+    parts.append(_risk(data))
+    parts.append(_utility(data))
     if any(s.kind == "method" for s in data.steps):
         parts.append("<h3>What the methods did</h3><ol>")
         for step in (s for s in data.steps if s.kind == "method"):
@@ -255,7 +330,7 @@ def render_report(data: ReportData) -> str:
     parts.append('<section id="measures"><h2>Appendix: every measure\'s result</h2>')
     for node, summary in data.measures.items():
         parts.append(f"<h3>{escape(node)}</h3>")
-        parts.append(_table(["result", "value"], [list(r) for r in _flatten(summary)], {1}))
+        parts.append(_appendix_table(_flatten(summary)))
     parts.append("</section>")
     if data.recipe_text is not None:
         parts.append('<section id="recipe"><h2>Recipe</h2>')

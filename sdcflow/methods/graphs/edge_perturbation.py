@@ -8,6 +8,7 @@ from typing import ClassVar
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.perturbation import MODES, non_edges_count, perturb_edges
 from ...limits import MAX_CELLS, over
+from ...plain_words import figure
 from ...registry import MethodResult, register
 from ._graph_method import GraphMethod
 
@@ -33,6 +34,20 @@ class EdgePerturbation(GraphMethod):
         },
     }
     public_params = ("source", "target", "mode")  # the perturbed share helps an intruder
+
+    def explain(self, params, result):
+        # the mode the recipe uses, not every mode (the summary lists them all)
+        what = {
+            "add_delete": ("Randomly chosen edges of the graph were deleted and as many "
+                           "new ones added (random perturbation; Hay et al. 2008)"),
+            "add": "Randomly chosen new edges were added to the graph",
+            "delete": "Randomly chosen edges of the graph were deleted",
+            "switch": ("Pairs of randomly chosen edges were switched, every node keeping "
+                       "its degree (Ying and Wu 2008)"),
+        }[params.get("mode", "add_delete")]
+        if isinstance(result, dict) and isinstance(result.get("perturbed"), int):
+            return f"{what}: {figure(result['perturbed'])} edges perturbed."
+        return what + "."
 
     def check_data(self, params, data):
         problems = list(super().check_data(params, data))

@@ -23,7 +23,7 @@ from ...errors import PluginError
 from ...kernels.privacy import lattice
 from ...kernels.privacy.loss import LOSSES, SUPPRESSION_LOSSES, WEIGHTED
 from ...measures.risk.delta_presence import POPULATION_COUNTS
-from ...plain_words import figure
+from ...plain_words import figure, names
 from ...registry import Method, MethodResult, Output, register, variables_param
 from ...suggest import did_you_mean
 from . import _anonymize_targets as targets_of
@@ -171,7 +171,16 @@ class Anonymize(Method):
 
     def explain(self, params, result):
         if not isinstance(result, dict) or "node" not in result:
-            return self.summary
+            # (the external report): the targets the recipe gives, not every kind the
+            # plugin knows, as its summary lists them
+            targets = [_target_text(t) for t in params.get("targets") or ()]
+            text = ("Full-domain generalisation: each key variable generalised to one level "
+                    "of its hierarchy, the combination of least loss meeting "
+                    f"{names(targets) or 'the privacy targets'}")
+            if params.get("suppression_limit") is not None:
+                text += (f", with at most {figure(100 * params['suppression_limit'])}% of "
+                         "the records suppressed")
+            return text + "."
         levels = ", ".join(f"{v} at level {lv}" for v, lv in result["node"].items())
         count = result.get("suppressed_records")
         records = "1 record was" if count == 1 else f"{figure(count)} records were"
@@ -292,3 +301,14 @@ class Anonymize(Method):
             "suppressed_records": int(result.suppressed.sum()),
         }
         return MethodResult(data.with_columns(columns, new_vars), info)
+
+
+def _target_text(target) -> str:
+    """A privacy target as the recipe gives it: ``k_anonymity 3``, ``l_diversity (l 2,
+    variable walls)``."""
+    if not isinstance(target, dict) or len(target) != 1:
+        return str(target)
+    (kind, value), = target.items()
+    if isinstance(value, dict):
+        value = "(" + ", ".join(f"{k} {v}" for k, v in value.items()) + ")"
+    return f"{kind.replace('_', '-')} {value}"

@@ -21,7 +21,7 @@ from ...kernels.non_perturbative.recode import (
     width_count,
 )
 from ...limits import MAX_INTERVALS, over
-from ...plain_words import figure, get, names, total
+from ...plain_words import figure, get, names, total, values_changed
 from ...registry import Method, MethodResult, Output, register
 from ...suggest import declare_numeric
 
@@ -111,7 +111,7 @@ class GlobalRecode(Method):
             text = f"{var} was recoded to a level of its hierarchy ({params.get('level')})."
         changed = total(get(result, "changed", get(result, "recoded")))
         if changed is not None:
-            text += f" {figure(changed)} values changed."
+            text += " " + values_changed(changed, result)
         if get(result, "outside_breaks"):
             text += (f" {figure(result['outside_breaks'])} values outside the breaks became "
                      "missing.")

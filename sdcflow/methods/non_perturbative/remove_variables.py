@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...distribution import Rows
+from ...plain_words import names
 from ...registry import Method, MethodResult, register, variables_param
 
 
@@ -17,6 +18,13 @@ class RemoveVariables(Method):
     public_params = ("variables",)
     protects = False  # drops variables; those released stay as they were: not protection
     summary = "Drop variables from the data (they reach no later step nor the release)."
+
+    def explain(self, params, result):
+        variables = params.get("variables") or []
+        if not variables:
+            return self.summary
+        return (f"The variables {names(variables)} were removed from the data: they reach "
+                "no later step nor the release.")
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,

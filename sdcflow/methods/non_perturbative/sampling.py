@@ -12,6 +12,7 @@ import pandas as pd
 from ...data.households import first_members, household_units
 from ...data.strata import stratum_codes
 from ...kernels.non_perturbative.sampling import allocate, stratified_sample
+from ...plain_words import figure, get, names
 from ...registry import Method, MethodResult, numeric_output, register, strata_param, unchanged
 
 
@@ -22,6 +23,29 @@ class Sampling(Method):
     public_params = ("fraction", "size", "strata", "adjust_weights", "unit")
     protects = True
     summary = "Draw a simple or stratified random subsample and adjust the weights."
+
+    def explain(self, params, result):
+        # what this step drew, not the alternatives its summary names
+        unit = get(result, "unit") or params.get("unit")
+        what = {"household": "whole households (every member kept)",
+                "record": "records"}.get(unit, "records (whole households where the "
+                                               "data have a household id)")
+        if params.get("fraction") is not None:
+            how = f"{figure(100 * params['fraction'])}% of them"
+        elif params.get("size") is not None:
+            how = f"{figure(params['size'])} of them"
+        else:
+            how = "a share of them"
+        strata = [str(s) for s in params.get("strata") or ()]
+        text = f"A random sample of {what} was kept: {how}"
+        if strata:
+            text += f", in each stratum of {names(strata)}"
+        if params.get("adjust_weights", True):
+            text += "; the weights were raised to stand for the records left out"
+        text += "."
+        if isinstance(get(result, "records"), int) and isinstance(get(result, "of"), int):
+            text += f" {figure(result['records'])} of the {figure(result['of'])} records kept."
+        return text
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,

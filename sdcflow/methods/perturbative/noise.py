@@ -88,7 +88,7 @@ from ...kernels.perturbative.sdcmicro_noise import (
 )
 from ...kernels.perturbative.uniform_noise import uniform_noise
 from ...limits import FLOAT_MAX, NOISE_SIGMAS
-from ...plain_words import figure, get, names
+from ...plain_words import figure, get, names, values_changed
 from ...registry import (
     Method,
     MethodResult,
@@ -216,7 +216,7 @@ class Noise(Method):
                 f"{names(variables) or 'the numeric variables'}"
                 ", so that released values differ from the true ones.")
         if get(result, "perturbed") is not None:
-            text += f" {figure(result['perturbed'])} values were perturbed."
+            text += " " + values_changed(result["perturbed"], result, "were perturbed")
         return text
 
     def check(self, params, meta):

@@ -38,7 +38,7 @@ from ...kernels.perturbative.pram import (
     sdcmicro_matrix,
 )
 from ...limits import MAX_CELLS, over
-from ...plain_words import figure, get, names, total
+from ...plain_words import get, names, total, values_changed
 from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 from ._pram_partitioned import PartitionedPram
 
@@ -141,11 +141,11 @@ class Pram(PartitionedPram, Method):
         variables = params.get("variables") or list(get(result, "changed", {}) or {})
         text = (f"The Post-Randomisation Method (PRAM; Gouweleeuw, Kooiman, Willenborg & "
                 f"de Wolf 1998) changed the category of {names(variables) or 'the variables'} "
-                "at random, each category with the probabilities of a transition matrix "
-                "(drawn below): an intruder cannot trust any released category.")
+                "at random, each category with the probabilities of a transition matrix: "
+                "an intruder cannot trust any released category.")
         changed = total(get(result, "changed"))
         if changed is not None:
-            text += f" {figure(changed)} values changed."
+            text += " " + values_changed(changed, result)
         return text
 
     def outputs(self, params, meta):

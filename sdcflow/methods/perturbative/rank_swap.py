@@ -19,7 +19,7 @@ import pandas as pd
 from ...data.codes import ordered_values
 from ...data.strata import stratum_codes, stratum_members
 from ...kernels.perturbative.rank_swap import VARIANTS, rank_swap, rank_window
-from ...plain_words import figure, get, names, total
+from ...plain_words import figure, get, names, total, values_changed
 from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
 
 _MAX_LISTED_STRATA = 50
@@ -71,7 +71,7 @@ class RankSwap(Method):
                 f"records whose ranks differ by {reach} (rank swapping; Moore 1996).")
         changed = total(get(result, "changed"))
         if changed is not None:
-            text += f" {figure(changed)} values changed."
+            text += " " + values_changed(changed, result)
         return text
 
     def check(self, params, meta):

@@ -32,7 +32,7 @@ from ...kernels.perturbative.rounding import (
     round_to_vectors,
 )
 from ...limits import FLOAT_MAX
-from ...plain_words import figure, get, names, total
+from ...plain_words import figure, get, names, total, values_changed
 from ...registry import Method, MethodResult, numeric_output, register, variables_param
 
 _POINTS = {"type": "array", "minItems": 1, "items": {"type": "number"}}
@@ -87,7 +87,7 @@ class Rounding(Method):
         text = (f"{names(variables) or 'The numeric variables'} were rounded to multiples of "
                 f"{figure(params.get('base'))}.")
         if get(result, "changed") is not None:
-            text += f" {figure(total(result['changed']))} values changed."
+            text += " " + values_changed(total(result["changed"]), result)
         return text
 
     @staticmethod

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...data.text import text_column
-from ...plain_words import figure
+from ...plain_words import figure, names
 from ...registry import MethodResult, TableMethod, register
 
 _RULE = {
@@ -25,6 +25,17 @@ _RULE = {
         "zero": {"description": "zero cells are sensitive", "type": ["object", "null"]},
     },
 }
+
+
+def _rule_names(specs) -> list[str]:
+    """The names of the rules ``specs`` gives (``freq(10)``, ``dominance(1,50)``...), as
+    they are given; none for a list that does not parse (validation reports it)."""
+    from ...tabular import parse_rule
+
+    try:
+        return [parse_rule(spec).name for spec in specs or ()]
+    except (TypeError, ValueError):
+        return []
 
 
 @register
@@ -66,11 +77,15 @@ class SensitivityRules(TableMethod):
     }
 
     def explain(self, params, result):
+        # Name only the rules the recipe gives (the plugin's summary lists every kind it
+        # knows); the external report knows none of them: they are internal.
+        rules = _rule_names(params.get("rules"))
+        by = (f"the sensitivity rules {names(rules)}" if rules else
+              "the recipe's sensitivity rules (kept internal, with their thresholds)")
         if not isinstance(result, dict) or "primary" not in result:
-            return self.summary
+            return f"Primary suppression: table cells are flagged as sensitive by {by}."
         return (f"{figure(result['primary'])} of the table's {figure(result.get('cells'))} "
-                "cells are sensitive (primary) by the sensitivity rules and will not be "
-                "published.")
+                f"cells are sensitive (primary) by {by} and will not be published.")
 
     def check(self, params, meta):
         from ...tabular import parse_rule
