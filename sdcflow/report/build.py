@@ -61,6 +61,11 @@ class ReportData:
     ru_axes: tuple[str, str] = ("disclosure risk (DR)", "information loss (IL)")
     released_variant: str | None = None
     recipe_text: str | None = None
+    # the signable document (sdcflow.report.signoff, .failed)
+    recipe_version: str | None = None  # the recipe's ``version:``
+    recipe_sha256: str | None = None  # the recipe file's (internal) or public form's hash
+    run_date: str | None = None  # YYYY-MM-DD, or None: only in the run's run.json
+    would_release: list[tuple[str, str]] = field(default_factory=list)  # (file, holding)
 
 
 def risk_before_after(measure_steps: list[tuple[str, str, Mapping, str]]
