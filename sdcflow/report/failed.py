@@ -52,8 +52,8 @@ def _failed_checks(data: ReportData) -> str:
         if "error" in check:
             found = (found + "; " if found else "") + check["error"]
         rows.append(f"<tr><td><code>{escape(name)}</code></td>"
-                    f'<td class="num">{escape(found or "missing")}</td>'
-                    f'<td class="num">{escape("; ".join(thresholds(check["check"])) or "-")}'
+                    f'<td>{escape(found or "missing")}</td>'
+                    f'<td>{escape("; ".join(thresholds(check["check"])) or "-")}'
                     f'</td><td>{escape(check.get("message", ""))}</td></tr>')
     return ('<table class="failed-checks"><tr><th>failed check</th><th>figure</th>'
             "<th>threshold</th><th>note</th></tr>" + "".join(rows) + "</table>")

@@ -41,6 +41,7 @@ letter-spacing:.08em;border-radius:3px}
 .runline{color:#666;font-size:.8em;margin-top:.4em}
 #not-released h2{color:#a11;border-bottom-color:#a11}
 table.failed-checks td:first-child{font-weight:bold}
+table.would-release td:first-child{white-space:nowrap}
 #sign-off table{width:100%}
 table.signoff-facts th{width:9em}
 table.signoff-facts td{word-break:break-all}
@@ -56,6 +57,9 @@ table.signatures td{height:2.6em;width:30%}
 @media print{body{margin:0;max-width:none;font-size:10pt;padding:0}
  .mark{position:running(mark);font-size:9pt}
  .runline{position:running(runline)}
+ table{font-size:8pt}
+ table.grid{font-size:7pt}
+ td,th{padding:.15em .4em}
  figure,table,.status,#sign-off{page-break-inside:avoid;break-inside:avoid}
  h2,h3{page-break-after:avoid;break-after:avoid}
  a{color:inherit;text-decoration:none}}
