@@ -94,8 +94,8 @@ def would_release(recipe, result) -> list[tuple[str, str]]:
         frame = result.data
         names = ", ".join(map(str, frame.columns))
         rows.append((f"public/{release['path']}",
-                     f"the protected data: {len(frame)} records of {frame.shape[1]} "
-                     f"variables ({names})"))
+                     (f"the protected data: {len(frame)} records of {frame.shape[1]} "
+                      f"variables ({names})")))
     for tid, path in (release.get("tables") or {}).items():
         table = (result.tables or {}).get(tid)
         if table is None:
@@ -103,8 +103,8 @@ def would_release(recipe, result) -> list[tuple[str, str]]:
             continue
         dims = list(table.dims)
         rows.append((f"public/{path}",
-                     f"the protected table {tid}: {len(table.cells)} cells by "
-                     f"{', '.join(map(str, dims))}"))
+                     (f"the protected table {tid}: {len(table.cells)} cells by "
+                      f"{', '.join(map(str, dims))}")))
     if not rows:
         return rows
     measures = release.get("measures") or []

@@ -52,10 +52,10 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
     ``preview``: the run wrote nothing (its checks passed, but nothing was released);
     ``run_date``: the date the report shows (default: ``SOURCE_DATE_EPOCH``'s, else none,
     see :mod:`sdcflow.report.signoff`)."""
-    from .failed import would_release
-    from .signoff import pinned_date
     from ..engine.runner import release_labels
     from ..tables import internal_frame, release_frame
+    from .failed import would_release
+    from .signoff import pinned_date
 
     recipe, plan = validated.recipe, validated.plan
     release = recipe.release

@@ -14,7 +14,7 @@ so it carries the day it was made (or ``SOURCE_DATE_EPOCH``'s)."""
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html import escape
 
 from .build import ReportData
@@ -29,7 +29,7 @@ def pinned_date() -> str | None:
     if not value.isdigit():
         return None
     try:
-        return datetime.fromtimestamp(int(value), timezone.utc).date().isoformat()
+        return datetime.fromtimestamp(int(value), UTC).date().isoformat()
     except (OverflowError, OSError, ValueError):
         return None
 
@@ -37,12 +37,12 @@ def pinned_date() -> str | None:
 def today() -> str:
     """The date of a report made now: ``SOURCE_DATE_EPOCH``'s when it is set, else the
     current date (UTC)."""
-    return pinned_date() or datetime.now(timezone.utc).date().isoformat()
+    return pinned_date() or datetime.now(UTC).date().isoformat()
 
 
 def run_timestamp() -> str:
     """The run's date and time (UTC, ISO 8601, to the second) for its ``run.json``."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace(
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace(
         "+00:00", "Z")
 
 

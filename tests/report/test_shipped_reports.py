@@ -75,7 +75,7 @@ def test_every_shipped_report_renders_in_chromium(reports, tmp_path):
          f"--user-data-dir={tmp_path / 'profile'}", "--allow-file-access-from-files",
          "--enable-logging=stderr", "--v=0", "--virtual-time-budget=60000", "--dump-dom",
          index.as_uri()], capture_output=True, text=True, timeout=180, check=False)
-    found = re.search(r'<pre id="out">(.*?)</pre>', done.stdout, re.S)
+    found = re.search(r'<pre id="out">(.*?)</pre>', done.stdout, re.DOTALL)
     assert found and found.group(1) != "pending", done.stderr[-2000:]
     results = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
     assert set(results) == set(reports)

@@ -5,6 +5,7 @@ in run.json and never changes the bytes of the release or the manifest's hashes.
 
 import json
 import shutil
+from datetime import UTC
 
 import pytest
 from helpers import QUICKSTART
@@ -112,10 +113,10 @@ def test_sdcflow_report_stamps_the_day_it_was_made(tmp_path, monkeypatch):
     assert main(["report", str(recipe), "-o", str(tmp_path / "r.html")]) == 0
     assert "run date: 1970-01-02" in (tmp_path / "r.html").read_text()
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    before = datetime.now(timezone.utc).date().isoformat()
+    before = datetime.now(UTC).date().isoformat()
     assert main(["report", str(recipe), "-o", str(tmp_path / "r.html")]) == 0
-    after = datetime.now(timezone.utc).date().isoformat()
+    after = datetime.now(UTC).date().isoformat()
     html = (tmp_path / "r.html").read_text()
     assert f"run date: {before}" in html or f"run date: {after}" in html
