@@ -120,3 +120,16 @@ def test_sdcflow_report_stamps_the_day_it_was_made(tmp_path, monkeypatch):
     after = datetime.now(UTC).date().isoformat()
     html = (tmp_path / "r.html").read_text()
     assert f"run date: {before}" in html or f"run date: {after}" in html
+
+
+def test_a_version_that_is_not_text_is_a_recipe_problem(tmp_path, capsys):
+    from helpers import validate_cli
+
+    recipe = _recipe(tmp_path)
+    # unquoted, 2.1 is a number in YAML: said at its line and column, exit 1
+    recipe.write_text(recipe.read_text().replace("name: quickstart\n",
+                                                 "name: quickstart\nversion: 2.1\n"))
+    line = recipe.read_text().splitlines().index("version: 2.1") + 1
+    code, err = validate_cli(recipe, capsys)
+    assert code == 1
+    assert f"{recipe}:{line}:10: version: expected text, got 2.1" in err
