@@ -17,7 +17,7 @@ from .grid import table_grid
 from .headline import number_text, risk_figures, utility_figures
 from .pictures import step_pictures
 from .rumap import ru_ranking
-from .signoff import page_header, signoff_block
+from .signoff import page_header, page_style, signoff_block
 from .style import STYLE
 
 GENERATOR = '<meta name="generator" content="sdcflow">'
@@ -212,7 +212,7 @@ def render_report(data: ReportData) -> str:
     parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR}"
               f"<meta name=\"sdcflow-recipe\" content=\"{escape(data.recipe_name)}\">"
               f"<title>sdcflow report: {escape(title)}</title>"
-              f"<style>{STYLE}</style></head><body>{page_header(data)}"
+              f"<style>{STYLE}</style>{page_style(data)}</head><body>{page_header(data)}"
               f"<h1>sdcflow report: {escape(title)}</h1>"
               f'<p class="kind">{escape(kind)}</p>')]
     if data.status == "failed":  # first of all: why nothing was released

@@ -52,10 +52,22 @@ def recipe_title(data: ReportData) -> str:
                                if data.recipe_version else "")
 
 
+def page_style(data: ReportData) -> str:
+    """The internal report's mark in the top margin of every printed page: a string in
+    the ``@page`` rule, which WeasyPrint and Chromium's printing both draw (a running
+    element only WeasyPrint moves into the margin)."""
+    if data.external:
+        return ""
+    return ('<style>@page{@top-center{content:"INTERNAL \\2014  do not publish";'
+            "width:100%;background:#a11;color:#fff;font-weight:bold;font-size:9pt;"
+            "letter-spacing:.08em;margin-top:.6cm;height:.6cm}}"
+            "@media print{.mark{display:none}}</style>")
+
+
 def page_header(data: ReportData) -> str:
-    """The elements that the printed report repeats on every page (running elements):
-    the internal report's mark, and the line naming the recipe, its version and the
-    run's date. On screen they show once, at the top."""
+    """The top of the page: the internal report's mark (on screen; printed, the mark is
+    :func:`page_style`'s) and the line naming the recipe, its version and the run's date,
+    which the printed report repeats at the foot of every page (a running element)."""
     date = data.run_date or ("see run.json" if not data.external else None)
     line = "sdcflow report \u00b7 " + recipe_title(data) + \
         (f" \u00b7 run date: {date}" if date else "")

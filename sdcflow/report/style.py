@@ -2,9 +2,10 @@
 pictures and tables are not cut across a page break. Every printed page carries its
 number ("page 3 of 12"), the line naming the recipe, its version and the run's date and,
 in the internal report, the mark "INTERNAL \u2014 do not publish": CSS paged media
-(``@page`` margin boxes with the ``page`` and ``pages`` counters, and the running elements
-``.mark`` and ``.runline`` of :mod:`.signoff`, which WeasyPrint moves into the margins;
-a browser, which has no running elements, prints them once at the top)."""
+(``@page`` margin boxes with the ``page`` and ``pages`` counters and the mark, see
+:func:`.signoff.page_style`, and the running element ``.runline`` of :mod:`.signoff`,
+which WeasyPrint moves into the foot of each page; a browser, which has no running
+elements, prints it once at the top)."""
 
 STYLE = """
 body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em auto;color:#222;max-width:62em;
@@ -44,19 +45,18 @@ table.failed-checks td:first-child{font-weight:bold}
 table.would-release td:first-child{white-space:nowrap}
 #sign-off table{width:100%}
 table.signoff-facts th{width:9em}
-table.signoff-facts td{word-break:break-all}
+table.signoff-facts td{overflow-wrap:anywhere}
 table.signatures th:first-child{width:9em}
-table.signatures td{height:2.6em;width:30%}
+table.signatures th{white-space:nowrap}
+table.signatures td{height:2.6em;width:28%}
 .decision .choice{margin-right:1.6em;white-space:nowrap}
 .notes-box{border:1px solid #ccc;height:5em}
 @page{size:A4;margin:2cm 1.4cm 1.8cm;font-family:DejaVu Sans,Arial,sans-serif;
- @top-center{content:element(mark);width:100%}
  @bottom-left{content:element(runline);font-size:8pt;color:#666}
  @bottom-right{content:"page " counter(page) " of " counter(pages);font-size:8pt;
   color:#666}}
 @media print{body{margin:0;max-width:none;font-size:10pt;padding:0}
- .mark{position:running(mark);font-size:9pt}
- .runline{position:running(runline)}
+ .runline{position:running(runline);margin:0}
  table{font-size:8pt}
  table.grid{font-size:7pt}
  td,th{padding:.15em .4em}
