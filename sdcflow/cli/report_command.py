@@ -11,6 +11,7 @@ def cmd_report(args) -> int:
     from ..errors import CheckFailed, OutputError
     from ..recipe import load_recipe
     from ..report import pdf_bytes, write_report
+    from ..report.signoff import today
 
     recipe = load_recipe(args.recipe, allow_paths=args.allow_path)
     try:
@@ -24,7 +25,8 @@ def cmd_report(args) -> int:
     suffix += ".pdf" if args.pdf else ".html"
     target = Path(args.output) if args.output else \
         default_out_dir(recipe).parent / f"{recipe.name}{suffix}"
-    html = result.external_report() if args.external else result.report()
+    # (a report file no manifest hashes: it carries the day it was made)
+    html = result.external_report() if args.external else result.report(run_date=today())
     if args.external and html is None:
         raise OutputError("the recipe releases no variant, so there is no external report")
     if args.pdf or target.suffix.lower() == ".pdf":

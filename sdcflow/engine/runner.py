@@ -71,7 +71,8 @@ class RunResult:
     manifest: dict
     out_dir: Path | None
     steps: list[StepRecord]
-    report: Callable[[], str] | None = None  # the internal HTML report of the run
+    # the internal HTML report of the run (keyword run_date: the date it shows)
+    report: Callable[..., str] | None = None
     publishes: bool = False  # the release holds data (a file of records or a table)
     public_manifest: dict | None = None
     external_report: Callable[[], str] | None = None
@@ -168,8 +169,8 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     result = RunResult(measures, released, per_record, checks, manifest, None, records,
                        publishes=chosen is not None and ("path" in release or bool(tables)),
                        notes=list(cache.notes), tables=tables, validated=validated)
-    result.report = lambda: report_html(validated, result, released_ok=not failures,
-                                        preview=not write)
+    result.report = lambda **kw: report_html(validated, result, released_ok=not failures,
+                                             preview=not write, **kw)
     if failures:
         raise not_released(validated, result, target, observer)
     result.household_ids = ids
@@ -393,7 +394,11 @@ def run_log(result: RunResult) -> dict:
     the notes (e.g. cache entries that failed verification and were recomputed) and,
     for a run that released nothing, the files of an earlier release it withdrew (they
     depend on what DIR held before, so they are not in the manifest)."""
-    log = {"sdcflow": __version__,
+    from ..report.signoff import run_timestamp
+
+    # the run's date: here, in the one file that may differ between runs (the reports,
+    # hashed in the manifest, show it only when SOURCE_DATE_EPOCH fixes it)
+    log = {"sdcflow": __version__, "date": run_timestamp(),
            "steps": [{"id": s.node, "seconds": round(s.seconds, 4), "cached": s.cached}
                      for s in result.steps],
            "notes": result.notes}
@@ -414,15 +419,17 @@ def _write_bytes(path: Path, data: bytes) -> None:
 
 def report_html(validated: Validated, result: RunResult, *, released_ok: bool,
                 external: bool = False, chosen: int | None = None,
-                preview: bool = False) -> str:
+                preview: bool = False, run_date: str | None = None) -> str:
     """The HTML report of a run (see :mod:`sdcflow.report`): the internal one, or with
     ``external`` the one for public/ (published measures and public parameters only, no
     original data, no recipe text). ``preview``: the run writes nothing (``write=False``,
-    ``sdcflow report``), so the report may not say that anything was released."""
+    ``sdcflow report``), so the report may not say that anything was released.
+    ``run_date``: the date the internal report shows (see :mod:`sdcflow.report.signoff`)."""
     from ..report import render_report, report_data
 
     return render_report(report_data(validated, result, released_ok=released_ok,
-                                     external=external, chosen=chosen, preview=preview))
+                                     external=external, chosen=chosen, preview=preview,
+                                     run_date=run_date))
 
 
 def _household_ids(recipe: Recipe, frame: pd.DataFrame

@@ -87,6 +87,7 @@ class Recipe:
     sha256: str
     text: str = ""
     name: str = ""
+    version: str | None = None  # the recipe's own version (``version:``), for the report
     seed: int = 0
     data: dict = field(default_factory=dict)
     variables: dict[str, Variable] = field(default_factory=dict)

@@ -103,6 +103,8 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
                                                         (key,) in bad) else None
 
     recipe.name = data["name"] if not broken(("name",)) and "name" in data else "recipe"
+    recipe.version = data["version"] if not broken(("version",)) and isinstance(
+        data.get("version"), str) else None
     recipe.seed = data["seed"] if not broken(("seed",)) and "seed" in data else 0
     recipe.data = data["data"] if "data" in data and not broken(("data",)) else {}
     recipe.release = section("release", dict) or {}

@@ -61,6 +61,11 @@ class ReportData:
     ru_axes: tuple[str, str] = ("disclosure risk (DR)", "information loss (IL)")
     released_variant: str | None = None
     recipe_text: str | None = None
+    # the signable document (sdcflow.report.signoff, .failed)
+    recipe_version: str | None = None  # the recipe's ``version:``
+    recipe_sha256: str | None = None  # the recipe file's (internal) or public form's hash
+    run_date: str | None = None  # YYYY-MM-DD, or None: only in the run's run.json
+    would_release: list[tuple[str, str]] = field(default_factory=list)  # (file, holding)
     # the released data against the original (internal report, microdata released):
     # see sdcflow.report.costs.data_changes
     changes: dict | None = None

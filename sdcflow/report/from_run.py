@@ -54,11 +54,16 @@ def _rewires_edges(steps: list[StepView]) -> bool:
 
 
 def report_data(validated, result, *, released_ok: bool, external: bool = False,
-                chosen: int | None = None, preview: bool = False) -> ReportData:
+                chosen: int | None = None, preview: bool = False,
+                run_date: str | None = None) -> ReportData:
     """The report of a run; ``external``: only what the public manifest holds;
-    ``preview``: the run wrote nothing (its checks passed, but nothing was released)."""
+    ``preview``: the run wrote nothing (its checks passed, but nothing was released);
+    ``run_date``: the date the report shows (default: ``SOURCE_DATE_EPOCH``'s, else none,
+    see :mod:`sdcflow.report.signoff`)."""
     from ..engine.runner import release_labels
     from ..tables import internal_frame, release_frame
+    from .failed import would_release
+    from .signoff import pinned_date
 
     recipe, plan = validated.recipe, validated.plan
     release = recipe.release
@@ -122,6 +127,13 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
     digest = (f"public sha256 {manifest['recipe']['public_sha256'][:16]}" if external
               else f"sha256 {manifest['recipe']['sha256'][:16]}")
     about = [("sdcflow", manifest["sdcflow"]), ("recipe", f"{recipe.name} ({digest})")]
+    version = None if external else recipe.version
+    if version:
+        about.append(("recipe version", version))
+    # (the external report is part of the release, whose bytes never depend on a date)
+    run_date = None if external else run_date or pinned_date()
+    if run_date:
+        about.append(("run date", run_date))
     if not external:
         # a run with --set: the recipe text below is the file's, these values replaced it
         # (internal only: an overridden seed or unpublished parameter stays internal)
@@ -174,4 +186,8 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
         variables=dict(recipe.variables), value_labels=labels, tables=tables,
         risk=risk_before_after(timeline), utility=utility_cost(timeline), ru=points,
         ru_axes=axes, released_variant=released_variant,
-        recipe_text=None if external else recipe.text, changes=changes)
+        recipe_text=None if external else recipe.text, changes=changes,
+        recipe_version=version,
+        recipe_sha256=manifest["recipe"]["public_sha256" if external else "sha256"],
+        run_date=run_date,
+        would_release=would_release(recipe, result) if not released_ok else [])

@@ -12,10 +12,12 @@ from html import escape
 
 from . import figures
 from .build import ReportData
+from .failed import failed_section
 from .grid import table_grid
 from .headline import number_text, risk_figures, utility_figures
 from .pictures import step_pictures
 from .rumap import ru_ranking
+from .signoff import page_header, page_style, signoff_block
 from .style import STYLE
 
 GENERATOR = '<meta name="generator" content="sdcflow">'
@@ -110,19 +112,6 @@ def _appendix_table(rows: list[tuple[str, str]]) -> str:
     body = "".join(f'<tr><td title="{escape(key)}">{escape(plain_key(key))}</td>'
                    f'<td class="num">{escape(value)}</td></tr>' for key, value in rows)
     return f"<table><tr><th>result</th><th>value</th></tr>{body}</table>"
-
-
-def _failed(data: ReportData) -> str:
-    """What stopped the release, at the top of the report of a failed run: each failed
-    check with its threshold and the figures it compared, as the command line says it."""
-    from ..engine.checks import failure_text
-
-    items = "".join(f"<li><code>{escape(failure_text(c))}</code></li>"
-                    for c in data.checks if not c["passed"])
-    return (f'<ul class="failed">{items}</ul><p>Nothing of this run is in public/: a run '
-            "whose checks fail writes no release and withdraws an earlier release of the "
-            "recipe from its output directory. Where this report says \u201creleased\u201d, "
-            "read \u201cprotected by the recipe, not released\u201d.</p>")
 
 
 def _checks(data: ReportData) -> str:
@@ -220,8 +209,6 @@ def _summary(data: ReportData) -> str:
     css, text = _STATUS[data.status]
     parts = ['<section id="summary"><h2>Summary</h2>',
              f'<p class="status {css}">{escape(text)}</p>']
-    if data.status == "failed":
-        parts.append(_failed(data))
     parts += ["<h3>Checks</h3>", _checks(data)]
     parts.append(_risk(data))
     parts.append(_utility(data))
@@ -305,10 +292,14 @@ def render_report(data: ReportData) -> str:
     parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR}"
               f"<meta name=\"sdcflow-recipe\" content=\"{escape(data.recipe_name)}\">"
               f"<title>sdcflow report: {escape(title)}</title>"
-              f"<style>{STYLE}</style></head><body>"
+              f"<style>{STYLE}</style>{page_style(data)}</head><body>{page_header(data)}"
               f"<h1>sdcflow report: {escape(title)}</h1>"
               f'<p class="kind">{escape(kind)}</p>')]
+    if data.status == "failed":  # first of all: why nothing was released
+        parts.append(failed_section(data))
     parts.append(_summary(data))
+    if not data.external:
+        parts.append(signoff_block(data))
     parts.append('<section id="steps"><h2>Steps</h2>')
     last_writer = {}
     for step in data.steps:

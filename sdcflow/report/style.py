@@ -1,5 +1,11 @@
 """The report's style sheet: for the screen, and for print (the PDF) with A4 pages whose
-pictures and tables are not cut across a page break."""
+pictures and tables are not cut across a page break. Every printed page carries its
+number ("page 3 of 12"), the line naming the recipe, its version and the run's date and,
+in the internal report, the mark "INTERNAL \u2014 do not publish": CSS paged media
+(``@page`` margin boxes with the ``page`` and ``pages`` counters and the mark, see
+:func:`.signoff.page_style`, and the running element ``.runline`` of :mod:`.signoff`,
+which WeasyPrint moves into the foot of each page; a browser, which has no running
+elements, prints it once at the top)."""
 
 STYLE = """
 body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em auto;color:#222;max-width:62em;
@@ -31,9 +37,30 @@ table.grid td.adjusted,.legend .adjusted{background:#d6e6f5;color:#1f3f66}
 table.grid td.empty{background:#fafafa}
 table.grid caption{text-align:left;font-weight:bold;padding:.2em 0}
 .legend span{padding:0 .4em;border:1px solid #ccc}
-@page{size:A4;margin:1.6cm 1.4cm}
-@media print{body{margin:0;max-width:none;font-size:10pt}
- figure,table,.status{page-break-inside:avoid;break-inside:avoid}
+.mark{background:#a11;color:#fff;font-weight:bold;text-align:center;padding:.3em;
+letter-spacing:.08em;border-radius:3px}
+.runline{color:#666;font-size:.8em;margin-top:.4em}
+#not-released h2{color:#a11;border-bottom-color:#a11}
+table.failed-checks td:first-child{font-weight:bold}
+table.would-release td:first-child{white-space:nowrap}
+#sign-off table{width:100%}
+table.signoff-facts th{width:9em}
+table.signoff-facts td{overflow-wrap:anywhere}
+table.signatures th:first-child{width:9em}
+table.signatures th{white-space:nowrap}
+table.signatures td{height:2.6em;width:28%}
+.decision .choice{margin-right:1.6em;white-space:nowrap}
+.notes-box{border:1px solid #ccc;height:5em}
+@page{size:A4;margin:2cm 1.4cm 1.8cm;font-family:DejaVu Sans,Arial,sans-serif;
+ @bottom-left{content:element(runline);font-size:8pt;color:#666}
+ @bottom-right{content:"page " counter(page) " of " counter(pages);font-size:8pt;
+  color:#666}}
+@media print{body{margin:0;max-width:none;font-size:10pt;padding:0}
+ .runline{position:running(runline);margin:0}
+ table{font-size:8pt}
+ table.grid{font-size:7pt}
+ td,th{padding:.15em .4em}
+ figure,table,.status,#sign-off{page-break-inside:avoid;break-inside:avoid}
  h2,h3{page-break-after:avoid;break-after:avoid}
  a{color:inherit;text-decoration:none}}
 """

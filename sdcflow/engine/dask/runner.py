@@ -114,8 +114,8 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
                            publishes=chosen is not None and ("path" in release or
                                                              bool(release.get("tables"))),
                            validated=validated)
-        result.report = lambda: report_html(validated, result, released_ok=not failures,
-                                            preview=not write)
+        result.report = lambda **kw: report_html(validated, result, released_ok=not failures,
+                                                 preview=not write, **kw)
         result.external_report = lambda: report_html(validated, result, released_ok=True,
                                                      external=True, chosen=chosen,
                                                      preview=not write)
