@@ -228,7 +228,7 @@ def key_variables(data: ReportData, limit: int = 25) -> str:
     for name in names:
         c0, c1 = _counts(before, name), _counts(data.released, name)
         if c1 is not None and _apart(c0, c1):
-            parts.append('<div class="apart" style="display:flex;gap:2em;"
+            parts.append('<div class="apart" style="display:flex;gap:2em;'
                          'align-items:flex-start">'
                          + _frequency_table(data, name, [("original", c0)], limit)
                          + _frequency_table(data, name, [("released", c1)], limit)
