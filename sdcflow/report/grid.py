@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..data.text import text_column
 from .headline import number_text
+from .order import tree_order
 
 MAX_CELLS = 2500  # cells drawn per table; a larger table is only listed in the CSV files
 MAX_GRIDS = 12
@@ -20,9 +21,17 @@ STATUS_CLASS = {"primary": "primary", "secondary": "secondary", "suppressed": "s
                 "adjusted": "adjusted"}
 
 
-def _order(values: pd.Series) -> list[str]:
-    """The codes in the order the table holds them (totals where the table puts them)."""
-    return list(dict.fromkeys(values.tolist()))
+def _order(frame: pd.DataFrame, dim: str) -> list[str]:
+    """The codes of ``dim`` with each subtotal's codes in the report's order of categories
+    (:func:`sdcflow.report.order.tree_order`: ``2`` before ``10``, ``<=8`` before
+    ``9-11``), the totals where the table puts them; in the table's order when the frame
+    does not give each code's level."""
+    codes = list(dict.fromkeys(frame[dim].tolist()))
+    level = f"level_{dim}"
+    if level not in frame:
+        return codes
+    depth = dict(zip(frame[dim].tolist(), frame[level].tolist()))
+    return tree_order(codes, [depth[c] for c in codes]) or codes
 
 
 def _cell_text(row, external: bool) -> str:
@@ -71,8 +80,8 @@ def table_grid(name: str, frame: pd.DataFrame, dims: list[str], external: bool) 
 
 def _one_grid(caption: str, frame: pd.DataFrame, rows_dim: str, cols_dim: str | None,
               external: bool) -> str:
-    row_codes = _order(frame[rows_dim])
-    col_codes = _order(frame[cols_dim]) if cols_dim else [""]
+    row_codes = _order(frame, rows_dim)
+    col_codes = _order(frame, cols_dim) if cols_dim else [""]
     cells = {}
     for _, row in frame.iterrows():
         cells[(row[rows_dim], row[cols_dim] if cols_dim else "")] = row

@@ -67,10 +67,11 @@ def ordered(labels: Iterable, declared: Sequence[str] | None = None) -> list[str
                   key=lambda c: category_key(c, position))
 
 
-def tree_order(codes: Sequence[str], depths: Sequence[int]) -> list[str]:
+def tree_order(codes: Sequence[str], depths: Sequence[int]) -> list[str] | None:
     """The codes of a hierarchical dimension listed in post-order (each subtotal after its
     children, the total last, as tables hold them), reordered so that the children of
-    each node follow :func:`category_key`; the hierarchy itself is kept."""
+    each node follow :func:`category_key`; the hierarchy itself is kept. None when the
+    codes are not in post-order (then their order cannot tell the hierarchy)."""
     # rebuild the tree: in post-order a code at depth d is the parent of the codes at
     # depth d + 1 listed since the last code at depth <= d
     stack: list[tuple[str, int, list]] = []
@@ -78,7 +79,11 @@ def tree_order(codes: Sequence[str], depths: Sequence[int]) -> list[str]:
         children = []
         while stack and stack[-1][1] > depth:
             children.append(stack.pop())
-        stack.append((code, int(depth), children[::-1]))
+        if any(child[1] != depth + 1 for child in children):
+            return None
+        stack.append((str(code), int(depth), children[::-1]))
+    if any(node[1] != 0 for node in stack):
+        return None
 
     def emit(node) -> list[str]:
         code, _, children = node
@@ -88,6 +93,6 @@ def tree_order(codes: Sequence[str], depths: Sequence[int]) -> list[str]:
         return out + [code]
 
     out: list[str] = []
-    for root in sorted(stack, key=lambda n: category_key(n[0])) if len(stack) > 1 else stack:
+    for root in stack:
         out += emit(root)
     return out
