@@ -233,9 +233,11 @@ POINT_SIZE = 22     # marker area of a variant (points squared)
 CIRCLE_SIZE = 170   # marker area of the circle round the released variant
 # where a label may go, in offset points from its point: right, left, above, below and the
 # diagonals, then the same farther out
-_OFFSETS = [(dx * r, dy * r) for r in (1, 2, 3, 4.5, 6) for dx, dy in
-            ((6, 3), (-6, 3), (0, 8), (0, -12), (6, -10), (-6, -10), (6, 10), (-6, 10))]
+_OFFSETS = [(dx * r, dy * r) for r in (1, 2, 3, 4.5, 6, 8, 10, 13) for dx, dy in
+            ((6, 3), (-6, 3), (0, 8), (0, -12), (6, -10), (-6, -10), (6, 10), (-6, 10),
+             (10, 0), (-10, 0), (3, 12), (-3, -14))]
 
+_ALIGN = {1: "left", -1: "right", 0: "center"}
 _LEADER = {"arrowstyle": "-", "color": "#999", "linewidth": 0.5, "shrinkA": 0, "shrinkB": 4}
 
 
@@ -276,28 +278,36 @@ def ru_map_drawn(points: Sequence[tuple[str, float, float]], *, released: str | 
         taken: list = []
         labels = []
         for label, x, y in points:
-            text = None
-            for n, (dx, dy) in enumerate(_OFFSETS):
-                if text is not None:
-                    text.remove()
-                # a label moved past the first ring is tied to its point by a leader line
+            place, box = _OFFSETS[-1], None
+            for dx, dy in _OFFSETS:
                 text = ax.annotate(label, (x, y), xytext=(dx, dy), textcoords="offset points",
-                                   fontsize=8, ha="left" if dx > 0 else "right" if dx < 0
-                                   else "center", va="bottom" if dy > 0 else "top",
-                                   arrowprops=_LEADER if n >= 8 else None)
-                box = text.get_window_extent(renderer)
+                                   fontsize=8, ha=_ALIGN[np.sign(dx)],
+                                   va="bottom" if dy > 0 else "top")
+                box = text_box(text, renderer)
+                text.remove()
                 if (frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
                         and not any(box.overlaps(m) for m in markers)
                         and not any(box.overlaps(t) for t in taken)):
+                    place = (dx, dy)
                     break
-            else:
-                text.remove()
-                text = ax.annotate(label, (x, y), xytext=_OFFSETS[-1],
-                                   textcoords="offset points", fontsize=8,
-                                   arrowprops=_LEADER)
-            taken.append(text.get_window_extent(renderer))
+            # a label moved past the first ring is tied to its point by a leader line
+            far = _OFFSETS.index(place) >= 12
+            text = ax.annotate(label, (x, y), xytext=place, textcoords="offset points",
+                               fontsize=8, ha=_ALIGN[np.sign(place[0])],
+                               va="bottom" if place[1] > 0 else "top",
+                               arrowprops=_LEADER if far else None)
+            taken.append(text_box(text, renderer).padded(2))
             labels.append(text)
         yield fig, ax, labels, legend
+
+
+def text_box(text, renderer):
+    """The display-space box of a label's text alone (an annotation's own box takes in its
+    leader line)."""
+    from matplotlib.text import Text
+
+    text.update_positions(renderer)  # where the offset puts it, as drawing would
+    return Text.get_window_extent(text, renderer)
 
 
 def marker_boxes(ax, points: Sequence[tuple[str, float, float]], released: str | None):
