@@ -171,9 +171,9 @@ def pram_pictures(data: ReportData, step: StepView) -> list[str]:
     for name, matrix in _matrices(step).items():
         if not isinstance(matrix, dict) or "by_stratum" in matrix or not matrix:
             continue
-        rows = list(matrix)
-        if not all(isinstance(matrix[r], dict) for r in rows):
+        if not all(isinstance(row, dict) for row in matrix.values()):
             continue
+        rows = _order(data, name, matrix)  # (a result's keys may be sorted as text)
         P = np.array([[float(matrix[r].get(c, 0.0)) for c in rows] for r in rows])
         labels = data.value_labels.get(name)
         out.append(_figure(figures.heat_map(name, [_labelled(r, labels) for r in rows], P),

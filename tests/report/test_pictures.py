@@ -96,3 +96,13 @@ def test_kept_categories_share_one_table_in_their_declared_order():
     assert html.count("<table>") == 1
     assert re.findall(r"<tr><td>([^<]*)</td>", html) == ["low", "mid", "high", "(missing)"]
     assert '<tr><td>mid</td><td class="num">2</td><td class="num">1</td></tr>' in html
+
+
+def test_pram_matrix_rows_in_numeric_order():
+    from sdcflow.report.pictures import pram_pictures
+
+    matrix = {"10": {"10": 0.9, "2": 0.1}, "2": {"2": 0.8, "1": 0.2}, "1": {"1": 1.0}}
+    data = _data(None, pd.DataFrame({"v": ["1"]}), {"v": Variable("v", "pram", "categorical")})
+    svg = pram_pictures(data, _step("pram", ["v"], result={"transition_matrix": {"v": matrix}}))[0]
+    positions = [svg.index(f">{code}<") for code in ("1", "2", "10")]
+    assert positions == sorted(positions)
