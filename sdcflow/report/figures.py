@@ -251,6 +251,8 @@ def ru_map_drawn(points: Sequence[tuple[str, float, float]], *, released: str | 
     it) meets no marker, no label placed before it and stays inside the axes; the legend
     sits outside the axes, beside them. A label that finds no such place is drawn at its
     last offset with a leader line."""
+    from matplotlib.transforms import Bbox
+
     xs = np.array([p[1] for p in points], dtype=float)
     ys = np.array([p[2] for p in points], dtype=float)
     with _figure(6.0, 4.2) as (fig, ax):
@@ -277,14 +279,19 @@ def ru_map_drawn(points: Sequence[tuple[str, float, float]], *, released: str | 
         markers = marker_boxes(ax, points, released)
         taken: list = []
         labels = []
+        pixels = fig.dpi / 72.0
         for label, x, y in points:
-            place, box = _OFFSETS[-1], None
+            # the label's size once; each place's box follows from its offset and alignment
+            probe = ax.annotate(label, (x, y), xytext=(0, 0), textcoords="offset points",
+                                fontsize=8, ha="left", va="bottom")
+            size = text_box(probe, renderer)
+            probe.remove()
+            place = _OFFSETS[-1]
             for dx, dy in _OFFSETS:
-                text = ax.annotate(label, (x, y), xytext=(dx, dy), textcoords="offset points",
-                                   fontsize=8, ha=_ALIGN[np.sign(dx)],
-                                   va="bottom" if dy > 0 else "top")
-                box = text_box(text, renderer)
-                text.remove()
+                left = size.x0 + dx * pixels - (0.0 if dx > 0 else size.width if dx < 0
+                                                 else size.width / 2)
+                bottom = size.y0 + dy * pixels - (0.0 if dy > 0 else size.height)
+                box = Bbox.from_bounds(left, bottom, size.width, size.height)
                 if (frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
                         and not any(box.overlaps(m) for m in markers)
                         and not any(box.overlaps(t) for t in taken)):
