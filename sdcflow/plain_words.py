@@ -9,7 +9,9 @@ from collections.abc import Iterable, Mapping
 
 def figure(value) -> str:
     """A number for people: integers as they are (thin spaces between thousands from
-    10 000), other numbers to 4 significant digits, missing as an em dash."""
+    10 000), other numbers to 4 significant digits, missing as an em dash. Numbers from
+    10 000 to 10^15 are written out, rounded to a whole number (``11\u202f234\u202f567\u202f890``,
+    not ``1.123e+10``); only smaller than 0.0001 or larger still take an exponent."""
     if value is None:
         return "\u2014"
     if isinstance(value, bool):
@@ -19,8 +21,10 @@ def figure(value) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "\u2014"
-        if value == int(value) and abs(value) < 1e15:
-            return figure(int(value))
+        if math.isinf(value):
+            return "-\u221e" if value < 0 else "\u221e"
+        if abs(value) < 1e15 and (value == int(value) or abs(value) >= 1e4):
+            return figure(round(value))
         return f"{value:.4g}"
     return str(value)
 

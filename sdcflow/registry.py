@@ -211,6 +211,10 @@ class Method(Plugin):
     # a risk measure finds before it holds after it, so a risk check measured before it
     # can vouch for what it leaves.
     keeps_risk: ClassVar[bool] = False
+    # The method moves values between records (swapping, shuffling, rank swapping): each
+    # variable keeps its distribution, so the report draws original against released
+    # values instead of two identical histograms.
+    permutes: ClassVar[bool] = False
 
     def writes(self, params, meta):
         return set(self.variables(params, meta))

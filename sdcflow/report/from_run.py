@@ -153,6 +153,8 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
     tables = {}
     for tid, table in (getattr(result, "tables", None) or {}).items():
         frame = release_frame(table) if external else internal_frame(table)
+        for d, dim in enumerate(table.dimensions):  # each code's level, as published
+            frame[f"level_{dim.name}"] = dim.depth[table.codes[:, d]].astype("int64")
         tables[tid] = (frame, list(table.dims))
 
     measures = {sid: canonical(published[sid]) for sid in published} if external else \

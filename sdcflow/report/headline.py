@@ -5,7 +5,8 @@ and returns ``(label, value)`` pairs; an unknown plugin gives none."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Iterable, Mapping
 
 from ..plain_words import figure
 
@@ -110,3 +111,48 @@ def utility_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
 def number_text(value) -> str:
     """A figure for people (see :func:`sdcflow.plain_words.figure`)."""
     return figure(value)
+
+
+def _decimals(value: float) -> int:
+    """Decimals that show ``value`` (0.0001 <= |value| < 10^15) to 4 significant digits,
+    trailing zeros left out (1.5: 1, 0.1234: 4, 12.3456: 2)."""
+    places = max(0, 3 - math.floor(math.log10(abs(value))))
+    text = f"{abs(value):.{places}f}"
+    return len(text.rstrip("0").partition(".")[2]) if "." in text else 0
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def number_format(values: Iterable) -> Callable[[object], str]:
+    """The one format of a column of numbers, so that its figures read alike: whole
+    numbers (Python integers) as :func:`number_text` writes them; the other numbers with
+    one number of decimals, the most any of them needs to show 4 significant digits
+    (``0.1234`` beside ``12.5000``; ``1.5`` beside ``2.0``), thin spaces between thousands from 10 000, never an
+    exponent beside plain numbers: when one of them needs one (below 0.0001 or from
+    10^15) every number of the column is written with one (``1.200e+01``). Text,
+    missing values and yes/no keep :func:`number_text`."""
+    numbers = [float(v) for v in values if _number(v) and math.isfinite(float(v))]
+    fractions = [abs(float(v)) for v in values if isinstance(v, float) and math.isfinite(v)
+                 and v != 0]
+    if any(v >= 1e15 for v in map(abs, numbers)) or any(v < 1e-4 for v in fractions):
+        return lambda v: f"{float(v):.3e}" if _number(v) and math.isfinite(float(v)) \
+            else number_text(v)
+    places = max((_decimals(v) for v in fractions if v != round(v)), default=0)
+
+    def fmt(value) -> str:
+        if not isinstance(value, float) or not math.isfinite(value) or \
+                (places == 0 and value == round(value)):
+            return number_text(value)
+        text = f"{value:,.{places}f}"
+        return text.replace(",", "\u202f") if abs(value) >= 1e4 else text.replace(",", "")
+
+    return fmt
+
+
+def number_column(values: Iterable) -> list[str]:
+    """The figures of one table column in its one format (see :func:`number_format`)."""
+    values = list(values)
+    fmt = number_format(values)
+    return [fmt(v) for v in values]

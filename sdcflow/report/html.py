@@ -14,7 +14,7 @@ from . import figures
 from .build import ReportData
 from .failed import failed_section
 from .grid import table_grid
-from .headline import number_text, risk_figures, utility_figures
+from .headline import number_column, number_text, risk_figures, utility_figures
 from .pictures import step_pictures
 from .rumap import ru_ranking
 from .signoff import page_header, page_style, signoff_block
@@ -66,18 +66,20 @@ def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:
 _ECHOES = frozenset({"variables", "weight", "reference", "method", "qual", "alpha"})
 
 
-def step_figures(step, result) -> list[tuple[str, str]]:
+def step_figures(step, result, raw: bool = False) -> list[tuple[str, object]]:
     """The figures of one result of ``step``: the headline figures of its plugin (what the
     summary compares) first, then the other numbers of the result; a mapping of numbers
-    (one per variable, say) only for plugins without headline figures."""
+    (one per variable, say) only for plugins without headline figures. With ``raw`` the
+    numbers are left as numbers (to be written in their column's one format)."""
     headline = risk_figures(step.plugin, result) + utility_figures(step.plugin, result) \
         if isinstance(result, dict) else []
-    rows = [(label, number_text(v)) for label, v in headline]
-    rows += key_figures(result, step.params, mappings=not headline)
+    rows = [(label, v if raw else number_text(v)) for label, v in headline]
+    rows += key_figures(result, step.params, mappings=not headline, raw=raw)
     return rows
 
 
-def key_figures(result, params=None, mappings: bool = True) -> list[tuple[str, str]]:
+def key_figures(result, params=None, mappings: bool = True,
+                raw: bool = False) -> list[tuple[str, object]]:
     """The figures of a step's result worth a line: its numbers and short texts, and a
     mapping of numbers (one per variable, say) on one line; deeper structures (matrices,
     lists of groups) are left to the pictures and the appendix. Entries that only repeat
@@ -91,7 +93,7 @@ def key_figures(result, params=None, mappings: bool = True) -> list[tuple[str, s
             continue
         label = str(key).replace("_", " ")
         if isinstance(value, (int, float, bool)) or value is None:
-            rows.append((label, number_text(value)))
+            rows.append((label, value if raw else number_text(value)))
         elif isinstance(value, str) and len(value) <= 120:
             rows.append((label, value))
         elif mappings and isinstance(value, dict) and 0 < len(value) <= 12 and all(
@@ -233,13 +235,13 @@ def _step(number: int, data: ReportData, step, last_writer: dict) -> str:
     shown = [(label, result) for label, result in step.results if result is not None]
     if len(shown) > 1:
         names = []
-        for _, result in shown:
-            names += [k for k, _ in step_figures(step, result) if k not in names]
+        figs = [dict(step_figures(step, result, raw=True)) for _, result in shown]
+        for f in figs:
+            names += [k for k in f if k not in names]
         names = names[:6]
-        rows = []
-        for label, result in shown:
-            figs = dict(step_figures(step, result))
-            rows.append([label] + [figs.get(n, "") for n in names])
+        # a column per figure, each in its one format (no 1.12e+10 beside 218 500 000)
+        columns = [number_column([f.get(n, "") for f in figs]) for n in names]
+        rows = [[label, *cells] for (label, _), *cells in zip(shown, *columns)]
         parts.append(_table(["variant"] + names, rows, set(range(1, len(names) + 1))))
     elif shown:
         figs = step_figures(step, shown[0][1])

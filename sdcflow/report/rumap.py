@@ -26,6 +26,7 @@ def ru_ranking(measures: dict) -> list[list[str]]:
     import numpy as np
 
     from ..kernels.utility.ranking import competition_ranks, pareto_front
+    from .headline import number_column
 
     rows = []
     for node, summary in measures.items():
@@ -38,8 +39,10 @@ def ru_ranking(measures: dict) -> list[list[str]]:
     dr, il, score = (np.array(v) for v in list(zip(*rows))[1:])
     ranks = competition_ranks(score)
     front = pareto_front(il, dr)
-    return [[label, f"{d:.6g}", f"{i:.6g}", f"{s:.6g}", str(int(r)), "yes" if f else ""]
-            for (label, d, i, s), r, f in zip(rows, ranks, front)]
+    # each column of figures in its one format (no 1.12e+10 beside 218 500 000)
+    texts = [number_column([r[k] for r in rows]) for k in (1, 2, 3)]
+    return [[label, d, i, s, str(int(r)), "yes" if f else ""]
+            for label, d, i, s, r, f in zip((r[0] for r in rows), *texts, ranks, front)]
 
 
 def ru_map_svg(points: list[tuple[str, float, float]], released: str | None = None) -> str:

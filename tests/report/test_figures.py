@@ -2,6 +2,8 @@
 with their titles and labels as text; nothing drawn from nothing."""
 
 import numpy as np
+import pytest
+from matplotlib.text import Text
 
 from sdcflow.measures.risk.individual_risk import RISK_BANDS, risk_bands
 from sdcflow.report import figures
@@ -76,3 +78,94 @@ def test_ru_map_circles_the_released_variant_and_names_the_axes():
                                  dr_name="disclosure risk: link.percent",
                                  il_name="information loss: loss.pil")
     assert "released:" not in figures.ru_map(points)
+
+
+def _circles_meet_box(box, cx, cy, r) -> bool:
+    """Whether the disc (cx, cy, r) meets the rectangle ``box`` (display units)."""
+    nx, ny = min(max(cx, box.x0), box.x1), min(max(cy, box.y0), box.y1)
+    return (nx - cx) ** 2 + (ny - cy) ** 2 < r ** 2
+
+
+RU_LAYOUTS = [
+    # the shipped casc_ru_map sweep's shape: one far point, the rest close together
+    [("p=2", 88.4, 7.5), ("p=15", 8.0, 39.6), ("p=20", 5.3, 40.0)],
+    # six variants within a few per cent of the axes of each other, the released among them
+    [(f"k={k}", 10 + 0.4 * i, 30 - 0.3 * i) for i, k in enumerate((2, 3, 4, 5, 6, 8))]
+    + [("k=20", 90.0, 80.0)],
+    # points at the corners of the axes, where a label has least room
+    [("a", 0.0, 0.0), ("b", 100.0, 0.0), ("c", 0.0, 100.0), ("d", 100.0, 100.0),
+     ("e", 50.0, 50.0)],
+]
+
+
+@pytest.mark.parametrize("points", RU_LAYOUTS)
+def test_ru_map_labels_and_legend_cover_no_point(points):
+    # the geometry as matplotlib's renderer draws it: each label's text box and the
+    # legend's box against every marker's disc (its area in points squared, the circle of
+    # the released variant larger) and against each other
+    released = points[1][0]
+    with figures.ru_map_drawn(points, released=released) as (fig, ax, labels, legend):
+        renderer = fig.canvas.get_renderer()
+        pixels = fig.dpi / 72.0
+        discs = []
+        for label, x, y in points:
+            cx, cy = ax.transData.transform((x, y))
+            size = figures.CIRCLE_SIZE if label == released else figures.POINT_SIZE
+            discs.append((cx, cy, np.sqrt(size) / 2 * pixels))
+        boxes = []
+        for t in labels:  # the text alone, without its leader line
+            t.update_positions(renderer)
+            boxes.append(Text.get_window_extent(t, renderer))
+        assert [t.get_text() for t in labels] == [p[0] for p in points]
+        legend_box = legend.get_window_extent(renderer)
+        for box in [*boxes, legend_box]:
+            assert not any(_circles_meet_box(box, *d) for d in discs)
+        for i, a in enumerate([*boxes, legend_box]):
+            for b in [*boxes, legend_box][i + 1:]:
+                assert not a.overlaps(b)
+        # every label inside the figure (not cut off at its edge)
+        figure_box = fig.bbox
+        assert all(figure_box.contains(b.x0, b.y0) and figure_box.contains(b.x1, b.y1)
+                   for b in boxes)
+
+
+def test_integer_variables_get_integer_bins():
+    # ages 0..79 in 30 bins would put 2 or 3 integers in alternate bins (a comb); bins of
+    # a whole width centred on the integers hold the same number of integers each
+    edges = figures.histogram_edges(np.arange(80, dtype=float))
+    assert np.all(np.diff(edges) == 3.0) and edges[0] == -0.5
+    assert np.all((edges - 0.5) == np.round(edges - 0.5))  # at half-integers
+    # few values: one bin per integer
+    assert list(figures.histogram_edges(np.array([1.0, 2.0, 4.0]))) == [
+        0.5, 1.5, 2.5, 3.5, 4.5]
+    # decimals: equal bins over the range
+    assert len(figures.histogram_edges(np.array([0.5, 2.25]), bins=10)) == 11
+
+
+def test_top_coding_cut_is_marked():
+    x0 = np.arange(1000, dtype=float)
+    x1 = np.minimum(x0, 960.0)
+    svg = figures.histogram("income", x0, x1, cuts=[(960.0, "top code at 960 (40 values)")])
+    assert "top code at 960 (40 values)" in svg
+    assert svg == figures.histogram("income", x0, x1,
+                                    cuts=[(960.0, "top code at 960 (40 values)")])
+
+
+def test_charts_of_nothing_but_zeros_are_skipped():
+    assert figures.frequency_bars("v", ["a", "b"], [0, 0], [0, 0]) == ""
+    assert figures.suppressions({"age": 0, "sex": 0}) == ""
+    assert figures.heat_map("v", ["a", "b"], np.zeros((2, 2))) == ""
+    assert figures.frequency_bars("v", ["a", "b"], [0, 0], [0, 1]) != ""
+
+
+def test_scatter_of_moved_values_counts_the_changed_records():
+    before = np.arange(10, dtype=float)
+    after = before.copy()
+    after[[0, 1]] = after[[1, 0]]  # one swap: two records changed
+    svg = figures.scatter("income", before, after)
+    _svg_ok(svg)
+    assert "income: 2 of 10 records changed" in svg
+    assert "original income" in svg and "released income" in svg
+    # many records: an evenly spaced sample drawn, the title says how many
+    big = np.arange(5000, dtype=float)
+    assert "2000 of them drawn" in figures.scatter("x", big, big[::-1], limit=2000)

@@ -52,3 +52,24 @@ def test_numbers_for_people():
     assert [number_text(v) for v in (3, 12345, 0.000403162, 32.583, 4.0, None, True,
                                      float("nan"))] == [
         "3", "12\u202f345", "0.0004032", "32.58", "4", "\u2014", "yes", "\u2014"]
+
+
+def test_large_numbers_are_written_out_not_with_an_exponent():
+    # 1.12e10 with a fraction was "1.123e+10" beside "218 500 000" in one column
+    assert number_text(11234567890.4) == "11\u202f234\u202f567\u202f890"
+    assert number_text(12345.67) == "12\u202f346"
+    assert number_text(1e20) == "1e+20" and number_text(float("inf")) == "\u221e"
+
+
+def test_one_column_one_format():
+    from sdcflow.report.headline import number_column
+
+    assert number_column([11234567890.4, 218500000]) == [
+        "11\u202f234\u202f567\u202f890", "218\u202f500\u202f000"]
+    # decimals shared: the most any figure needs for 4 significant digits
+    assert number_column([0.1234, 12.5, 1.0]) == ["0.1234", "12.5000", "1.0000"]
+    assert number_column([1.5, 2.5, 2.0]) == ["1.5", "2.5", "2.0"]
+    # one figure needs an exponent: every figure of the column has one
+    assert number_column([0.00001, 12.5]) == ["1.000e-05", "1.250e+01"]
+    # counts stay counts; text and missing as number_text writes them
+    assert number_column([3, 0.25, None, ""]) == ["3", "0.25", "\u2014", ""]

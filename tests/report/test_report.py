@@ -28,7 +28,9 @@ def test_run_writes_a_byte_stable_report(tmp_path):
     assert "<h1>sdcflow report: quickstart</h1>" in html
     assert "Released: every check passed" in html
     # before/after frequencies of a key variable: water 6, 7, 9 merged into 6-9
-    assert "<tr><td>6-9</td><td class=\"num\">0</td><td class=\"num\">97</td></tr>" in html
+    # (a new category: original and released are listed apart, each in its own table)
+    assert "<tr><td>6-9</td><td class=\"num\">97</td></tr></table></div>" in html
+    assert "<tr><td>9</td><td class=\"num\">35</td></tr></table>" in html
 
 
 def test_recipe_text_is_escaped(write_recipe, tmp_path):

@@ -74,14 +74,17 @@ def width_levels(values: np.ndarray, width: float, count: int, origin: float = 0
                  integer: bool = False) -> list[list[str]]:
     """Levels 1..count of numbers: intervals of widths ``width``, ``2 width``, ``4
     width``... starting at multiples of them from ``origin`` (so each level nests in the
-    next), labelled ``0-9`` for integers and whole widths, else ``[0,2.5)``."""
+    next), labelled ``0-9`` for integers and whole widths (``-10 to -1``, ``0 to 9`` when a
+    value is below zero), else ``[0,2.5)``."""
     x = np.asarray(values, dtype=float)
     out = []
     for lv in range(count):
         w = width * 2 ** lv
         lo = origin + w * np.floor((x - origin) / w)
         if integer and float(w).is_integer():
-            out.append([f"{number_text(a)}-{number_text(a + w - 1)}" for a in lo])
+            # "-10--1" would read as a minus: below zero every class says "to"
+            dash = " to " if np.nanmin(x, initial=np.inf) < 0 else "-"
+            out.append([f"{number_text(a)}{dash}{number_text(a + w - 1)}" for a in lo])
         else:
             out.append([f"[{number_text(a)},{number_text(a + w)})" for a in lo])
     return out

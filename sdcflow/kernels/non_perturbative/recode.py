@@ -93,7 +93,8 @@ def width_breaks(values: np.ndarray, width: float, origin: float = 0.0, *,
                  max_intervals: float = math.inf) -> tuple[list[float], list[str]]:
     """Breaks of the equal-width intervals [a, a + width) that cover ``values`` (starting
     at a multiple of ``width`` from ``origin``), and their labels: ``0-9``, ``10-19`` for
-    integers and a whole width, else ``[0,2.5)``."""
+    integers and a whole width (``-10 to -1``, ``0 to 9`` when a class reaches below
+    zero), else ``[0,2.5)``."""
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     if len(x) == 0:
@@ -108,6 +109,10 @@ def width_breaks(values: np.ndarray, width: float, origin: float = 0.0, *,
 
 
 def _width_labels(breaks: list[float], width: float, integer: bool) -> list[str]:
+    """``0-9``, ``10-19`` for whole numbers; when a class reaches below zero a hyphen
+    would read as a minus (``-10--1``), so every class of the variable is written ``-10
+    to -1``, ``0 to 9``; other widths as half-open intervals ``[0,2.5)``."""
     if integer and float(width).is_integer() and all(float(b).is_integer() for b in breaks):
-        return [f"{number_text(a)}-{number_text(b - 1)}" for a, b in pairwise(breaks)]
+        dash = " to " if breaks[0] < 0 else "-"
+        return [f"{number_text(a)}{dash}{number_text(b - 1)}" for a, b in pairwise(breaks)]
     return [f"[{number_text(a)},{number_text(b)})" for a, b in pairwise(breaks)]

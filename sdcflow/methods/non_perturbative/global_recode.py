@@ -43,7 +43,9 @@ class GlobalRecode(Method):
     protects = True
     summary = "Recode a variable into intervals, merged categories or a hierarchy level."
     makes_missing = True  # values outside the breaks become missing (counted in info)
-    version = "2"  # 2: groups merge an ordinal order whether or not the data hold each member
+    # 2: groups merge an ordinal order whether or not the data hold each member;
+    # 3: width classes reaching below zero are labelled "-10 to -1" (was "-10--1")
+    version = "3"
     roles = ("key", "numeric", "sensitive", "pram", "strata")
     params: ClassVar[dict] = {
         "type": "object",

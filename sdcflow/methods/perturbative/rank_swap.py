@@ -36,6 +36,7 @@ class RankSwap(Method):
     # the worst, an intruder who knows it), and analysts need no p to use the data
     public_params = ("variables", "variant", "strata")
     protects = True
+    permutes = True  # values move between records; each column keeps its values
     summary = "Swap each value with another whose rank differs by at most p% of the records."
     version = "2"  # 2: uniforms drawn in bounded pools (the stream after the first variable moved)
     roles = ("numeric", "key", "sensitive")

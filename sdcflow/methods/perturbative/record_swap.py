@@ -45,6 +45,7 @@ _SHOW = 5
 class RecordSwap(Method):
     name = "record_swap"
     protects = True
+    permutes = True  # values move between records; each column keeps its values
     summary = ("Targeted record swapping: exchange the geography of high-risk households "
                "(and of a share of all) with similar households of other areas.")
     households = "own"  # it swaps whole households itself

@@ -29,6 +29,7 @@ class Shuffling(RegressionSynthesis):
     name = "shuffling"
     public_params = ("variables", "predictors", "normal_scores", "strata")
     protects = True
+    permutes = True  # values move between records; each column keeps its values
     summary = "Hand out each variable's own values in the rank order of values drawn from a regression."
     version = "2"
     keeps_values = True

@@ -23,6 +23,9 @@ def test_widths_double_and_nest():
     assert width_levels(np.array([21, 23, 34]), 10, 2, integer=True) == [
         ["20-29", "20-29", "30-39"], ["20-39", "20-39", "20-39"]]
     assert width_levels(np.array([0.5, 2.6]), 2.5, 1) == [["[0,2.5)", "[2.5,5)"]]
+    # a class below zero: "-10 to -1" (not "-10--1"), and so every class at every level
+    assert width_levels(np.array([-3, 4]), 5, 2, integer=True) == [
+        ["-5 to -1", "0 to 4"], ["-10 to -1", "0 to 9"]]
 
 
 def test_breaks_per_level():

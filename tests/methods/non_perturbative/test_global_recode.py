@@ -104,6 +104,17 @@ def test_equal_width_intervals_for_integers():
     assert out.data.variables["age"].order[-1] == "90-99"
 
 
+def test_equal_width_classes_below_zero_say_to_not_a_double_hyphen():
+    # [-10, 0) holds -10..-1: "-10--1" reads as a range to "--1"; every class of the
+    # variable is then written with "to" (R's cut would write (-11,-1], see sdcMicro's
+    # globalRecode; the "a-b" labels of a width are sdcflow's own)
+    data = small_dataset(t=("key", "integer", [-10, -1, 0, 9, 12]))
+    out = recode(data, variable="t", width=10)
+    assert out.data.frame["t"].tolist() == ["-10 to -1", "-10 to -1", "0 to 9", "0 to 9",
+                                            "10 to 19"]
+    assert out.data.variables["t"].order == ("-10 to -1", "0 to 9", "10 to 19")
+
+
 def test_equal_width_with_origin_for_continuous():
     data = small_dataset(x=("numeric", "continuous", [1.0, 2.4, 2.6, 7.4]))
     out = recode(data, variable="x", width=2.5, origin=0.5)
