@@ -150,7 +150,8 @@ def _risk(data: ReportData) -> str:
         else "<p>No risk measure read the original data.</p>")
     return ("<h3>Disclosure risk before and after</h3>" + note + _table(
         ["figure"] + [name for _, name in columns],
-        [[row[0]] + [number_text(row[i]) for i, _ in columns] for row in data.risk],
+        # (a figure before and after in one format: 0.0120 beside 0.0034)
+        [[row[0]] + number_column([row[i] for i, _ in columns]) for row in data.risk],
         set(range(1, len(columns) + 1))))
 
 
