@@ -103,6 +103,7 @@ def _not_released(args, exc) -> int:
                           "notes": result.notes, "out": str(out) if out else None,
                           "withdrawn": result.withdrawn, "write_error": exc.write_error,
                           "risk": figures["risk"], "utility": figures["utility"],
+                          "costs": figures["costs"],
                           "overrides": override_entries(recipe)},
                          indent=2, sort_keys=True))
     lines = [*override_lines(recipe), *exc.failures, "nothing was released"]

@@ -86,16 +86,24 @@ def verbosity(args) -> int:
 
 def headline(result) -> dict:
     """The risk before/after and the utility cost of a run, as the internal report
-    gives them: ``{"risk": [{figure, before, after}], "utility": [{figure, value}]}``
+    gives them: ``{"risk": [{figure, before, after}], "utility": [{figure, value}],
+    "costs": [{step, method, cost}]}`` (each method step's cost in words)
     (empty lists when the recipe measures none before and after)."""
     from ..report import report_data
+    from ..report.costs import method_costs
 
     if result.validated is None:
-        return {"risk": [], "utility": []}
+        return {"risk": [], "utility": [], "costs": []}
     data = report_data(result.validated, result, released_ok=True, preview=True)
+    # every method's cost, as the report's utility cost lists it: a headline of the
+    # utility measures alone would understate what was done (age generalised to '*')
+    costs = [{"step": step.id, "method": step.plugin,
+              "cost": method_costs(step.plugin, step.released_result)}
+             for step in data.method_steps()]
     return {"risk": [{"figure": label, "before": before, "after": after}
                      for label, before, after in data.risk],
-            "utility": [{"figure": label, "value": value} for label, value in data.utility]}
+            "utility": [{"figure": label, "value": value} for label, value in data.utility],
+            "costs": costs}
 
 
 def headline_lines(figures: dict) -> list[str]:
@@ -106,6 +114,9 @@ def headline_lines(figures: dict) -> list[str]:
     for row in figures["risk"]:
         lines.append(f"  risk (before -> after): {row['figure']}: {number_text(row['before'])} -> "
                      f"{number_text(row['after'])}")
+    for row in figures.get("costs", ()):
+        what = "; ".join(row["cost"]) or "(its result counts nothing)"
+        lines.append(f"  cost of {row['step']} ({row['method']}): {what}")
     for row in figures["utility"]:
         lines.append(f"  utility cost: {row['figure']}: {number_text(row['value'])}")
     return lines
