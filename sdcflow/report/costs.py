@@ -194,7 +194,8 @@ def data_changes(original: pd.DataFrame, released: pd.DataFrame, variables: Mapp
         # generalised: every original value released as one value, and fewer of them
         pairs = pd.DataFrame({"o": ot.to_numpy(), "r": rt.to_numpy()}).dropna()
         d0, d1 = int(ot.nunique()), int(rt.nunique())
-        generalised = bool(len(pairs)) and d1 < d0 and \
+        # (and some value changed: suppression alone leaves fewer distinct values too)
+        generalised = bool(len(pairs)) and d1 < d0 and bool(changed.any()) and \
             bool((pairs.groupby("o")["r"].nunique() <= 1).all()) and not numeric
         var = variables.get(name)
         unit = "records"

@@ -111,3 +111,16 @@ def test_result_keys_in_plain_words():
                                            "cells left out of the mean variation")
     assert plain_key("d1.q10") == "absolute deviation of a cell (d1) \u203a 10 % quantile"
     assert plain_key("violations.2") == "violations \u203a 2"
+
+
+def test_suppression_alone_is_not_called_generalisation():
+    # relat after anonymize's suppression: no value changed, one record made missing, and
+    # the category it alone had is gone (3 -> 2 distinct values): fewer values, but none
+    # was released as a broader one
+    original = pd.DataFrame({"relat": ["1", "1", "2", "9"]})
+    released = pd.DataFrame({"relat": ["1", "1", "2", None]})
+    out = data_changes(original, released, _variables(relat=("key", "record")),
+                       {"relat": ["anon"]})
+    row = out["variables"][0]
+    assert row[2:8] == ("records", 0, 1, 3, 2, False)
+    assert change_rows(out)[0][4] == "3 \u2192 2 distinct values"
