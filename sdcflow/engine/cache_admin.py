@@ -111,13 +111,18 @@ def _run_fingerprints(manifest: Path, recipe_file: str) -> set[str] | None:
     """The fingerprints of the steps of the run whose manifest is ``manifest``, when
     the recipe file ``recipe_file`` wrote it (two recipes of one name share a default
     output directory)."""
-    try:
-        doc = json.loads(manifest.read_text("utf-8"))
+    from ..data.recipe_files import RecipeFileError, command_line_file
+
+    if not manifest.is_file():
+        return None
+    try:  # (a regular file only, never a pipe or a device, and bounded: recipe_files)
+        doc = json.loads(command_line_file(manifest, "run manifest", "file").content()
+                         .decode("utf-8"))
         if doc["recipe"]["file"] != recipe_file:
             return None
         return {s["fingerprint"] for s in doc["steps"]
                 if isinstance(s.get("fingerprint"), str)}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (RecipeFileError, OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
