@@ -105,6 +105,14 @@ def utility_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
         out.append(("propensity score pMSE", summary.get("pmse")))
     elif plugin == "classification_loss":
         out.append(("classifier accuracy lost", summary.get("loss")))
+    elif plugin == "cell_key_utility":
+        # (Enderle, Giessing & Tent 2018's measures of a perturbed count table)
+        out += [("table cells changed by the noise (share)", summary.get("share_changed")),
+                ("mean absolute change of a cell (L1 / cells)",
+                 summary["l1"] / summary["cells"] if summary.get("cells") and
+                 isinstance(summary.get("l1"), (int, float)) else None),
+                ("cells made zero", summary.get("false_zero")),
+                ("zero cells made non-zero", summary.get("false_nonzero"))]
     return [(label, value) for label, value in out if value is not None]
 
 

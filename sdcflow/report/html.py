@@ -55,11 +55,17 @@ def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:
         for key, sub in sorted(value.items(), key=lambda kv: str(kv[0])):
             out += _flatten(sub, f"{prefix}.{key}" if prefix else str(key))
         return out
-    if isinstance(value, list) and len(value) > 12:
-        value = value[:12] + ["..."]
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        # records (e.g. table_audit's cells): a count, not a blob of JSON
+        return [(prefix, f"{len(value)} entries (listed in measures.json)")]
+    if isinstance(value, list):
+        shown = ", ".join(number_text(v) if isinstance(v, (int, float)) and
+                          not isinstance(v, bool) else str(v) for v in value[:12])
+        more = f" and {len(value) - 12} more" if len(value) > 12 else ""
+        return [(prefix, f"{shown}{more}" if value else "(none)")]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return [(prefix, number_text(value))]
-    return [(prefix, json.dumps(value) if isinstance(value, (list, bool)) or value is None
+    return [(prefix, json.dumps(value) if isinstance(value, bool) or value is None
              else str(value))]
 
 

@@ -73,3 +73,17 @@ def test_one_column_one_format():
     assert number_column([0.00001, 12.5]) == ["1.000e-05", "1.250e+01"]
     # counts stay counts; text and missing as number_text writes them
     assert number_column([3, 0.25, None, ""]) == ["3", "0.25", "\u2014", ""]
+
+
+def test_a_perturbed_table_has_its_utility_cost():
+    # cell_key_utility was missing from the summary's utility cost (testdata_cell_key
+    # showed none). By hand: 4 cells, noise +2, -2, 0, -2 (the last cell made zero):
+    # 3 of 4 changed, L1 = 6, 6 / 4 = 1.5 per cell
+    from sdcflow.kernels.tabular.perturbation_utility import count_table_utility
+
+    summary = count_table_utility([5, 7, 3, 2], [7, 5, 3, 0])
+    assert utility_figures("cell_key_utility", summary) == [
+        ("table cells changed by the noise (share)", 0.75),
+        ("mean absolute change of a cell (L1 / cells)", 1.5),
+        ("cells made zero", 1),
+        ("zero cells made non-zero", 0)]

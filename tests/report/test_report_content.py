@@ -149,3 +149,14 @@ def test_check_figures_by_hand():
                                             "loss.pil / 2": 16.25}
     # a side the results do not have is left out, not an error
     assert check_figures(expr, {"risk": {"violations": {"2": 1}}}) == {"risk.violations[2]": 1}
+
+
+def test_the_appendix_lists_values_and_counts_records():
+    # table_audit's cells (a list of records) were dumped as one blob of JSON
+    from sdcflow.report.html import _flatten
+
+    rows = dict(_flatten({"cells": [{"a": 1}, {"a": 2}], "k": [2, 3, 5],
+                          "long": list(range(14)), "none": [], "ok": True}))
+    assert rows == {"cells": "2 entries (listed in measures.json)", "k": "2, 3, 5",
+                    "long": "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 2 more",
+                    "none": "(none)", "ok": "true"}
