@@ -189,6 +189,11 @@ class CheckedFile:
         problem = record_problem(self, raw, sep, len(names))
         if problem is not None:
             raise self.refuse(problem)
+        # numbers exactly as written: pandas 2's default parser may miss the last digit
+        # (a ptable written by sdcflow read back 1e-17 off); pandas 3 parses exactly by
+        # default and deprecates the option
+        if int(pd.__version__.split(".")[0]) < 3:
+            options.setdefault("float_precision", "round_trip")
         try:
             frame = pd.read_csv(io.BytesIO(raw), encoding="utf-8-sig", index_col=False,
                                 **options)
