@@ -109,23 +109,8 @@ class Constraint:
     def condition_holds(self, frame: pd.DataFrame) -> np.ndarray:
         """Per record, whether the ``if`` of a conditional constraint holds: false where
         a variable of the condition is missing or the condition has no value."""
-        missing = np.zeros(len(frame), dtype=bool)
-        for name in sorted(record_names(self.condition)):
-            missing |= frame[name].isna().to_numpy()
-        env = {name: column_values(frame[name]) for name in self.condition.names}
-        aggregates = aggregate_values(self.condition, frame)
-        undefined = np.zeros(len(frame), dtype=bool)
-        for _ in range(len(list(ast.walk(self.condition.tree))) + 1):
-            try:
-                holds = self.condition.evaluate(env, self.tolerance, skip=missing | undefined,
-                                                aggregates=aggregates)
-                break
-            except RecordsRefused as exc:
-                undefined |= np.broadcast_to(exc.records, undefined.shape)
-        else:
-            return np.zeros(len(frame), dtype=bool)
-        return np.broadcast_to(np.asarray(holds, dtype=bool), (len(frame),)) \
-            & ~missing & ~undefined
+        holds, _ = condition_outcome(self.condition, frame, self.tolerance)
+        return holds
 
     def _evaluate(self, frame: pd.DataFrame, missing: np.ndarray):
         """The records that violate the constraint, among them those where it has no value
@@ -160,6 +145,33 @@ class Constraint:
                 undefined |= np.broadcast_to(exc.records, (n,))
                 reason = reason or str(exc)
         raise ExprError(reason or "the constraint cannot be evaluated")
+
+
+def condition_outcome(condition: Expr, frame: pd.DataFrame,
+                      tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Per record of ``frame``, whether ``condition`` holds, and whether it is undecided:
+    a variable it reads record by record is missing, or it has no value there (a division
+    by zero, an overflow: see :mod:`sdcflow.constraints.columns`). An undecided record
+    does not hold. Each refused operation adds its records to the undecided ones and the
+    evaluation is repeated, at most once per node of the expression."""
+    n = len(frame)
+    missing = np.zeros(n, dtype=bool)
+    for name in sorted(record_names(condition)):
+        missing |= frame[name].isna().to_numpy()
+    env = {name: column_values(frame[name]) for name in condition.names}
+    aggregates = aggregate_values(condition, frame)
+    undefined = np.zeros(n, dtype=bool)
+    for _ in range(len(list(ast.walk(condition.tree))) + 1):
+        try:
+            holds = condition.evaluate(env, tolerance, skip=missing | undefined,
+                                       aggregates=aggregates)
+            break
+        except RecordsRefused as exc:
+            undefined |= np.broadcast_to(exc.records, undefined.shape)
+    else:
+        return np.zeros(n, dtype=bool), np.ones(n, dtype=bool)
+    undecided = missing | undefined
+    return np.broadcast_to(np.asarray(holds, dtype=bool), (n,)) & ~undecided, undecided
 
 
 def _parse_field(spec: Mapping, key: str) -> Expr:

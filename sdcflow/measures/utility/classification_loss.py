@@ -4,7 +4,13 @@ Privacy: Foundations, New Developments and the Big Data Challenge"; Herranz, Mat
 regression classifier of the ``target`` variable is trained on the protected data and
 tested on the original; the loss is the accuracy it loses against the same classifier
 trained on the original. The computation is
-:func:`sdcflow.kernels.utility.classification.classification_loss`."""
+:func:`sdcflow.kernels.utility.classification.classification_loss`.
+
+With ``positive`` (a class), the two classifiers' decisions on the original records are
+also compared by an asymmetric divergence (Torra 2017): a record the classifier trained
+on the protected data puts in the positive class and the one trained on the original
+does not is a false positive, the other way round a false negative, each weighted by its
+cost (:func:`sdcflow.kernels.utility.asymmetric_divergence.decision_divergence`)."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ...kernels.utility.asymmetric_divergence import decision_divergence
 from ...kernels.utility.classification import classification_loss
 from ...kernels.utility.propensity import main_effects
 from ...registry import Measure, MeasureResult, register, variables_param
@@ -21,6 +28,10 @@ from ...results import COUNT, NAMES, NUMBER, TEXT, record
 from ...suggest import did_you_mean
 from ..reference import REFERENCE, same_records
 from .categorical_information_loss import shared_codes
+from .decision_loss import COST
+
+# (no default: a cost is named only with a positive class)
+_COST = {k: v for k, v in COST.items() if k != "default"}
 
 MAX_CLASSES = 100
 MAX_PARAMETERS = 2000  # columns of the design matrix
@@ -29,7 +40,9 @@ MAX_PARAMETERS = 2000  # columns of the design matrix
 @register
 class ClassificationLoss(Measure):
     name = "classification_loss"
-    public_params = ("target", "variables", "reference")
+    public_params = ("target", "variables", "reference", "positive", "false_positive",
+                     "false_negative")
+    version = "2"  # the asymmetric divergence of a positive class
     risk_measure = False
     summary = ("Accuracy on the original data of a classifier trained on the protected "
                "data, against one trained on the original.")
@@ -45,6 +58,16 @@ class ClassificationLoss(Measure):
             "variables": variables_param("Predictors (default: every variable with role key "
                                          "or numeric, but the target)."),
             "reference": REFERENCE,
+            "positive": {"type": ["string", "integer"],
+                         "description": "A class of the target whose decisions are compared "
+                                        "by an asymmetric divergence (result 'asymmetric')."},
+            "false_positive": {**_COST, "description": "With positive: the cost of an original "
+                                                      "record put in the positive class only "
+                                                      "by the classifier trained on the "
+                                                      "protected data (default 1)."},
+            "false_negative": {**_COST, "description": "With positive: the cost of one put "
+                                                      "there only by the classifier trained "
+                                                      "on the original (default 1)."},
         },
     }
 
@@ -79,6 +102,10 @@ class ClassificationLoss(Measure):
             yield ("variables",), f"the target '{target}' cannot also be a predictor"
         if not names:
             yield ("variables",), "no predictors: name them or declare key or numeric variables"
+        if "positive" not in params and any(k in params for k in ("false_positive",
+                                                                    "false_negative")):
+            yield ("positive",), ("costs of false positives and negatives need the positive "
+                                  "class they are counted for: name it with 'positive'")
 
     def check_data(self, params, data):
         target = params["target"]
@@ -100,7 +127,15 @@ class ClassificationLoss(Measure):
         return record(reference=TEXT, target=TEXT, variables=NAMES, classes=COUNT,
                       records=COUNT, training_records=COUNT, test_records=COUNT,
                       accuracy_original=NUMBER, accuracy_protected=NUMBER, loss=NUMBER,
-                      loss_percent=NUMBER, agreement=NUMBER)
+                      loss_percent=NUMBER, agreement=NUMBER,
+                      **({"asymmetric": record(
+                          positive=TEXT, false_positive_cost=NUMBER,
+                          false_negative_cost=NUMBER, records=COUNT, true_positives=COUNT,
+                          false_positives=COUNT, false_negatives=COUNT,
+                          true_negatives=COUNT, loss=NUMBER, symmetric_loss=NUMBER,
+                          false_positive_rate=NUMBER.with_null(),
+                          false_negative_rate=NUMBER.with_null())}
+                         if "positive" in params else {}))
 
     def evaluate(self, data, params, rng, *, original):
         """``accuracy_original`` (trained and tested on the original), ``accuracy_protected``
@@ -137,6 +172,8 @@ class ClassificationLoss(Measure):
             "agreement": float((result.predicted_original
                                 == result.predicted_protected).mean()),
         }
+        if "positive" in params:
+            summary["asymmetric"] = _asymmetric(params, classes, result)
         columns = {}
         for which, pred in (("original", result.predicted_original),
                             ("protected", result.predicted_protected)):
@@ -144,6 +181,20 @@ class ClassificationLoss(Measure):
             col.iloc[np.flatnonzero(keep_x)] = [classes[int(k)] for k in pred]
             columns[f"predicted_{which}"] = col
         return MeasureResult(summary, pd.DataFrame(columns, index=data.frame.index))
+
+
+def _asymmetric(params, classes: list, result) -> dict:
+    """The asymmetric divergence of the two classifiers' decisions for the class
+    ``params["positive"]`` (module docstring); a class the data do not hold is never
+    predicted (every decision negative)."""
+    positive = str(params["positive"])
+    labels = [str(c) for c in classes]
+    k = labels.index(positive) if positive in labels else -1
+    costs = {k: float(params.get(k, 1)) for k in ("false_positive", "false_negative")}
+    out = decision_divergence(result.predicted_original == k,
+                              result.predicted_protected == k, **costs)
+    return {"positive": positive, "false_positive_cost": costs["false_positive"],
+            "false_negative_cost": costs["false_negative"], **out}
 
 
 def _designs(original, data, names) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

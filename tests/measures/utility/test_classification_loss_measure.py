@@ -73,3 +73,29 @@ def test_no_usable_record_is_reported():
 
 def test_conformance(testdata):
     check_method(PLUGIN, testdata, {"target": "sex", "variables": ["urbrur", "income"]})
+
+
+def test_asymmetric_divergence_of_a_positive_class_by_hand():
+    # the symmetric example above: predictions on the original a a a b b b (trained on the
+    # original) and b b b a a a (trained on the protected data). For the positive class
+    # 'b': records 1-3 are false positives (b only from the protected data), 4-6 false
+    # negatives; with costs 1 and 4: (3 + 4 * 3) / 6 = 2.5
+    original = dataset([0.0, 1, 2, 3, 4, 5], ["a", "a", "b", "a", "b", "b"])
+    protected = dataset([5.0, 4, 3, 2, 1, 0], ["a", "a", "b", "a", "b", "b"])
+    s = evaluate(protected, original, target="y", positive="b", false_negative=4).summary
+    a = s["asymmetric"]
+    assert (a["false_positives"], a["false_negatives"], a["true_positives"]) == (3, 3, 0)
+    assert a["loss"] == 2.5 and a["symmetric_loss"] == 1.0
+    assert (a["false_positive_cost"], a["false_negative_cost"]) == (1.0, 4.0)
+    assert "asymmetric" not in evaluate(protected, original, target="y").summary
+    # a class the data never hold: no decision is positive, no loss
+    assert evaluate(protected, original, target="y", positive="z").summary[
+        "asymmetric"]["loss"] == 0.0
+
+
+def test_costs_need_a_positive_class():
+    meta = Metadata({"x": Variable("x", "numeric", "continuous"),
+                     "y": Variable("y", "key", "categorical")})
+    assert list(PLUGIN.check({"target": "y", "false_negative": 3}, meta)) == [
+        (("positive",), ("costs of false positives and negatives need the positive class "
+                         "they are counted for: name it with 'positive'"))]
