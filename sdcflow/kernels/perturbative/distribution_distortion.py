@@ -17,12 +17,33 @@ Fitted laws (maximum likelihood; ``m`` values):
   (Newton from Minka's starting value, "Estimating a gamma distribution", 2002),
   scale = mean / a;
 * ``uniform``: minimum and maximum;
+* ``poisson`` (non-negative whole values): mean = the sample mean;
+* ``weibull`` (values > 0, location 0): shape ``k`` solving
+  ``sum(x^k ln x) / sum(x^k) - 1/k = mean(ln x)`` (the likelihood equation, whose left
+  side increases with ``k``: solved by bracketing, Brent's method), scale
+  ``(mean(x^k))^(1/k)``;
+* ``chi_square`` (values > 0): degrees of freedom ``nu`` solving
+  ``digamma(nu / 2) = mean(ln(x / 2))``, the likelihood equation of a gamma law with its
+  scale fixed at 2 (a chi-square law of ``nu`` degrees, ``nu`` not necessarily whole);
+* ``triangular``: lower and upper limits the sample range widened by one mean spacing
+  ``(max - min) / (m - 1)`` at each end (the minimum-variance unbiased estimators of a
+  uniform law's limits, which keep every value strictly inside, where the likelihood is
+  positive), and the mode maximising the likelihood given them, which is one of the
+  values (Oliver, "A maximum likelihood oddity", The American Statistician 26(3), 1972):
+  the value ``x_(r)`` maximising
+  ``prod_{i<r} (x_(i) - a) / (x_(r) - a) * prod_{i>r} (b - x_(i)) / (b - x_(r))``;
 * ``empirical``: the empirical distribution with its distribution function interpolated
   linearly between the order statistics (quantile ``Q(u)`` with ``Q(i / (m - 1))`` the
   ``(i + 1)``-th smallest value): no shape is assumed, the series stays within the range.
 
 ``best`` fits each parametric law the values allow (the positive ones only for values
-> 0, ...) and keeps the one with the smallest Kolmogorov-Smirnov statistic.
+> 0, Poisson only for whole values >= 0, ...) and keeps the one with the smallest
+Kolmogorov-Smirnov statistic: the laws Liew, Choi & Liew list (Poisson, exponential,
+normal, gamma, Weibull, log-normal, uniform, triangular, chi-square). The statistic is
+``sup_t |F_m(t) - F(t)|`` with ``F_m`` the empirical distribution function; for the
+Poisson law, whose ``F`` jumps at whole numbers as ``F_m`` does, the supremum is taken
+over the values and the whole numbers just below them (where both step functions are
+evaluated exactly), not by the continuous formula, which would charge each jump twice.
 """
 
 from __future__ import annotations
@@ -30,12 +51,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special, stats
+from scipy import optimize, special, stats
 
-PARAMETRIC = ("normal", "lognormal", "exponential", "gamma", "uniform")
+PARAMETRIC = ("normal", "lognormal", "exponential", "gamma", "uniform", "poisson",
+              "weibull", "chi_square", "triangular")
 DISTRIBUTIONS = (*PARAMETRIC, "empirical")
-# The values each law needs: all of them positive, non-negative, or anything.
-SUPPORT = {"lognormal": "positive", "gamma": "positive", "exponential": "non-negative"}
+# The values each law needs: all of them positive, non-negative, whole and non-negative,
+# or anything.
+SUPPORT = {"lognormal": "positive", "gamma": "positive", "exponential": "non-negative",
+           "weibull": "positive", "chi_square": "positive", "poisson": "whole non-negative"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +86,15 @@ class Fit:
             return stats.gamma(p["shape"], scale=p["scale"])
         if self.name == "uniform":
             return stats.uniform(p["min"], p["max"] - p["min"])
+        if self.name == "poisson":
+            return stats.poisson(p["mean"])
+        if self.name == "weibull":
+            return stats.weibull_min(p["shape"], scale=p["scale"])
+        if self.name == "chi_square":
+            return stats.chi2(p["df"])
+        if self.name == "triangular":
+            width = p["max"] - p["min"]
+            return stats.triang((p["mode"] - p["min"]) / width, loc=p["min"], scale=width)
         return None
 
     def info(self) -> dict:
@@ -69,14 +102,22 @@ class Fit:
                 "ks": self.ks}
 
 
-def supports(name: str, x: np.ndarray) -> bool:
-    """Whether the values ``x`` lie in the support ``name`` needs."""
+def outside(name: str, x: np.ndarray) -> np.ndarray:
+    """Which of the values ``x`` lie outside the support the law ``name`` needs."""
+    x = np.asarray(x, dtype=float)
     need = SUPPORT.get(name)
     if need == "positive":
-        return bool(np.all(x > 0))
+        return ~(x > 0)
     if need == "non-negative":
-        return bool(np.all(x >= 0))
-    return True
+        return ~(x >= 0)
+    if need == "whole non-negative":
+        return ~((x >= 0) & (x == np.floor(x)))
+    return np.zeros(x.shape, dtype=bool)
+
+
+def supports(name: str, x: np.ndarray) -> bool:
+    """Whether the values ``x`` lie in the support ``name`` needs."""
+    return not outside(name, x).any()
 
 
 def _gamma_shape(x: np.ndarray) -> float:
@@ -89,6 +130,62 @@ def _gamma_shape(x: np.ndarray) -> float:
         if abs(step) <= 1e-13 * a:
             break
     return float(a)
+
+
+def _increasing_root(g, lo: float, hi: float) -> float:
+    """The root of the increasing function ``g``, bracketed by halving ``lo`` and doubling
+    ``hi`` until the signs differ (Brent's method then); a ValueError when the root lies
+    beyond the range of 64-bit floats."""
+    for _ in range(1100):
+        if g(lo) < 0:
+            break
+        lo /= 2
+    for _ in range(1100):
+        if g(hi) > 0:
+            break
+        hi *= 2
+    if not (g(lo) <= 0 <= g(hi)):
+        raise ValueError("the likelihood equation has no root within the range of 64-bit "
+                         "floats")
+    return float(optimize.brentq(g, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps,
+                                 maxiter=500))
+
+
+def _weibull(x: np.ndarray) -> dict[str, float]:
+    """The maximum-likelihood Weibull law (module docstring); the values are divided by
+    their maximum first, which leaves the shape unchanged and keeps ``x^k`` <= 1."""
+    top = float(x.max())
+    y = x / top
+    logs = np.log(y)
+    mean_log = float(logs.mean())
+
+    def g(k):
+        w = y ** k
+        return float((w * logs).sum() / w.sum()) - 1.0 / k - mean_log
+
+    k = _increasing_root(g, 0.5, 2.0)
+    return {"shape": k, "scale": top * float(np.mean(y ** k)) ** (1.0 / k)}
+
+
+def _chi_square(x: np.ndarray) -> dict[str, float]:
+    """The maximum-likelihood degrees of freedom of a chi-square law (module docstring)."""
+    target = float(np.log(x / 2).mean())
+    return {"df": 2 * _increasing_root(lambda h: float(special.digamma(h)) - target,
+                                       0.5, 2.0)}
+
+
+def _triangular(x: np.ndarray) -> dict[str, float]:
+    """Limits and maximum-likelihood mode of a triangular law (module docstring)."""
+    y = np.sort(x)
+    m = len(y)
+    spacing = (y[-1] - y[0]) / (m - 1)
+    a, b = float(y[0] - spacing), float(y[-1] + spacing)
+    below, above = np.log(y - a), np.log(b - y)
+    j = np.arange(m)
+    before = np.concatenate([[0.0], np.cumsum(below)[:-1]])
+    after = above.sum() - np.cumsum(above)
+    log_m = before - j * below + after - (m - 1 - j) * above
+    return {"min": a, "mode": float(y[int(np.argmax(log_m))]), "max": b}
 
 
 def _parameters(name: str, x: np.ndarray) -> dict[str, float]:
@@ -104,6 +201,14 @@ def _parameters(name: str, x: np.ndarray) -> dict[str, float]:
         return {"shape": shape, "scale": float(x.mean() / shape)}
     if name == "uniform":
         return {"min": float(x.min()), "max": float(x.max())}
+    if name == "poisson":
+        return {"mean": float(x.mean())}
+    if name == "weibull":
+        return _weibull(x)
+    if name == "chi_square":
+        return _chi_square(x)
+    if name == "triangular":
+        return _triangular(x)
     if name == "empirical":
         return {"min": float(x.min()), "max": float(x.max()), "values": float(len(x))}
     raise ValueError(f"unknown distribution {name!r}")
@@ -131,16 +236,36 @@ def fit(x: np.ndarray, name: str) -> Fit:
         raise ValueError(f"the {name} law needs {SUPPORT[name]} values")
     parameters = _parameters(name, x)
     found = Fit(name, parameters, 0.0, np.sort(x) if name == "empirical" else None)
-    cdf = found.law().cdf if name != "empirical" else _empirical_cdf(found.sorted_values)
-    ks = float(stats.kstest(x, cdf).statistic)
+    if name == "poisson":
+        ks = discrete_ks(x, found.law().cdf)
+    else:
+        cdf = found.law().cdf if name != "empirical" else _empirical_cdf(found.sorted_values)
+        ks = float(stats.kstest(x, cdf).statistic)
     return Fit(name, parameters, ks, found.sorted_values)
+
+
+def discrete_ks(x: np.ndarray, cdf) -> float:
+    """The Kolmogorov-Smirnov statistic ``sup_t |F_m(t) - F(t)|`` of whole values ``x``
+    against a distribution function ``cdf`` with jumps at whole numbers only: both are
+    constant between whole numbers, so the supremum is the largest difference at the
+    values and at the whole numbers just below them (module docstring)."""
+    x = np.sort(np.asarray(x, dtype=float))
+    points = np.unique(np.concatenate([x, x - 1]))
+    empirical = np.searchsorted(x, points, side="right") / len(x)
+    return float(np.max(np.abs(empirical - cdf(points))))
 
 
 def best_fit(x: np.ndarray, candidates: tuple[str, ...] = PARAMETRIC) -> tuple[Fit, dict]:
     """The law among ``candidates`` that the values allow with the smallest
     Kolmogorov-Smirnov statistic (the first such in ``candidates`` on a tie), and the
     statistic of every law tried."""
-    fits = [fit(x, name) for name in candidates if supports(name, np.asarray(x, float))]
+    fits = []
+    for name in candidates:
+        if supports(name, np.asarray(x, float)):
+            try:
+                fits.append(fit(x, name))
+            except ValueError:  # its likelihood has no maximum in floats: not a candidate
+                continue
     if not fits:
         raise ValueError("no candidate law allows these values")
     chosen = min(fits, key=lambda f: f.ks)

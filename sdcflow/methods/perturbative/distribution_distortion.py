@@ -24,7 +24,7 @@ from ...kernels.perturbative.distribution_distortion import (
     best_fit,
     distort,
     fit,
-    supports,
+    outside,
 )
 from ...limits import FLOAT_MAX
 from ...registry import (
@@ -44,6 +44,7 @@ _EXTREMES = np.array([np.finfo(float).tiny, 1 - 2.0 ** -53])
 class DistributionDistortion(Method):
     name = "distribution_distortion"
     public_params = ("variables", "distribution", "strata")
+    version = "2"  # best chooses among Poisson, Weibull, chi-square and triangular too
     protects = True
     summary = ("Replace each numeric variable, rank for rank, by a sample of the probability "
                "distribution fitted to it.")
@@ -91,9 +92,8 @@ class DistributionDistortion(Method):
                 continue
             x = frame[var].to_numpy(dtype=float, na_value=np.nan)
             observed = x[~np.isnan(x)]
-            if name in SUPPORT and not supports(name, observed):
-                bad = int((observed <= 0).sum() if SUPPORT[name] == "positive"
-                          else (observed < 0).sum())
+            bad = int(outside(name, observed).sum()) if name in SUPPORT else 0
+            if bad:
                 yield ("distribution",), (f"the {name} law needs {SUPPORT[name]} values: "
                                           f"'{var}' has {bad} that are not")
                 continue
@@ -101,7 +101,13 @@ class DistributionDistortion(Method):
                 values = x[rows][~np.isnan(x[rows])]
                 if len(values) < 2 or values.min() == values.max() or name == "empirical":
                     continue
-                found = best_fit(values)[0] if name == "best" else fit(values, name)
+                try:
+                    found = best_fit(values)[0] if name == "best" else fit(values, name)
+                except ValueError as exc:
+                    where = "" if len(labels) == 1 else f" in stratum {label}"
+                    yield ("distribution",), (f"the {name} law cannot be fitted to "
+                                              f"'{var}'{where}: {exc}")
+                    continue
                 with np.errstate(all="ignore"):
                     ends = found.law().ppf(_EXTREMES)
                 if not np.all(np.abs(ends) <= FLOAT_MAX):

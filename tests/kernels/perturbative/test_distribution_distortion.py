@@ -14,6 +14,7 @@ from scipy import stats
 from sdcflow.kernels.perturbative.distribution_distortion import (
     DISTRIBUTIONS,
     best_fit,
+    discrete_ks,
     distort,
     draw,
     fit,
@@ -82,6 +83,9 @@ def test_empirical_quantile_by_hand():
     ("exponential", stats.expon(scale=7)),
     ("gamma", stats.gamma(2.5, scale=4)),
     ("uniform", stats.uniform(-3, 10)),
+    ("weibull", stats.weibull_min(1.7, scale=20)),
+    ("chi_square", stats.chi2(5)),
+    ("triangular", stats.triang(0.3, loc=2, scale=8)),
 ])
 def test_output_follows_the_fitted_law_and_keeps_the_rank_order(name, law):
     n = 20_000
@@ -117,7 +121,8 @@ def test_best_picks_the_generating_law():
     assert best_fit(rng.exponential(3, 5000))[0].name in ("exponential", "gamma")
     chosen, tried = best_fit(rng.normal(0, 1, 500))
     # negative values: only the laws without a positivity condition are tried
-    assert set(tried) == {"normal", "uniform"} and chosen.ks == min(tried.values())
+    assert set(tried) == {"normal", "uniform", "triangular"}
+    assert chosen.ks == min(tried.values())
 
 
 def test_constant_or_single_values_are_kept_and_bad_support_refused():
@@ -132,7 +137,86 @@ def test_constant_or_single_values_are_kept_and_bad_support_refused():
        name=st.sampled_from(DISTRIBUTIONS), seed=st.integers(0, 2 ** 32 - 1))
 def test_rank_order_is_always_kept(values, name, seed):
     x = np.array(values)
+    if name == "poisson":  # (whole values only)
+        x = np.floor(x)
     out, _ = distort(x, name, np.random.default_rng(seed))
     assert np.all(np.isfinite(out)) and len(out) == len(x)
     # x_i < x_j implies out_i <= out_j
     assert np.all((x[:, None] < x[None, :]) <= (out[:, None] <= out[None, :]))
+
+
+def test_poisson_mean_and_discrete_ks_by_hand():
+    # 0, 1, 1, 3: mean 1.25. F of Poisson(1.25) at 0..3: e^-1.25 (1, 1 + 1.25,
+    # + 1.25^2 / 2, + 1.25^3 / 6) = .2865, .6446, .8685, .9617; the empirical F at the
+    # values and the whole numbers below them (-1, 0, 1, 2, 3): 0, .25, .75, .75, 1:
+    # the largest difference is |.75 - .8685| at 2
+    x = np.array([0.0, 1, 1, 3])
+    found = fit(x, "poisson")
+    assert found.parameters == {"mean": 1.25}
+    e = np.exp(-1.25)
+    cdf2 = e * (1 + 1.25 + 1.25 ** 2 / 2)
+    assert found.ks == pytest.approx(cdf2 - 0.75, rel=1e-12)
+    # the continuous formula charges the jumps twice: at 1 it compares F(1) with the
+    # empirical F just below 1 (.25), a difference of .39 the step functions never have
+    assert stats.kstest(x, stats.poisson(1.25).cdf).statistic > 0.39
+    assert discrete_ks(np.array([2.0, 2]), stats.poisson(2).cdf) == pytest.approx(
+        max(stats.poisson(2).cdf(1), 1 - stats.poisson(2).cdf(2)))
+
+
+def test_weibull_and_chi_square_solve_their_likelihood_equations():
+    x = np.array([0.5, 1.0, 2.0, 3.5, 7.0, 0.8])
+    p = fit(x, "weibull").parameters
+    k, logs = p["shape"], np.log(x)
+    assert (x ** k * logs).sum() / (x ** k).sum() - 1 / k == pytest.approx(logs.mean(),
+                                                                           rel=1e-12)
+    assert p["scale"] == pytest.approx(np.mean(x ** k) ** (1 / k), rel=1e-12)
+    # scipy's numerical maximum likelihood (location fixed at 0) agrees
+    shape, _, scale = stats.weibull_min.fit(x, floc=0)
+    assert (k, p["scale"]) == pytest.approx((shape, scale), rel=1e-4)
+    from scipy.special import digamma
+    df = fit(x, "chi_square").parameters["df"]
+    assert digamma(df / 2) == pytest.approx(np.log(x / 2).mean(), rel=1e-12)
+    assert df == pytest.approx(stats.chi2.fit(x, floc=0, fscale=1)[0], rel=1e-4)
+
+
+def test_triangular_limits_and_mode_by_hand():
+    # 1, 2, 4: mean spacing 1.5, limits -0.5 and 5.5. Likelihood ratios of the modes
+    # (Oliver 1972): at 1 (3.5 * 1.5) / 4.5^2 = .2593, at 2 (1.5 / 2.5) (1.5 / 3.5) = .2571,
+    # at 4 (1.5 * 2.5) / 4.5^2 = .1852: the mode is 1
+    p = fit(np.array([4.0, 1, 2]), "triangular").parameters
+    assert p == {"min": -0.5, "mode": 1.0, "max": 5.5}
+    # the mode maximises the full likelihood among the values (scipy's density)
+    x = np.array([2.0, 3.1, 3.3, 4.0, 6.5, 9.0, 3.2])
+    p = fit(x, "triangular").parameters
+    width = p["max"] - p["min"]
+
+    def loglik(mode):
+        return stats.triang((mode - p["min"]) / width, loc=p["min"], scale=width).logpdf(x).sum()
+    assert loglik(p["mode"]) == max(loglik(m) for m in x)
+
+
+def test_poisson_release_is_whole_and_follows_the_law():
+    n = 20_000
+    x = stats.poisson(3.5).rvs(size=n, random_state=np.random.default_rng(7)).astype(float)
+    out, info = distort(x, "poisson", np.random.default_rng(8))
+    assert info["parameters"] == {"mean": x.mean()}
+    assert np.all(out == np.floor(out)) and out.min() >= 0
+    assert abs(out.mean() - x.mean()) < 6 * np.sqrt(x.mean() / n)
+    assert np.all(np.diff(out[np.argsort(x, kind="stable")]) >= 0)
+
+
+def test_best_chooses_among_every_law_of_liew_choi_and_liew():
+    rng = np.random.default_rng(6)
+    assert best_fit(rng.weibull(0.6, 5000) * 10)[0].name == "weibull"
+    assert best_fit(rng.poisson(4, 5000).astype(float))[0].name == "poisson"
+    assert best_fit(rng.triangular(0, 2, 10, 5000))[0].name == "triangular"
+    # a chi-square sample is a gamma one too (scale 2): either may fit it best, by the
+    # sampling noise of the statistic; the chi-square fit finds its degrees of freedom
+    chosen, tried = best_fit(rng.chisquare(7, 5000))
+    assert chosen.name in ("chi_square", "gamma") and chosen.ks == min(tried.values())
+    assert fit(rng.chisquare(7, 5000), "chi_square").parameters["df"] == pytest.approx(7, abs=0.3)
+    # whole values below zero: no Poisson; positive values that are not whole: no Poisson
+    assert "poisson" not in best_fit(np.array([-1.0, 0, 2, 3]))[1]
+    assert "poisson" not in best_fit(np.array([0.5, 1, 2, 3]))[1]
+    with pytest.raises(ValueError, match="whole non-negative"):
+        fit(np.array([0.5, 1, 2]), "poisson")
