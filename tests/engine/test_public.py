@@ -75,12 +75,13 @@ def canonical(values) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def released(tmp_path_factory):
-    """Every shipped recipe run once: recipe path -> (result, output directory)."""
+def released(shipped_run):
+    """Every shipped recipe run once (the session's ``shipped_run``): recipe file name ->
+    (result, output directory)."""
     out = {}
     for path in RECIPES:
-        target = tmp_path_factory.mktemp(path.stem) / "out"
-        out[path.name] = (run(path, target, use_cache=False), target)
+        result = shipped_run(path.stem).result
+        out[path.name] = (result, result.out_dir)
     return out
 
 

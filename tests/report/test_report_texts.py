@@ -2,41 +2,30 @@
 nothing that is not there: every method step's cost in the utility cost (its figures in
 the internal report only), no text pointing at a picture that is not drawn, no column
 of dashes, only the sensitivity rules the recipe gives, and the appendix's keys in plain
-words with the raw key as a tooltip. Each recipe is run once (on first use)."""
+words with the raw key as a tooltip. Each recipe is run once per session (the
+``shipped_run`` fixture, shared with the other tests of the shipped recipes)."""
 
 import html as htmllib
 import re
-import shutil
 
 import pytest
-import yaml
 from helpers import ROOT
 
-from sdcflow import run
 from sdcflow.report.keys import plain_key
 
 RECIPES = sorted(p.stem for p in (ROOT / "recipes").glob("*.yaml"))
 _RUNS: dict = {}
 
 
-@pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    path = tmp_path_factory.mktemp("texts")
-    shutil.copytree(ROOT / "recipes" / "data", path / "data")
-    return path
+@pytest.fixture
+def base(shipped_run):
+    return shipped_run
 
 
 def reports(base, name):
     """(recipe, internal report, external report or None) of shipped recipe ``name``."""
-    if name not in _RUNS:
-        recipe = base / f"{name}.yaml"
-        shutil.copy(ROOT / "recipes" / f"{name}.yaml", recipe)
-        result = run(recipe, base / "out" / name)
-        public = result.public_dir / "report.html"
-        _RUNS[name] = (yaml.safe_load(recipe.read_text()),
-                       (result.out_dir / "report.html").read_text(),
-                       public.read_text() if public.exists() else None)
-    return _RUNS[name]
+    done = base(name)
+    return done.recipe, done.internal, done.external
 
 
 def pages(base, name) -> list[str]:

@@ -16,8 +16,6 @@ import subprocess
 import pytest
 from helpers import ROOT
 
-from sdcflow import run
-from sdcflow.errors import CheckFailed
 from sdcflow.report.pdf import pdf_problem
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -47,18 +45,15 @@ for (const name of names) {
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory) -> dict:
-    """Each shipped recipe run (write=False, its checks failed or not): report name ->
-    HTML page."""
+def reports(shipped_run) -> dict:
+    """Each shipped recipe's reports (its checks failed or not): report name -> HTML
+    page."""
     out = {}
     for path in RECIPES:
-        try:
-            result = run(path, write=False)
-        except CheckFailed as exc:  # a failed run has an internal report too
-            result = exc.result
-        out[f"{path.stem}.internal"] = result.report()
-        if result.external_report is not None:
-            out[f"{path.stem}.external"] = result.external_report()
+        done = shipped_run(path.stem)
+        out[f"{path.stem}.internal"] = done.internal
+        if done.external is not None:
+            out[f"{path.stem}.external"] = done.external
     return out
 
 
