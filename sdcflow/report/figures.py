@@ -3,7 +3,8 @@ every run (fixed hash salt, no date, text kept as text so that it stays searchab
 the page self-contained).
 
 Each function takes plain arrays or mappings (no pandas, no recipe) and returns SVG text,
-or ``""`` when there is nothing to draw."""
+or ``""`` when there is nothing to draw; each is pure, so its pictures are drawn once per
+process (:mod:`sdcflow.report.svg_cache`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from contextlib import contextmanager
 from itertools import pairwise
 
 import numpy as np
+
+from .svg_cache import memoised
 
 BEFORE = "#9aa7b4"  # the original data: grey-blue
 AFTER = "#1f5f99"   # the release: blue
@@ -60,6 +63,7 @@ def histogram_edges(values: np.ndarray, bins: int = 30) -> np.ndarray:
     return np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
 
 
+@memoised
 def histogram(name: str, before: np.ndarray | None, after: np.ndarray | None,
               bins: int = 30, cuts: Sequence[tuple[float, str]] = ()) -> str:
     """Histograms of a numeric variable in the original data (``before``, grey) and the
@@ -99,6 +103,7 @@ def histogram(name: str, before: np.ndarray | None, after: np.ndarray | None,
         return _svg(fig)
 
 
+@memoised
 def scatter(name: str, before: np.ndarray, after: np.ndarray, limit: int = 2000) -> str:
     """Each record's released value of ``name`` against its original one, with the
     diagonal of unchanged values: the picture of a method that moves values between
@@ -127,6 +132,7 @@ def scatter(name: str, before: np.ndarray, after: np.ndarray, limit: int = 2000)
         return _svg(fig)
 
 
+@memoised
 def frequency_bars(name: str, categories: Sequence[str], before: Sequence[int] | None,
                    after: Sequence[int] | None) -> str:
     """Side-by-side bars of the records in each category (already labelled, e.g. ``1
@@ -160,6 +166,7 @@ def frequency_bars(name: str, categories: Sequence[str], before: Sequence[int] |
         return _svg(fig)
 
 
+@memoised
 def heat_map(name: str, categories: Sequence[str], matrix: np.ndarray,
              title: str | None = None) -> str:
     """A transition matrix (row: the original category, column: the released one) as a
@@ -188,6 +195,7 @@ def heat_map(name: str, categories: Sequence[str], matrix: np.ndarray,
         return _svg(fig)
 
 
+@memoised
 def risk_distribution(edges: Sequence[float], records: Sequence[int],
                       threshold: float | None = None, title: str = "individual risk") -> str:
     """Records per band of individual re-identification risk (bands given by their
@@ -211,6 +219,7 @@ def risk_distribution(edges: Sequence[float], records: Sequence[int],
         return _svg(fig)
 
 
+@memoised
 def suppressions(counts: Mapping[str, int]) -> str:
     """Horizontal bars of the values suppressed in each variable."""
     if not any(counts.values()):
@@ -332,6 +341,7 @@ def marker_boxes(ax, points: Sequence[tuple[str, float, float]], released: str |
     return out
 
 
+@memoised
 def ru_map(points: Sequence[tuple[str, float, float]], *, released: str | None = None,
            dr_name: str = "disclosure risk (DR)", il_name: str = "information loss (IL)"
            ) -> str:
