@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("validate", help="check recipes (schema, semantics, data)")
     p.add_argument("recipes", nargs="+", metavar="RECIPE")
     p.add_argument("--no-data", action="store_true", help="do not read the data")
+    overrides_option(p)
     allow_path(p)
     fmt(p)
     p.set_defaults(func=cmd_validate)
@@ -98,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the external report (published measures only, as in public/)")
     p.add_argument("--pdf", action="store_true",
                    help="write the report as PDF (A4; needs the extra sdcflow[pdf])")
+    overrides_option(p)
     allow_path(p)
     p.set_defaults(func=cmd_report)
 

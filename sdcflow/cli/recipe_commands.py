@@ -17,13 +17,20 @@ def cmd_validate(args) -> int:
     status, report = 0, []
     for path in args.recipes:
         try:
-            validated = validate(path, data=not args.no_data, allow_paths=args.allow_path)
+            recipe = path
+            if args.overrides:  # (each recipe validated with the same --set values)
+                from ..recipe import load_recipe
+
+                recipe = load_recipe(path, allow_paths=args.allow_path,
+                                     overrides=args.overrides)
+            validated = validate(recipe, data=not args.no_data, allow_paths=args.allow_path)
             for w in validated.warnings:
                 print(w, file=sys.stderr)
             report.append({"recipe": path, "valid": True,
                            "warnings": [w.as_dict() for w in validated.warnings]})
             if args.format == "text":
-                print(f"{path}: valid")
+                sets = "".join(f" --set {o}" for o in args.overrides)
+                print(f"{path}: valid" + (f" (with{sets})" if sets else ""))
         except RecipeError as exc:
             status = 1
             report.append({"recipe": path, "valid": False, "problems": problems_json(exc)})

@@ -13,7 +13,7 @@ def cmd_report(args) -> int:
     from ..report import pdf_bytes, write_report
     from ..report.signoff import today
 
-    recipe = load_recipe(args.recipe, allow_paths=args.allow_path)
+    recipe = load_recipe(args.recipe, allow_paths=args.allow_path, overrides=args.overrides)
     try:
         result = run(recipe, write=False, use_cache=not args.no_cache)
     except CheckFailed as exc:

@@ -149,3 +149,20 @@ def test_a_failed_run_says_its_overrides_first(small, tmp_path, capsys):
     assert err[1].startswith("check failed: loss.pil < 0 (loss.pil = ")
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["recipe"]["overrides"] == [{"set": "checks.1", "value": "loss.pil < 0"}]
+
+
+def test_validate_and_report_take_set_too(small, tmp_path, capsys):
+    # validate checks the recipe with the values a run would use: a value the recipe
+    # refuses is refused at its --set, a good one is said to be used
+    assert main(["validate", str(small), "--set", QUANTILE]) == 0
+    assert capsys.readouterr().out.strip() == f"{small}: valid (with --set {QUANTILE})"
+    assert main(["validate", str(small), "--set", "steps.top.params.top.quantile=2"]) == 1
+    err = capsys.readouterr().err
+    assert "--set steps.top.params.top.quantile=2" in err and "Traceback" not in err
+    assert main(["validate", str(small), "--set", "steps.nope.params.k=1"]) == 1
+    assert "steps has no item with id 'nope'" in capsys.readouterr().err
+    # the report of the run with the override, which names it
+    target = tmp_path / "r.html"
+    assert main(["report", str(small), "-o", str(target), "--set", QUANTILE]) == 0
+    page = target.read_text()
+    assert "steps.top.params.top.quantile=0.9" in page
