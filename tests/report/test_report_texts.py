@@ -200,6 +200,16 @@ def test_explanations_name_only_the_options_used():
     assert "below" not in pram  # no matrix is drawn where none is known
     samp = registry.get("sampling").explain({"fraction": 0.1, "unit": "household"}, None)
     assert samp.startswith("A random sample of whole households") and "stratified" not in samp
+    gen = registry.get("semantic_generalisation")
+    by_depth = gen.explain({"variable": "occupation", "depth": 2}, None)
+    assert "depth 2" in by_depth and "concepts" not in by_depth and " or " not in by_depth
+    listed = gen.explain({"variable": "occupation", "concepts": ["clerk"]}, None)
+    assert "'clerk'" in listed and "depth" not in listed
+    micro = registry.get("semantic_microaggregation").explain(
+        {"variables": ["occupation"], "k": 4, "distance": "lin", "representative": "lcs"},
+        None)
+    assert "groups of 4 to 7" in micro and "Lin's similarity" in micro
+    assert "centroid" not in micro and " or " not in micro
 
 
 def test_a_graph_counts_edges_not_rows(base):

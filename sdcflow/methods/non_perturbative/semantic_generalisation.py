@@ -57,6 +57,21 @@ class SemanticGeneralisation(Method):
         "x-error": "give exactly one of 'depth' or 'concepts'",
     }
 
+    def explain(self, params, result):
+        """The option the recipe chose: a level of the taxonomy, or listed concepts."""
+        name = params.get("variable", "the variable")
+        if "depth" in params:
+            return (f"Each value of {name} was replaced by its broader concept at depth "
+                    f"{params['depth']} of its taxonomy (the root at depth 0); values "
+                    "no deeper were kept.")
+        if params.get("concepts"):
+            shown = ", ".join(f"'{c}'" for c in params["concepts"][:8])
+            more = f" and {len(params['concepts']) - 8} more" if len(params["concepts"]) > 8 else ""
+            return (f"Each value of {name} below one of the concepts {shown}{more} was "
+                    "replaced by the nearest of them above it in its taxonomy; other "
+                    "values were kept.")
+        return self.summary
+
     def check(self, params, meta):
         yield from taxonomy_problems(params["variable"], ("variable",), meta)
         var = meta.variables.get(params["variable"])

@@ -57,6 +57,21 @@ class SemanticMicroaggregation(Method):
         },
     }
 
+    def explain(self, params, result):
+        """The options the recipe chose: the distance and the group's value."""
+        k = params.get("k", 3)
+        names = ", ".join(params.get("variables") or ()) or "the variables"
+        distance = {"path": "the path length between concepts",
+                    "wu_palmer": "Wu & Palmer's similarity",
+                    "lin": "Lin's similarity", "jiang_conrath": "Jiang & Conrath's distance"
+                    }.get(params.get("distance", "wu_palmer"), params.get("distance"))
+        value = ("the least common subsumer of their values (the most specific concept "
+                 "above them all)" if params.get("representative", "lcs") == "lcs"
+                 else "their semantic centroid (the concept closest to them all)")
+        return (f"The records were put in groups of {k} to {2 * k - 1} semantically close "
+                f"records by {distance} over the taxonomies of {names}; each group's "
+                f"values were replaced by {value}.")
+
     def check(self, params, meta):
         for i, name in enumerate(params["variables"]):
             yield from taxonomy_problems(name, ("variables", i), meta)
