@@ -73,6 +73,10 @@ class Plugin(Distributable, ABC):
     summary: ClassVar[str] = ""
     version: ClassVar[str] = "1"
     params: ClassVar[dict] = {"type": "object", "additionalProperties": False, "properties": {}}
+    # entries of the result that say how a solver worked (cuts, rounds, iterations), not
+    # what the step did: the report's step figures leave them out (the appendix and the
+    # manifest keep them)
+    solver_keys: ClassVar[tuple[str, ...]] = ()
     roles: ClassVar[tuple[str, ...] | None] = None
     types: ClassVar[tuple[str, ...] | None] = None
     on_table: ClassVar[bool] = False  # works on a table (step with `table:`), not on records

@@ -77,9 +77,14 @@ def step_figures(step, result, raw: bool = False) -> list[tuple[str, object]]:
     summary compares) first, then the other numbers of the result; a mapping of numbers
     (one per variable, say) only for plugins without headline figures. With ``raw`` the
     numbers are left as numbers (to be written in their column's one format)."""
+    from ..registry import get
+
     headline = risk_figures(step.plugin, result) + utility_figures(step.plugin, result) \
         if isinstance(result, dict) else []
     rows = [(label, v if raw else number_text(v)) for label, v in headline]
+    plugin = get(step.plugin)
+    if isinstance(result, dict) and plugin is not None and plugin.solver_keys:
+        result = {k: v for k, v in result.items() if k not in plugin.solver_keys}
     rows += key_figures(result, step.params, mappings=not headline, raw=raw)
     return rows
 

@@ -160,3 +160,19 @@ def test_the_appendix_lists_values_and_counts_records():
     assert rows == {"cells": "2 entries (listed in measures.json)", "k": "2, 3, 5",
                     "long": "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 2 more",
                     "none": "(none)", "ok": "true"}
+
+
+def test_step_figures_leave_solver_internals_out():
+    # a secondary suppression's result says how the MILP went (cuts, rounds, LPs solved):
+    # the report's figures of the step are what was done (cells suppressed, optimal,
+    # audited); the internals stay in the manifest
+    from sdcflow.report.build import StepView
+    from sdcflow.report.html import step_figures
+
+    info = {"method": "optimal", "primary": 3, "secondary": 5, "suppressed": 8, "cost": 5.0,
+            "cuts": 14, "optimal": True, "rounds": 2, "lp_solved": 4,
+            "tie_break_done": True, "lower_bound": 5.0, "gap": 0.0, "fixed_out": 0,
+            "audit_passed": True}
+    step = StepView("secondary", "method", "secondary_suppression", {}, [("", info)])
+    labels = [label for label, _ in step_figures(step, info)]
+    assert labels == ["primary", "secondary", "suppressed", "cost", "optimal", "audit passed"]

@@ -34,6 +34,7 @@ from .categorical_information_loss import shared_codes
 
 @register
 class Propensity(Measure):
+    solver_keys = ("iterations",)
     name = "propensity"
     public_params = ("variables", "interactions", "squares", "reference")
     risk_measure = False

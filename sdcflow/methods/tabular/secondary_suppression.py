@@ -16,6 +16,8 @@ from ._search import untimed_search
 
 @register
 class SecondarySuppression(TableMethod):
+    solver_keys = ("cuts", "rounds", "lp_solved", "tie_break_done", "fixed_out",
+                   "lower_bound", "gap")
     name = "secondary_suppression"
     public_params = ("algorithm", "cost", "margin_cost", "time_limit")
     protects = True
