@@ -180,7 +180,8 @@ def release_frame(table) -> pd.DataFrame:
     whether a cell was suppressed as sensitive (primary) or to protect another one
     (secondary), and by which rule, is not said: that would tell an intruder which cells
     are small or dominated (see :func:`internal_frame`). A rounded or adjusted table
-publishes its new values (a frequency table: as its frequencies too)."""
+publishes its new values (a frequency table: as its frequencies too). A magnitude table
+perturbed by the cell key method publishes no frequencies: they are not perturbed."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
     codes = table.codes
@@ -194,9 +195,16 @@ publishes its new values (a frequency table: as its frequencies too)."""
         wfreq = cells["value"]
         if table.weight is None:
             freq = np.rint(cells["value"])
-    out["freq"] = freq.astype("Int64").mask(hidden)
+    exact = hidden
+    if "original_freq" in cells and table.response is not None:
+        # a magnitude table perturbed by the cell key method: its values are perturbed,
+        # its numbers of contributors are not, and published exactly they would mark the
+        # cells of one or two contributors (and give away a frequency table the recipe
+        # perturbs apart): a count is published from a frequency table of its own
+        exact = pd.Series(True, index=cells.index)
+    out["freq"] = freq.astype("Int64").mask(exact)
     if table.weight is not None:
-        out["wfreq"] = wfreq.astype("float64").mask(hidden)
+        out["wfreq"] = wfreq.astype("float64").mask(exact)
     out["value"] = cells["value"].astype("float64").mask(hidden)
     out["status"] = pd.Series(np.where(np.asarray(hidden), "suppressed", "published"),
                               index=cells.index)

@@ -305,6 +305,12 @@ def test_a_magnitude_table_worked_out_by_hand(tmp_path):
         ("Total", "x"): 1320,    # key .85 -> +1: 1200 + 120
         ("Total", "y"): 500,     # key .3 -> 0
         ("Total", "Total"): 1530})  # key 1.15 -> .15 -> -1: 1700 - 170
+    # the numbers of contributors are not perturbed: published exactly they would mark
+    # the cells of one contributor (A x, B x, B y); the release has no frequencies
+    frame = pd.read_csv(tmp_path / "out" / "public" / "gh.csv")
+    assert frame["freq"].isna().all() and frame["value"].notna().all()
+    internal = pd.read_csv(tmp_path / "out" / "tables" / "gh.csv")
+    assert internal["freq"].notna().all()  # (the office's own table keeps them)
     # with every record's key (use_zero_rkeys) A x y has key .7 -> v +1: 500 + 50
     path = write_magnitude(tmp_path, "{type: sum, p: 0.1, use_zero_rkeys: true}")
     run(path, tmp_path / "out2", use_cache=False)
