@@ -181,7 +181,8 @@ def release_frame(table) -> pd.DataFrame:
     (secondary), and by which rule, is not said: that would tell an intruder which cells
     are small or dominated (see :func:`internal_frame`). A rounded or adjusted table
 publishes its new values (a frequency table: as its frequencies too). A magnitude table
-perturbed by the cell key method publishes no frequencies: they are not perturbed."""
+whose values were perturbed (cell key, rounding, adjustment) publishes no frequencies:
+they were not."""
     cells = table.cells
     out = cells[list(table.dims)].copy()
     codes = table.codes
@@ -196,11 +197,11 @@ perturbed by the cell key method publishes no frequencies: they are not perturbe
         if table.weight is None:
             freq = np.rint(cells["value"])
     exact = hidden
-    if "original_freq" in cells and table.response is not None:
-        # a magnitude table perturbed by the cell key method: its values are perturbed,
-        # its numbers of contributors are not, and published exactly they would mark the
-        # cells of one or two contributors (and give away a frequency table the recipe
-        # perturbs apart): a count is published from a frequency table of its own
+    if "original_value" in cells and table.response is not None:
+        # a magnitude table whose values were perturbed (cell key, rounding, adjustment):
+        # its numbers of contributors were not, and published exactly they would mark
+        # the cells of one or two contributors (and give away a frequency table the
+        # recipe protects apart): a count is published from a frequency table of its own
         exact = pd.Series(True, index=cells.index)
     out["freq"] = freq.astype("Int64").mask(exact)
     if table.weight is not None:

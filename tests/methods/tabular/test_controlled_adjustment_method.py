@@ -1,6 +1,7 @@
 """The ``controlled_adjustment`` table method in a recipe, after ``sensitivity_rules``:
 every cell published, the sensitive one out of its interval, the totals additive."""
 
+import numpy as np
 import pandas as pd
 import pytest
 from helpers import ROOT
@@ -95,3 +96,17 @@ def test_seed_table_magnitudes(seed_table):
     assert abs(out.data.values[cell] - 22) >= 11 - 1e-9
     assert np.allclose(table.relations @ out.data.values, 0)
     assert out.info["integer"] is False and out.info["sensitive"] == 1
+
+
+def test_a_perturbed_magnitude_table_releases_no_frequencies(seed_table):
+    # rounded or adjusted, a magnitude table's values change and its numbers of
+    # contributors do not: published exactly, the count 1 of (P3, M2) would say that its
+    # value is one person's salary. The release has none; the office's table keeps them
+    from sdcflow.tables import internal_frame, release_frame
+
+    assert seed_table.response is not None
+    assert release_frame(seed_table)["freq"].notna().all()  # (nothing changed yet)
+    rounded = seed_table.with_values(np.round(seed_table.cells["value"].to_numpy() / 10) * 10)
+    published = release_frame(rounded)
+    assert published["freq"].isna().all() and published["value"].notna().all()
+    assert internal_frame(rounded)["freq"].notna().all()
