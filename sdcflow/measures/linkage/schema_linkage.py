@@ -35,6 +35,7 @@ from ...data.recipe_files import RecipeFileError, RecipeFiles, as_files, quotabl
 from ...data.taxonomy import variable_taxonomy
 from ...distribution import Whole
 from ...errors import PluginError
+from ...kernels.linkage.coordinates import standardize
 from ...kernels.linkage.schema_matching import (
     FORBIDDEN,
     agreement,
@@ -74,6 +75,12 @@ MAPPING_ENTRY = {
                      "description": "Categorical: the files code the variable at different "
                                     "granularity; take both to their common level in the "
                                     "release variable's taxonomy (or hierarchy)."},
+        "factor": {"type": "number", "exclusiveMinimum": 0,
+                   "description": "Numeric: the intruder's values times this are in the "
+                                  "release's units (12 for months against years...): both "
+                                  "files are then standardised with the release's means "
+                                  "and standard deviations (default: units unknown, each "
+                                  "file with its own)."},
         "level": {"type": "integer", "minimum": 0, "maximum": 100,
                   "description": "With taxonomy: the depth (edges from the root) both sides "
                                  "are taken to (default: the deepest level every value of "
@@ -268,10 +275,7 @@ class SchemaLinkage(Measure):
     def _check_entry(self, i, entry, meta, columns, seen) -> Iterator[Finding]:
         at = ("mapping", i)
         name, column = entry["variable"], entry["intruder"]
-        var = meta.variables.get(name)
-        if var is None:
-            yield (*at, "variable"), (f"'{name}' is not a variable of the data"
-                                      f"{did_you_mean(name, meta.variables)}")
+        var = meta.variables.get(name)  # (an undeclared one: reported by the validator)
         if name in seen:
             yield (*at, "variable"), f"'{name}' is mapped twice (also mapping {seen[name] + 1})"
         seen.setdefault(name, i)
@@ -279,6 +283,8 @@ class SchemaLinkage(Measure):
             yield (*at, "intruder"), _no_column(column, columns)
         if var is None:
             return
+        if not var.is_numeric and "factor" in entry:
+            yield (*at, "factor"), f"'{name}' is categorical: factor is for numeric variables"
         if var.is_numeric:
             for key in ("codes", "taxonomy", "level"):
                 if key in entry:
@@ -439,8 +445,11 @@ class SchemaLinkage(Measure):
             other = _numbers(intruder[column])
             if other is None:
                 raise PluginError(self.name, f"the intruder's column '{column}' holds text")
-            return {**out, "kind": "numeric", "_a": standardised(release),
-                    "_b": standardised(other)}
+            if "factor" not in entry:
+                return {**out, "kind": "numeric", "_a": standardised(release),
+                        "_b": standardised(other)}
+            za, zb = standardize(release[:, None], other[:, None] * float(entry["factor"]))
+            return {**out, "kind": "numeric", "_a": za[:, 0], "_b": zb[:, 0]}
         a = _texts(data.frame[name].to_numpy(dtype=object))
         b = _translate(intruder[column], entry.get("codes"))
         if entry.get("taxonomy"):
