@@ -54,6 +54,7 @@ from ...plain_words import figure
 from ...registry import Finding, Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
 from ...suggest import did_you_mean
+from .matched import MatchedById, id_problem
 from .record_linkage import links_frame
 
 _MAX_PAIR_TERMS = 40 * MAX_CELLS  # as partial_linkage: pairs x variables evaluated
@@ -125,7 +126,7 @@ def _numbers(texts: np.ndarray) -> np.ndarray | None:
 
 
 @register
-class SchemaLinkage(Measure):
+class SchemaLinkage(MatchedById, Measure):
     distribution = Whole()  # every released record against every intruder record
     name = "schema_linkage"
     version = "1"
@@ -215,13 +216,6 @@ class SchemaLinkage(Measure):
 
     # ------------------------------------------------------------------------- names
 
-    @staticmethod
-    def match_variable(params, meta) -> str | None:
-        if params.get("match_on"):
-            return params["match_on"]
-        ids = meta.names("identifier")
-        return ids[0] if len(ids) == 1 else None
-
     def variables(self, params, meta):
         if params.get("mapping"):
             return [e["variable"] for e in params["mapping"] if isinstance(e, dict)]
@@ -235,20 +229,11 @@ class SchemaLinkage(Measure):
                 out.append((("mapping", i, "variable"), entry["variable"]))
         return out
 
-    def reads(self, params, meta):
-        match = self.match_variable(params, meta)
-        return set(self.variables(params, meta)) | ({match} if match else set())
-
     # ------------------------------------------------------------------------ checks
 
     def check(self, params: Mapping, meta: Metadata) -> Iterator[Finding]:
+        yield from self.match_problems(params, meta)
         match = self.match_variable(params, meta)
-        if match is None:
-            yield ("match_on",), ("name the variable identifying the individuals in both "
-                                  "files (match_on), or declare exactly one variable with "
-                                  "role identifier")
-        elif match not in meta.variables:
-            yield ("match_on",), f"'{match}' is not a variable of the data"
         names = self.variables(params, meta)
         if not names:
             yield ("variables",), "no variables: name them or declare key or numeric variables"
@@ -317,16 +302,12 @@ class SchemaLinkage(Measure):
         columns = self._columns(params)
         if match is None or match not in data.frame or columns is None:
             return
-        ids = data.frame[match]
-        if ids.isna().any():
-            yield ("match_on",), (f"'{match}' is missing in {int(ids.isna().sum())} records: "
-                                  "every record needs its identifier")
-        elif ids.duplicated().any():
-            yield ("match_on",), (f"'{match}' repeats {int(ids.duplicated().sum())} values: "
-                                  "it must identify each record")
+        problem = id_problem(data.frame[match])
+        if problem:
+            yield ("match_on",), f"'{match}' {problem}"
         imatch = params.get("intruder_match_on") or match
         if imatch in columns:
-            problem = _id_problem(columns[imatch])
+            problem = id_problem(pd.Series(columns[imatch], dtype=object))
             if problem:
                 yield (("intruder_match_on",) if params.get("intruder_match_on")
                        else ("intruder",)), f"the intruder's column '{imatch}' {problem}"
@@ -477,15 +458,6 @@ def _first_non_number(texts: np.ndarray) -> int:
         if t is not None and np.isnan(pd.to_numeric(pd.Series([t]), errors="coerce")[0]):
             return i
     return -1
-
-
-def _id_problem(values: list) -> str | None:
-    ids = pd.Series(values, dtype=object)
-    if ids.isna().any():
-        return f"is missing in {int(ids.isna().sum())} records: every record needs its identifier"
-    if ids.duplicated().any():
-        return f"repeats {int(ids.duplicated().sum())} values: it must identify each record"
-    return None
 
 
 def _truth(release_ids: pd.Series, intruder_ids: np.ndarray) -> np.ndarray:
