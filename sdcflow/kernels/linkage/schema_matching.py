@@ -23,7 +23,9 @@ variables and codes leaves as they are:
 Variables are paired by the assignment of least total distance (Kuhn's Hungarian method,
 as SciPy's ``linear_sum_assignment`` solves it), and a pair is kept only when its distance
 is at most a threshold. The codes of a kept categorical pair are paired by frequency rank
-(the most frequent with the most frequent, and so on).
+(the most frequent with the most frequent, and so on), or, as an intruder who knows some
+individuals of both files would pair them, each intruder code with the release code it
+most often stands beside among those individuals.
 
 Linkage then counts, for a pair of records, the squared differences of the standardised
 values of the numeric pairs plus the number of categorical pairs that disagree, and links
@@ -130,6 +132,29 @@ def codes_by_rank(release: np.ndarray, intruder: np.ndarray) -> np.ndarray:
     out = np.full(size, -1, dtype=np.int64)
     k = min(len(r_order), len(i_order))
     out[i_order[:k]] = r_order[:k]
+    return out
+
+
+def codes_by_pairs(release: np.ndarray, intruder: np.ndarray, truth: np.ndarray
+                   ) -> np.ndarray:
+    """For each intruder category (code ``0 .. max``), the release category it most often
+    stands beside among the individuals in both files (released record ``i`` and
+    intruder record ``truth[i]``, both values present; equal counts: the lower code),
+    as an intruder who knows some individuals of both files learns the correspondence;
+    a category no such individual has takes its frequency rank's (:func:`codes_by_rank`)."""
+    release = np.asarray(release, dtype=np.int64)
+    intruder = np.asarray(intruder, dtype=np.int64)
+    truth = np.asarray(truth, dtype=np.int64)
+    out = codes_by_rank(release, intruder)
+    have = truth >= 0
+    a, b = release[have], intruder[truth[have]]
+    both = (a >= 0) & (b >= 0)
+    if not both.any():
+        return out
+    table = np.zeros((len(out), int(release.max(initial=0)) + 1), dtype=np.int64)
+    np.add.at(table, (b[both], a[both]), 1)
+    seen = table.sum(axis=1) > 0
+    out[seen] = table[seen].argmax(axis=1)  # (argmax: the first, lowest code, of ties)
     return out
 
 

@@ -40,6 +40,7 @@ from ...kernels.linkage.schema_matching import (
     FORBIDDEN,
     agreement,
     assign,
+    codes_by_pairs,
     codes_by_rank,
     common_depth,
     frequency_profile,
@@ -137,7 +138,7 @@ class SchemaLinkage(MatchedById, Measure):
     # the intruder's file stays internal (it is data); the mapping and the options are
     # what a reader needs to understand the figure
     public_params = ("intruder", "match_on", "intruder_match_on", "mapping", "variables",
-                     "max_distance", "tolerance")
+                     "max_distance", "proposal_codes", "tolerance")
     params: ClassVar[dict] = {
         "type": "object",
         "additionalProperties": False,
@@ -177,6 +178,14 @@ class SchemaLinkage(MatchedById, Measure):
                                             "variation of the sorted frequency profiles; "
                                             "Kolmogorov-Smirnov of the standardised values) "
                                             "is at most this."},
+            "proposal_codes": {
+                "enum": ["matched", "frequency"], "default": "matched",
+                "description": "Without a mapping, how the codes of a proposed categorical "
+                               "pair correspond: matched (the worst case), each intruder "
+                               "code to the release code it most often stands beside among "
+                               "the individuals in both files (an intruder who knows some "
+                               "of them); frequency, by frequency rank alone (the value "
+                               "distributions only)."},
             "tolerance": {"type": "number", "minimum": 0, "default": 0.1,
                           "description": "Numeric pairs: in the agreement reported, two "
                                          "standardised values agree when they differ by at "
@@ -334,6 +343,8 @@ class SchemaLinkage(MatchedById, Measure):
                        "source": Text(("declared", "proposed")),
                        "distance": NUMBER.with_null(), "level": COUNT.with_null(),
                        "codes": ListOf(ListOf(TEXT)).with_null(),
+                       "code_map": Text(("declared", "identical", "matched",
+                                         "frequency")).with_null(),
                        "agreement": NUMBER.with_null(),
                        "chance_agreement": NUMBER.with_null()})
         return Record({"mapping": Text(("declared", "proposed")), "variables": NAMES,
@@ -374,7 +385,9 @@ class SchemaLinkage(MatchedById, Measure):
             names = self.variables(params, data.meta)
             candidates = [c for c in intruder if c != imatch]
             pairs, rejected = _propose(data, names, intruder, candidates,
-                                       float(params.get("max_distance", 0.1)))
+                                       float(params.get("max_distance", 0.1)),
+                                       truth if params.get("proposal_codes", "matched")
+                                       == "matched" else None)
         num = [p for p in pairs if p["kind"] == "numeric"]
         cat = [p for p in pairs if p["kind"] == "categorical"]
         n = len(data)
@@ -420,7 +433,7 @@ class SchemaLinkage(MatchedById, Measure):
         name, column = entry["variable"], entry["intruder"]
         var = data.variables[name]
         out = {"variable": name, "intruder": column, "source": "declared", "distance": None,
-               "level": None, "codes": None}
+               "level": None, "codes": None, "code_map": None}
         if var.is_numeric:
             release = pd.to_numeric(data.frame[name], errors="coerce").to_numpy(float)
             other = _numbers(intruder[column])
@@ -440,7 +453,8 @@ class SchemaLinkage(MatchedById, Measure):
                 raise PluginError(self.name, str(exc)) from None
             out["level"] = level
         ra, rb = _shared_codes(a, b)
-        return {**out, "kind": "categorical", "_a": ra, "_b": rb}
+        return {**out, "kind": "categorical", "_a": ra, "_b": rb,
+                "code_map": "declared" if entry.get("codes") else "identical"}
 
 
 def _round(x):
@@ -524,10 +538,12 @@ def _shared_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def _propose(data: Dataset, names: list[str], intruder: dict, candidates: list[str],
-             max_distance: float) -> tuple[list[dict], list[dict]]:
+             max_distance: float, truth: np.ndarray | None
+             ) -> tuple[list[dict], list[dict]]:
     """The pairs proposed from the value distributions (see
     :mod:`sdcflow.kernels.linkage.schema_matching`), and the assigned pairs rejected for a
-    distance above ``max_distance``."""
+    distance above ``max_distance``; the codes of a categorical pair by the individuals in
+    both files (``truth``) or, without, by frequency rank."""
     rel = []
     for name in names:
         var = data.variables[name]
@@ -561,13 +577,16 @@ def _propose(data: Dataset, names: list[str], intruder: dict, candidates: list[s
         kind, values = rel[i]
         numbers, texts = other[j]
         out = {"variable": names[i], "intruder": candidates[j], "kind": kind,
-               "source": "proposed", "distance": round(d, 6), "level": None, "codes": None}
+               "source": "proposed", "distance": round(d, 6), "level": None, "codes": None,
+               "code_map": None}
         if kind == "numeric":
             out.update(_a=standardised(values), _b=standardised(numbers))
         else:
             ra, ia = (pd.factorize(pd.Series(x, dtype=object), sort=True) for x in
                       (values, texts))
-            rank = codes_by_rank(ra[0], ia[0])
+            rank = codes_by_rank(ra[0], ia[0]) if truth is None else \
+                codes_by_pairs(ra[0], ia[0], truth)
+            out["code_map"] = "frequency" if truth is None else "matched"
             mapped = np.array([None if c < 0 or rank[c] < 0 else ra[1][rank[c]]
                                for c in ia[0]], dtype=object)
             if len(ia[1]) <= _MAX_CODES_SHOWN:

@@ -12,6 +12,7 @@ from sdcflow.kernels.linkage.schema_matching import (
     FORBIDDEN,
     agreement,
     assign,
+    codes_by_pairs,
     codes_by_rank,
     common_depth,
     frequency_profile,
@@ -123,3 +124,19 @@ def test_agreement_by_hand():
 def test_common_depth():
     assert common_depth([np.array([2, 2, 3]), np.array([1, 2])]) == 1
     assert common_depth([np.array([], dtype=int)]) == 0
+
+
+def test_codes_by_pairs_by_hand():
+    # released codes 0 0 1 1; intruder rows (by truth) 1 1 0 0 -> intruder 1 is beside
+    # release 0 twice, intruder 0 beside release 1 twice; the intruder's code 2 is held by
+    # nobody in both files: its frequency rank's release code (codes 0 and 1 occur twice
+    # each in the release and the intruder's 2 once, third: none, -1)
+    release = np.array([0, 0, 1, 1])
+    intruder = np.array([1, 1, 0, 0, 2])
+    truth = np.array([0, 1, 2, 3])
+    assert codes_by_pairs(release, intruder, truth).tolist() == [1, 0, -1]
+    # equal counts: the lower release code
+    assert codes_by_pairs(np.array([0, 1]), np.array([0, 0]), np.array([0, 1])).tolist() == [0]
+    # nobody in both files: the frequency rank's
+    assert codes_by_pairs(release, intruder, np.full(4, -1)).tolist() == \
+        codes_by_rank(release, intruder).tolist()

@@ -179,6 +179,33 @@ def test_a_pair_too_far_apart_is_rejected():
         {"variable": "sex", "intruder": "gender", "distance": 0.1}]
 
 
+def test_codes_of_equal_frequency_are_matched_by_the_individuals_in_both_files():
+    # sex 1 x5, 2 x5 (the intruder's W for 1, M for 2): frequency ranks cannot tell the
+    # codes apart and pair them by code order, M -> 1 and W -> 2, always wrong (agreement
+    # 0 against 0.5 by chance); the individuals in both files pair W with 1 (agreement 1).
+    # Matched, the records fall in 5 (sex, region) combinations: 5 correct of 10. By
+    # frequency, a record links to the other sex's records of its region, wrongly, except
+    # the two (2, r3): no (1, r3) exists, so they tie, one mismatch away, with the 5 of
+    # sex 1 and the two (2, r3) themselves: 2 x 1/7 correct
+    sex = ["1"] * 5 + ["2"] * 5
+    data = small_dataset(id=("identifier", "categorical", [f"p{i}" for i in range(10)]),
+                         sex=("key", "categorical", sex),
+                         region=("key", "categorical", REGION))
+    columns = {"who": [f"p{i}" for i in range(10)],
+               "gender": [{"1": "W", "2": "M"}[v] for v in sex],
+               "area": [AREA[v] for v in REGION]}
+    matched = evaluate(data, {"columns": columns}, intruder_match_on="who").summary
+    assert [p["code_map"] for p in matched["pairs"]] == ["matched", "matched"]
+    assert matched["pairs"][0]["codes"] == [["M", "2"], ["W", "1"]]
+    assert matched["pairs"][0]["agreement"] == 1.0 and matched["percent"] == 50.0
+    freq = evaluate(data, {"columns": columns}, intruder_match_on="who",
+                    proposal_codes="frequency").summary
+    assert freq["pairs"][0]["codes"] == [["M", "1"], ["W", "2"]]
+    assert freq["pairs"][0]["agreement"] == 0.0
+    assert freq["pairs"][0]["chance_agreement"] == 0.5
+    assert freq["correct"] == pytest.approx(2 / 7, abs=1e-6)
+
+
 def test_conformance():
     check_method(PLUGIN, release(), {"intruder_data": intruder_data(),
                                      "intruder_match_on": "who"})
