@@ -180,13 +180,16 @@ def schema_links(release_numeric: np.ndarray, intruder_numeric: np.ndarray,
     record of released record ``i``'s individual (-1: not in the intruder's file). A
     record with a missing value is not linked (released) or not a candidate (intruder)."""
     def coordinates(num, codes):
-        codes = np.asarray(codes, dtype=float).reshape(len(num), -1)
-        codes = np.where(codes < 0, np.nan, codes)
-        return np.hstack([np.asarray(num, dtype=float).reshape(len(num), -1), codes])
+        num = np.asarray(num, dtype=float)
+        codes = np.asarray(codes, dtype=float)
+        if num.ndim != 2 or codes.ndim != 2 or len(num) != len(codes):
+            raise ValueError("the numeric values and the codes of a file need one row per "
+                             "record (2-d arrays)")
+        return np.hstack([num, np.where(codes < 0, np.nan, codes)])
 
     p = coordinates(release_numeric, release_codes)
     o = coordinates(intruder_numeric, intruder_codes)
-    width = np.asarray(release_numeric).reshape(len(p), -1).shape[1]
+    width = np.asarray(release_numeric).shape[1]
     return pairwise_links(p, o, truth, distance=mixed_distance(width))
 
 

@@ -140,3 +140,10 @@ def test_codes_by_pairs_by_hand():
     # nobody in both files: the frequency rank's
     assert codes_by_pairs(release, intruder, np.full(4, -1)).tolist() == \
         codes_by_rank(release, intruder).tolist()
+
+
+def test_schema_links_with_an_empty_intruder_file():
+    # nobody to link to: no link, nothing correct (an intruder's file of a header only)
+    links = schema_links(np.zeros((2, 1)), np.zeros((0, 1)), np.zeros((2, 1), dtype=int),
+                         np.zeros((0, 1), dtype=int), np.array([-1, -1]))
+    assert links.ties.tolist() == [0, 0] and not links.correct.any()
