@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import small_dataset, validate_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sdcflow import registry, run
 from sdcflow.testing import check_method
@@ -204,6 +206,25 @@ def test_codes_of_equal_frequency_are_matched_by_the_individuals_in_both_files()
     assert freq["pairs"][0]["agreement"] == 0.0
     assert freq["pairs"][0]["chance_agreement"] == 0.5
     assert freq["correct"] == pytest.approx(2 / 7, abs=1e-6)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.permutations(["r1", "r2", "r3"]), st.permutations(range(10)))
+def test_renamed_codes_with_their_map_link_as_the_same_codes(names, order):
+    # the intruder's region codes renamed (and its rows shuffled), the renaming declared:
+    # the same figures as the intruder holding the release's own codes
+    rename = dict(zip(["r1", "r2", "r3"], names, strict=True))
+    plain = intruder_data()
+    plain["columns"]["area"] = list(REGION)
+    renamed = {"columns": {k: [v[i] for i in order] for k, v in plain["columns"].items()}}
+    renamed["columns"]["area"] = [rename[v] for v in renamed["columns"]["area"]]
+    mapping = [{"variable": "region", "intruder": "area"},
+               {"variable": "age", "intruder": "months", "factor": 1 / 12}]
+    same = evaluate(release(), plain, intruder_match_on="who", mapping=mapping).summary
+    mapping[0]["codes"] = {new: old for old, new in rename.items()}
+    other = evaluate(release(), renamed, intruder_match_on="who", mapping=mapping).summary
+    assert other["correct"] == same["correct"] == 10
+    assert [p["agreement"] for p in other["pairs"]] == [p["agreement"] for p in same["pairs"]]
 
 
 def test_conformance():
