@@ -117,13 +117,19 @@ def _texts(column) -> np.ndarray:
     return out
 
 
+def _parsed(texts: np.ndarray) -> tuple[np.ndarray, int]:
+    """Text values as numbers (NaN for missing and for text), and the position of the
+    first value that is text (-1: none)."""
+    present = np.array([t is not None for t in texts], dtype=bool)
+    numbers = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(float)
+    bad = np.flatnonzero(present & np.isnan(numbers))
+    return numbers, int(bad[0]) if len(bad) else -1
+
+
 def _numbers(texts: np.ndarray) -> np.ndarray | None:
     """Text values as numbers (NaN for missing), or None when one is not a number."""
-    present = np.array([t is not None for t in texts], dtype=bool)
-    out = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(float)
-    if (present & np.isnan(out)).any():
-        return None
-    return out
+    numbers, bad = _parsed(texts)
+    return None if bad >= 0 else numbers
 
 
 @register
@@ -284,10 +290,9 @@ class SchemaLinkage(MatchedById, Measure):
                 if key in entry:
                     yield (*at, key), (f"'{name}' is {var.type}: {key} is for categorical "
                                        "variables")
-            if column in columns and _numbers(np.asarray(columns[column], dtype=object)) \
-                    is None:
-                texts = np.asarray(columns[column], dtype=object)
-                bad = _first_non_number(texts)
+            bad = _parsed(np.asarray(columns[column], dtype=object))[1] \
+                if column in columns else -1
+            if bad >= 0:
                 yield (*at, "intruder"), (f"'{name}' is {var.type} but the intruder's column "
                                           f"'{column}' holds text (record {bad + 1})")
             return
@@ -465,13 +470,6 @@ def _no_column(name: str, columns) -> str:
     """A column the intruder's file lacks; only a plain name of it is suggested."""
     return (f"the intruder's file has no column '{name}'"
             f"{did_you_mean(name, [c for c in columns if quotable(c)])}")
-
-
-def _first_non_number(texts: np.ndarray) -> int:
-    for i, t in enumerate(texts):
-        if t is not None and np.isnan(pd.to_numeric(pd.Series([t]), errors="coerce")[0]):
-            return i
-    return -1
 
 
 def _truth(release_ids: pd.Series, intruder_ids: np.ndarray) -> np.ndarray:

@@ -274,6 +274,22 @@ def test_values_outside_the_taxonomy_are_an_error(write_recipe, tmp_path, capsys
                in line for line in lines), lines
 
 
+def test_text_in_a_numeric_pair_and_a_missing_taxonomy_are_errors(write_recipe, tmp_path,
+                                                                  capsys):
+    files(tmp_path, INTRUDER.replace("c,F,B,25", "c,F,B,zz"))
+    text = RECIPE.replace("taxonomy: true}", "taxonomy: true}\n"
+                          "        - {variable: age, intruder: years}").replace(
+        "    taxonomy: {tree: {A: [A1, A2], B: [B1, B2]}}\n", "")
+    path = write_recipe(text)
+    code, lines = validate_cli(path, capsys)
+    assert code == 1
+    assert lines[:2] == [
+        f"{path}:20:60: steps[0].params.mapping[1].taxonomy: 'region' has no taxonomy: "
+        "declare one (variables.region.taxonomy) or a hierarchy",
+        f"{path}:21:37: steps[0].params.mapping[2].intruder: 'age' is integer but the "
+        "intruder's column 'years' holds text (record 2)"]
+
+
 def test_no_mapping_proposes_from_the_recipe(write_recipe, tmp_path):
     # the ten individuals above as files: without a mapping the proposal pairs the
     # renamed variables (see test_proposal_recovers_renamed_variables_and_codes) and
