@@ -284,10 +284,10 @@ def test_text_in_a_numeric_pair_and_a_missing_taxonomy_are_errors(write_recipe, 
     code, lines = validate_cli(path, capsys)
     assert code == 1
     assert lines[:2] == [
-        f"{path}:20:60: steps[0].params.mapping[1].taxonomy: 'region' has no taxonomy: "
-        "declare one (variables.region.taxonomy) or a hierarchy",
-        f"{path}:21:37: steps[0].params.mapping[2].intruder: 'age' is integer but the "
-        "intruder's column 'years' holds text (record 2)"]
+        (f"{path}:20:60: steps[0].params.mapping[1].taxonomy: 'region' has no taxonomy: "
+         "declare one (variables.region.taxonomy) or a hierarchy"),
+        (f"{path}:21:37: steps[0].params.mapping[2].intruder: 'age' is integer but the "
+         "intruder's column 'years' holds text (record 2)")]
 
 
 def test_no_mapping_proposes_from_the_recipe(write_recipe, tmp_path):
