@@ -27,6 +27,8 @@ INTERNAL = {
     "rank_swap_attack": {"p", "p_unit"},
     # the sensitivity rules' thresholds tell how small or dominated a suppressed cell is
     "sensitivity_rules": {"rules", "protection"},
+    # the intruder's file as read: its records are data
+    "schema_linkage": {"intruder_data"},
 }
 
 # the classes a built-in plugin derives from that are not plugins themselves

@@ -42,7 +42,7 @@ def risk_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
             out.append((f"records with individual risk above {summary['threshold']}",
                         summary.get("above_threshold")))
         out.append(("highest individual risk", summary.get("max")))
-    elif plugin in ("record_linkage", "learned_linkage", "partial_linkage",
+    elif plugin in ("record_linkage", "learned_linkage", "partial_linkage", "schema_linkage",
                     "rank_swap_attack", "microaggregation_attack"):
         out.append(("records re-identified by linkage (%)", summary.get("percent")))
     elif plugin == "l_diversity":

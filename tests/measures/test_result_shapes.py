@@ -126,6 +126,9 @@ CASES = {
 # table perturbed by cell_key (checked in tests/methods/tabular/test_cell_key_method.py)
 ENGINE_ONLY = {"score", "ranking", "table_audit", "camouflage_widths", "partial_linkage",
                "cell_key_utility"}
+# schema_linkage needs an identifier and an intruder's file (its summary's shape: the
+# conformance test of tests/measures/linkage/test_schema_linkage_measure.py)
+ENGINE_ONLY |= {"schema_linkage"}
 # graph measures compare two edge lists (see test_graph_summaries_have_the_declared_shape)
 EDGES = {"source": "a", "target": "b"}
 GRAPH_CASES = {

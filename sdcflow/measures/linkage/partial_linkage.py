@@ -31,6 +31,7 @@ from ...limits import MAX_CELLS, over
 from ...registry import Measure, MeasureResult, register
 from ...results import COUNT, NAMES, NUMBER, TEXT, Record, Text
 from ..reference import REFERENCE
+from .matched import MatchedById, id_problem
 from .record_linkage import (
     COVARIANCE_TEXT,
     STRONGEST,
@@ -50,7 +51,7 @@ def _runs(params) -> int:
 
 
 @register
-class PartialLinkage(Measure):
+class PartialLinkage(MatchedById, Measure):
     distribution = Whole()  # every protected record against every reference record
     name = "partial_linkage"
     public_params = ("match_on", "method", "covariance", "degree", "variables", "standardize",
@@ -94,41 +95,21 @@ class PartialLinkage(Measure):
         },
     }
 
-    @staticmethod
-    def match_variable(params, meta) -> str | None:
-        if params.get("match_on"):
-            return params["match_on"]
-        ids = meta.names("identifier")
-        return ids[0] if len(ids) == 1 else None
-
-    def reads(self, params, meta):
-        match = self.match_variable(params, meta)
-        return set(self.variables(params, meta)) | ({match} if match else set())
-
     def check(self, params, meta):
         names = self.variables(params, meta)
         yield from check_variables(params, names)
+        yield from self.match_problems(params, meta)
         match = self.match_variable(params, meta)
-        if match is None:
-            yield ("match_on",), ("name the variable identifying the individuals in both "
-                                  "files (match_on), or declare exactly one variable with "
-                                  "role identifier")
-        elif match not in meta.variables:
-            yield ("match_on",), f"'{match}' is not a variable of the data"
-        elif match in names:
+        if match in meta.variables and match in names:
             yield ("match_on",), f"'{match}' is also a linkage variable"
 
     def check_data(self, params, data):
         match = self.match_variable(params, data.meta)
         if match is None or match not in data.frame:
             return
-        ids = data.frame[match]
-        if ids.isna().any():
-            yield ("match_on",), (f"'{match}' is missing in {int(ids.isna().sum())} records: "
-                                  "every record needs its identifier")
-        elif ids.duplicated().any():
-            yield ("match_on",), (f"'{match}' repeats {int(ids.duplicated().sum())} values: "
-                                  "it must identify each record")
+        problem = id_problem(data.frame[match])
+        if problem:
+            yield ("match_on",), f"'{match}' {problem}"
         # both files hold at most the records as loaded
         n, c = len(data), len(self.variables(params, data.meta))
         terms = n * n * c * _runs(params)
