@@ -115,7 +115,14 @@ CASES = {
                    ("unweighted", {"variables": ["urbrur", "sex"]})],
     "fuzzy_clustering_loss": [{"variables": NUMERIC, "clusters": 3, "restarts": 1}],
     "classification_loss": [{"target": "sex", "variables": ["income", "urbrur"]},
-                            {"target": "walls", "variables": NUMERIC}],
+                            {"target": "walls", "variables": NUMERIC},
+                            {"target": "sex", "variables": NUMERIC, "positive": "2",
+                             "false_negative": 5}],
+    "decision_loss": [{"flag": "income > mean(income)"},
+                      {"flag": "income > 100000 and urbrur == '1'", "false_positive": 0.5}],
+    "subdomain_information_loss": [{"subdomains": ["urbrur"], "variables": NUMERIC},
+                                   {"subdomains": ["urbrur", "sex"], "variables": ["income"],
+                                    "min_records": 60}],
 }
 # score and ranking combine other results and table_audit measures a table: they are
 # checked on what the engine gives them (test_engine_results_conform below);
@@ -245,5 +252,5 @@ def test_measures_pairing_records_are_those_that_call_same_records():
                if "same_records(" in inspect.getsource(type(p))}
     assert pairing == {p.name for p in registry.plugins("measure") if p.pairs_records}
     # 8, then camouflage_widths, microaggregation_attack, d_risk, d_risk_rmd,
-    # fuzzy_clustering_loss and classification_loss
-    assert len(pairing) == 14
+    # fuzzy_clustering_loss, classification_loss and decision_loss
+    assert len(pairing) == 15
