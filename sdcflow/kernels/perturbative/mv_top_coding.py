@@ -61,7 +61,9 @@ def location_scatter(x: np.ndarray, estimator: str = "mcd",
         cov = np.cov(complete, rowvar=False).reshape(p, p)
     else:
         raise ValueError(f"unknown estimator {estimator!r}: one of {', '.join(ESTIMATORS)}")
-    if not np.linalg.eigvalsh(cov)[0] > 1e-12 * max(1.0, float(np.abs(cov).max())):
+    # singular on the scale-free correlation matrix (incomes in millions beside ages)
+    sd = np.sqrt(np.diag(cov))
+    if not (sd > 0).all() or not np.linalg.eigvalsh(cov / np.outer(sd, sd))[0] > 1e-12:
         raise ValueError("the covariance matrix is singular: the records lie on a hyperplane")
     return center, cov
 
