@@ -9,7 +9,10 @@ and :mod:`sdcflow.constraints.representatives` chooses for each variable the
 representative that keeps the constraints on it (the arithmetic mean for linear
 relations, the geometric mean of each factor for products, the lower median, an existing
 value, for "values exist in the domain"; single-variable ranges are kept by all three);
-the records are partitioned first on the condition of an if/then constraint. The
+the records are partitioned first on the condition of an if/then constraint (unless
+that leaves a part with fewer than k records: groups of k come first, and the constraint
+is reported as not kept); comparisons with a column's mean, sum or count ("IF age < 17
+THEN income < mean(income)") are kept by the arithmetic mean, which keeps those. The
 requested ``aggregation`` applies wherever no constraint needs another representative.
 The manifest says, per variable, which representative was used and which constraints it
 keeps, and lists the constraints that cannot be kept (e.g. overconstrained) with the
@@ -92,8 +95,10 @@ class Microaggregation(Method):
     # 2: representatives chosen per constraint part (a range no longer forces the mean on
     # a domain variable; aggregation: median yields to linear constraints); fuzzy weights
     # of a group lying on other prototypes are equal instead of NaN; a missing value never
-    # satisfies a partitioning condition
-    version = "2"
+    # satisfies a partitioning condition; 3: comparisons with a column's mean, sum or
+    # count kept (partitioned on their condition, arithmetic means); a condition leaving
+    # a part below k no longer partitions (its constraint reported as not kept)
+    version = "3"
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous", "ordinal", "categorical")
     stratified = True
