@@ -88,6 +88,7 @@ CASES = {
     "camouflage": [{"variables": ["income", "age"]},
                    {"variables": ["age"], "scale": "sd", "width": 0.5}],
     "ipso": [{"variables": ["income", "roof"], "predictors": ["urbrur"]}],
+    "fuzzy_c_regression": [{"variables": ["income", "roof"], "predictors": ["age"]}],
     "multiple_imputation": [{"variables": ["income", "roof"],
                              "predictors": ["urbrur"]}],
     "shuffling": [{"variables": ["income", "roof"], "predictors": ["urbrur"]}],
