@@ -83,12 +83,12 @@ def test_problems_are_named():
     meta = ages(["0-17"]).meta
     found = list(PLUGIN.check({"variable": "agegroup", "top": {"category": "18-39"},
                                "bottom": {"category": "40-64"}}, meta))
-    assert found == [(("bottom", "category"), "the bottom category '40-64' comes after the "
-                      "top category '18-39' in the order")]
+    assert found == [(("bottom", "category"), ("the bottom category '40-64' comes after "
+                                               "the top category '18-39' in the order"))]
     found = list(PLUGIN.check({"variable": "agegroup",
                                "top": {"category": "75-84", "label": "40-64"}}, meta))
-    assert found == [(("top", "label"), "the label '40-64' is another category of "
-                      "'agegroup' that stays")]
+    assert found == [(("top", "label"), ("the label '40-64' is another category of "
+                                         "'agegroup' that stays"))]
     numbers = small_dataset(age=("key", "integer", [1, 2])).meta
     found = list(PLUGIN.check({"variable": "age", "top": {"category": "2"}}, numbers))
     assert found and found[0][0] == ("top", "category") and "'age' is integer" in found[0][1]
