@@ -28,6 +28,10 @@ two variables in an increasing relation                also the median: order st
 products of factors ``x + c`` with positive            the geometric mean of each factor
 constants (``price * (1 + vat) == retail``, also       (Prop. 4-6, 8; monotone, so also for
 ``<=``)                                                inequalities)
+comparisons with a column's ``mean``, ``sum`` or       the arithmetic mean only: each group's
+``count`` (``income < mean(income)``; EC-GV2)          keeps the column's sum and count, and
+                                                       the comparison with them as constants
+                                                       (``median``, ``min``, ``max``: none)
 ``if``/``then``                                        records partitioned on the condition
                                                        first (Shlomo & de Waal 2008); the
                                                        condition (both ways) and the
