@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.codes import numeric_matrix
+from ...data.magnitude import squares_message, squares_overflow
 from ...data.strata import stratum_codes, stratum_members
 from ...distribution import Rows, Whole, sum_info
 from ...errors import PluginError
@@ -242,6 +243,10 @@ class Noise(Method):
         X = numeric_matrix(data.frame, names)
         level = _level(params)
         if method == "outdect":
+            for j, name in enumerate(names):  # the MCD's covariance must stay finite
+                top = squares_overflow(X[:, j])
+                if top is not None:
+                    yield ("variables",), squares_message(name, top, len(X))
             complete = int((~np.isnan(X).any(axis=1)).sum())
             if complete <= len(names) + 1:
                 yield ("variables",), (f"outdect's robust covariance (MCD) needs more records "
