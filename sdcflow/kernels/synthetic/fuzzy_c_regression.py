@@ -135,11 +135,16 @@ def _fuzzy_c_means_start(X: np.ndarray, Y: np.ndarray, c: int, rng: np.random.Ge
 
 
 def _coefficients(X: np.ndarray, Y: np.ndarray, u: np.ndarray, m: float) -> np.ndarray:
-    """Each model's weighted least squares coefficients (weights u_ik^m), c x q x m; the
-    minimum-norm solution when the weighted design is rank deficient."""
-    w = np.sqrt(u ** m)
-    return np.stack([np.linalg.lstsq(X * w[:, [i]], Y * w[:, [i]], rcond=None)[0]
-                     for i in range(u.shape[1])])
+    """Each model's weighted least squares coefficients (weights u_ik^m), c x q x m, from
+    the weighted normal equations X'WX B = X'WY (q x q: one pass over the records per
+    model, where a decomposition of the n x q design would cost far more each
+    iteration); the minimum-norm solution when X'WX is singular."""
+    w = u ** m
+    out = []
+    for i in range(u.shape[1]):
+        weighted = X * w[:, [i]]
+        out.append(np.linalg.lstsq(weighted.T @ X, weighted.T @ Y, rcond=None)[0])
+    return np.stack(out)
 
 
 def _residuals(X: np.ndarray, Y: np.ndarray, B: np.ndarray) -> np.ndarray:
