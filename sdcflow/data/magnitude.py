@@ -10,6 +10,7 @@ decomposition that does not converge). Plugins that compute them refuse such col
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -40,3 +41,13 @@ def squares_message(name: str, top: float, n: int) -> str:
     """What a plugin says of a column :func:`squares_overflow` refuses."""
     return (f"'{name}' has values up to {top:.3g}: their sums of squares over {n} records "
             "leave the range of 64-bit floats; rescale it (e.g. to thousands or millions)")
+
+
+def matrix_squares_problems(X: np.ndarray, names: list[str],
+                            where: tuple = ("variables",)) -> Iterator[tuple[tuple, str]]:
+    """``check_data`` findings (at ``where``) for the columns of ``X`` (named ``names``)
+    that :func:`squares_overflow` refuses."""
+    for j, name in enumerate(names):
+        top = squares_overflow(X[:, j])
+        if top is not None:
+            yield where, squares_message(name, top, len(X))

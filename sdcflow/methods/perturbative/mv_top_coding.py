@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...data.codes import numeric_column, numeric_matrix
-from ...data.magnitude import squares_message, squares_overflow
+from ...data.magnitude import matrix_squares_problems
 from ...distribution import Whole
 from ...errors import PluginError
 from ...kernels.perturbative.mv_top_coding import ALPHA, ESTIMATORS, mv_top_code
@@ -80,10 +80,7 @@ class MvTopCoding(Method):
         if not chosen:
             return
         X = numeric_matrix(data.frame, chosen)
-        for j, name in enumerate(chosen):
-            top = squares_overflow(X[:, j])
-            if top is not None:
-                yield ("variables",), squares_message(name, top, len(X))
+        yield from matrix_squares_problems(X, chosen)
         complete = int((~np.isnan(X).any(axis=1)).sum())
         if complete <= len(chosen) + 1:
             yield ("variables",), (f"the centre and scatter of {len(chosen)} variables need "
