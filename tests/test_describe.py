@@ -148,5 +148,6 @@ def test_top_bottom_code_reads_its_tails(capsys):
     assert main(["methods", "top_bottom_code"]) == 0
     out = capsys.readouterr().out
     # from top_bottom_code's schema (sdcflow/methods/non_perturbative/top_bottom_code.py)
-    assert ('  top  (mapping with keys value (number), quantile (number > 0 < 1), replace '
-            '(one of "threshold", "mean" or number), label (string); optional)') in out
+    assert ('  top  (mapping with keys value (number), quantile (number > 0 < 1), category '
+            '(string), replace (one of "threshold", "mean" or number), label (string); '
+            'optional)') in out

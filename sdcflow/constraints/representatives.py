@@ -28,6 +28,10 @@ two variables in an increasing relation                also the median: order st
 products of factors ``x + c`` with positive            the geometric mean of each factor
 constants (``price * (1 + vat) == retail``, also       (Prop. 4-6, 8; monotone, so also for
 ``<=``)                                                inequalities)
+comparisons with a column's ``mean``, ``sum`` or       the arithmetic mean only: each group's
+``count`` (``income < mean(income)``; EC-GV2)          keeps the column's sum and count, and
+                                                       the comparison with them as constants
+                                                       (``median``, ``min``, ``max``: none)
 ``if``/``then``                                        records partitioned on the condition
                                                        first (Shlomo & de Waal 2008); the
                                                        condition (both ways) and the
@@ -49,6 +53,7 @@ constraint's tolerance for floating-point rounding).
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -56,6 +61,8 @@ from .constraint import Constraint
 from .expr import dotted_name, is_aggregate
 
 MEAN, MEDIAN, GEOMETRIC, PLURALITY = "mean", "median", "geometric", "plurality"
+# statistics of a column that the arithmetic mean of every group keeps
+KEPT_AGGREGATES = frozenset({"mean", "sum", "count"})
 NUMERIC_KINDS = frozenset({MEAN, MEDIAN, GEOMETRIC})
 EXISTING = frozenset({MEDIAN, PLURALITY})  # representatives that are one of the values
 _PREFERENCE = (MEAN, MEDIAN, GEOMETRIC, PLURALITY)
@@ -129,13 +136,7 @@ def _part(node: ast.AST, text: set[str]) -> Part:
     shown = ast.unparse(node)
     aggregates = [n for n in ast.walk(node) if is_aggregate(n)]
     if aggregates:
-        # mean(x), max(x), ... are statistics of the whole column: aggregating groups of
-        # records changes them (all but the mean and the count), and no representative is
-        # known to keep a comparison of records with them
-        return Part(shown, names, frozenset(), "none", why=(
-            f"'{shown}' compares records with {ast.unparse(aggregates[0])}, a statistic of "
-            "the whole column that microaggregation changes: no representative is known "
-            "to keep it"))
+        return _aggregate_part(node, shown, names, aggregates, text)
     ordered = (isinstance(node, ast.Compare) and len(node.ops) == 1
                and isinstance(node.ops[0], _ORDERED))
     sides = [node.left, node.comparators[0]] if ordered else []
@@ -165,6 +166,34 @@ def _part(node: ast.AST, text: set[str]) -> Part:
             shape = "increasing"
     return Part(shown, names, frozenset(kinds), shape, offsets or {},
                 "" if kinds else f"'{shown}' is neither affine nor a product of factors")
+
+
+def _aggregate_part(node: ast.AST, shown: str, names: frozenset[str], aggregates: list,
+                    text: set[str]) -> Part:
+    """A part comparing records with statistics of whole columns (``income <
+    mean(income)``, EC-GV2 of Shlomo & de Waal 2008). The arithmetic mean of each group
+    keeps every column's sum, hence its mean, and its count (missing values stay
+    missing): with the statistics unchanged the part is the comparison with constants,
+    kept where the mean keeps that (a range: internality). The median, minimum and
+    maximum of a column change, so nothing keeps a comparison with them."""
+    lost = [a for a in aggregates if a.func.id not in KEPT_AGGREGATES]
+    if lost:
+        return Part(shown, names, frozenset(), "none", why=(
+            f"'{shown}' compares records with {ast.unparse(lost[0])}, a statistic of the "
+            "whole column that microaggregation changes (only mean, sum and count are kept, "
+            "by the arithmetic mean)"))
+
+    class _Constants(ast.NodeTransformer):
+        def visit_Call(self, call):
+            return ast.Constant(1.0) if is_aggregate(call) else self.generic_visit(call)
+
+    inner = _part(_Constants().visit(copy.deepcopy(node)), text)
+    if MEAN not in inner.kinds:
+        return Part(shown, names, frozenset(), "none", why=(
+            f"'{shown}' compares records with column statistics, which only the arithmetic "
+            f"mean keeps, and the mean does not keep the comparison itself "
+            f"({inner.why or inner.shape})"))
+    return Part(shown, names, frozenset({MEAN}), "aggregate")
 
 
 def affine(node: ast.AST) -> tuple[dict[str, float], float] | None:
@@ -256,13 +285,17 @@ class Choice:
 
 
 def choose(constraints: list[Constraint], types: Mapping[str, str],
-           default: str = MEAN, one_partition: bool = True) -> Choice:
+           default: str = MEAN, one_partition: bool = True,
+           exact_means: bool = True) -> Choice:
     """The representative of each variable of ``types`` (aggregated variable -> type:
     integer, continuous, ordinal or categorical) and the constraints it keeps.
 
     ``default`` (mean or median) is used wherever no admitted constraint needs another
     representative; ``one_partition`` is False when the algorithm groups each variable
-    separately (then no part relating several variables can be kept)."""
+    separately (then no part relating several variables can be kept); ``exact_means`` is
+    False when the representative "mean" is not each group's arithmetic mean of its
+    records (fuzzy memberships: a weighted mean per record), which keeps linear relations
+    but not the columns' sums (then no comparison with a column statistic is kept)."""
     text = {v for v, t in types.items() if t in ("categorical", "ordinal")}
     state = _State({v: frozenset({PLURALITY}) if t == "categorical" else
                     frozenset({MEDIAN}) if t == "ordinal" else NUMERIC_KINDS
@@ -279,7 +312,8 @@ def choose(constraints: list[Constraint], types: Mapping[str, str],
     not_kept = {}
     for _, _, c, ps in sorted(candidates, key=lambda t: t[:2]):
         trial = state.copy()
-        problem = next((p for p in (trial.admit(c.id, part, types, one_partition)
+        problem = next((p for p in (trial.admit(c.id, part, types, one_partition,
+                                                exact_means)
                                     for part in ps) if p), None)
         if problem:
             not_kept[c.id] = problem
@@ -329,8 +363,12 @@ class _State:
         return v
 
     def admit(self, cid: str, part: Part, types: Mapping[str, str],
-              one_partition: bool) -> str | None:
+              one_partition: bool, exact_means: bool = True) -> str | None:
         """Narrow the state so that ``part`` is kept; the reason when it cannot be."""
+        if part.shape == "aggregate" and not exact_means:
+            return (f"'{part.text}' compares records with column statistics, kept only by "
+                    "each group's arithmetic mean: the algorithm's weighted means change "
+                    "them (use mdav or projected)")
         inside = sorted(part.variables & set(types))
         outside = sorted(part.variables - set(types))
         if len(part.variables) > 1 and outside:

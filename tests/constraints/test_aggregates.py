@@ -118,11 +118,21 @@ def test_aggregates_of_results_in_checks():
     assert expression_value("median(a.w) + count(a.w) + sum(a.v)", results) == 2.5 + 4 + 5
 
 
-def test_microaggregation_does_not_claim_to_keep_them():
+def test_microaggregation_keeps_mean_sum_count_with_the_mean_only():
+    # the arithmetic group mean keeps the column's sum, hence mean(income): the records
+    # partitioned on age < 17, the group means of incomes below it stay below it
+    # (tests/methods/perturbative/test_microaggregation_aggregate_constraints.py)
     c = Constraint.from_recipe(GV2)
     choice = choose([c], {"age": "integer", "income": "continuous"})
-    assert choice.kept == [] and "mean(income)" in choice.not_kept["gv2"]
-    assert "no representative is known to keep it" in choice.not_kept["gv2"]
+    assert choice.kept == ["gv2"] and choice.kinds["income"] == ("mean", 0.0)
+    # fuzzy memberships (a weighted mean per record) change the sum
+    choice = choose([c], {"age": "integer", "income": "continuous"}, exact_means=False)
+    assert choice.kept == [] and "arithmetic mean" in choice.not_kept["gv2"]
+    # the median of a column changes: not kept, and no claim is made
+    c = Constraint.from_recipe({**GV2, "then": "income < median(income)"})
+    choice = choose([c], {"age": "integer", "income": "continuous"})
+    assert choice.kept == [] and "median(income)" in choice.not_kept["gv2"]
+    assert "microaggregation changes" in choice.not_kept["gv2"]
 
 
 RECIPE = """
@@ -156,10 +166,10 @@ def test_recipe_checks_on_the_original_and_on_the_protected_data(write_recipe, t
     result = run(write_recipe(RECIPE), tmp_path / "out", use_cache=False)
     assert result.measures["edits"]["constraints"]["gv2"]["violations"] == 0
     assert result.data["income"].tolist() == [110.0] * 3 + [400.0] * 3 + [600.0] * 3
-    # microaggregation says it does not claim to keep the constraint, and why; age, only
-    # in the condition of a constraint it does not keep, is not aggregated
+    # microaggregation keeps the constraint (partitioned on age < 17, then the group
+    # means); age, only in the condition, is read but not aggregated
     info = result.steps[0].info
-    assert "mean(income)" in info["constraints_not_kept"]["gv2"]
+    assert info["constraints_kept"] == ["gv2"] and info["partitioned_on"] == ["gv2"]
     assert result.data["age"].tolist() == [10, 12, 14, 30, 35, 40, 45, 50, 55]
     # an under-17 earning more than the mean: refused when the data are loaded
     people(tmp_path, [100.0, 110.0, 2000.0] + income[3:])

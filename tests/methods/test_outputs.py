@@ -53,6 +53,9 @@ CASES = {
         {"variable": "age", "top": {"quantile": 0.9, "replace": "mean"}},
         {"variable": "age", "top": {"value": 60}},
         {"variable": "income", "bottom": {"quantile": 0.1}},
+        # an ordinal by its declared order: stays ordinal, the order cut at the ends
+        {"variable": "relat", "top": {"category": "5"}, "bottom": {"category": "2",
+                                                                   "label": "1-2"}},
     ],
     "local_suppression": [{"k": 3, "variables": ["urbrur", "water", "sex", "age"]}],
     # ranges and sets become categorical text; an integer's mean continuous, its median
@@ -85,6 +88,7 @@ CASES = {
     "camouflage": [{"variables": ["income", "age"]},
                    {"variables": ["age"], "scale": "sd", "width": 0.5}],
     "ipso": [{"variables": ["income", "roof"], "predictors": ["urbrur"]}],
+    "fuzzy_c_regression": [{"variables": ["income", "roof"], "predictors": ["age"]}],
     "multiple_imputation": [{"variables": ["income", "roof"],
                              "predictors": ["urbrur"]}],
     "shuffling": [{"variables": ["income", "roof"], "predictors": ["urbrur"]}],
@@ -95,6 +99,8 @@ CASES = {
     "record_swap": [{"hierarchy": ["urbrur", "water"], "similar": [["sex"]],
                      "risk_variables": ["age"], "carry_along": ["relat", "income"]}],
     "resampling": [{"variables": ["income", "roof"]}],
+    "mv_top_coding": [{"variables": ["income", "age"]},
+                      {"variables": ["income", "age"], "estimator": "classical"}],
     "sampling": [{"fraction": 0.5}, ("integer weight", {"size": 7, "strata": ["urbrur"]})],
     "remove_variables": [{"variables": ["income"]}],
     "post_masking": [{"mask": {"method": "microaggregation",

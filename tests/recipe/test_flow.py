@@ -53,16 +53,29 @@ steps:
 
 
 def test_a_type_the_plugin_does_not_accept_at_this_step(write_recipe, capsys):
-    # global_recode makes income ordinal; top_bottom_code accepts integer or continuous
+    # global_recode makes income ordinal; noise accepts integer or continuous
+    code, err, _ = validate(write_recipe, capsys, """\
+steps:
+  - {id: inc, method: global_recode, params: {variable: income, breaks: [0, 1000, 1e9]}}
+  - {id: top, method: noise, params: {variables: [income]}}
+""")
+    assert code == 1
+    assert any("steps[1].params.variables[0]: 'income' is ordinal text at this step (made so "
+               "by step 'inc'); noise accepts integer, continuous" in line
+               for line in err), err
+
+
+def test_a_number_for_an_ordinal_made_by_an_earlier_step(write_recipe, capsys):
+    # top_bottom_code codes an ordinal by a category of its order, not by a number
     code, err, _ = validate(write_recipe, capsys, """\
 steps:
   - {id: inc, method: global_recode, params: {variable: income, breaks: [0, 1000, 1e9]}}
   - {id: top, method: top_bottom_code, params: {variable: income, top: {value: 5}}}
 """)
     assert code == 1
-    assert any("steps[1].params.variable: 'income' is ordinal text at this step (made so by "
-               "step 'inc'); top_bottom_code accepts integer, continuous" in line
-               for line in err)
+    assert any("steps[1].params.top.value: 'income' is ordinal text at this step (made so by "
+               "step 'inc'): 'income' is ordinal: give its top category in the declared order "
+               "as 'category', not 'value'" in line for line in err), err
 
 
 def test_merging_intervals_made_by_an_earlier_recode_is_accepted(write_recipe, capsys):

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from ...constraints.representatives import PLURALITY, Choice, choose, parts
 
 PER_VARIABLE = ("optimal_univariate", "individual_ranking")  # a partition per variable
+# "mean" is a weighted mean per record (fuzzy memberships): columns' sums change
+WEIGHTED = ("fuzzy", "fuzzy_c_means")
 # robust means (sdcMicro's measure = "trim" / "onestep"): only where no constraint rules
 ROBUST = ("trim", "onestep")
 
@@ -83,7 +85,8 @@ def plan_groups(params, meta) -> Plan:
     choice = None
     if use:
         choice = choose(touching, types, "mean" if robust else default,
-                        one_partition=params.get("algorithm") not in PER_VARIABLE)
+                        one_partition=params.get("algorithm") not in PER_VARIABLE,
+                        exact_means=params.get("algorithm") not in WEIGHTED)
         kinds = choice.kinds
         for v, cid in choice.overridden.items():
             notes.append(f"'{v}' uses the {kinds[v][0]}, not aggregation: {default}: "

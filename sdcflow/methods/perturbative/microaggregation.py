@@ -9,7 +9,10 @@ and :mod:`sdcflow.constraints.representatives` chooses for each variable the
 representative that keeps the constraints on it (the arithmetic mean for linear
 relations, the geometric mean of each factor for products, the lower median, an existing
 value, for "values exist in the domain"; single-variable ranges are kept by all three);
-the records are partitioned first on the condition of an if/then constraint. The
+the records are partitioned first on the condition of an if/then constraint (unless
+that leaves a part with fewer than k records: groups of k come first, and the constraint
+is reported as not kept); comparisons with a column's mean, sum or count ("IF age < 17
+THEN income < mean(income)") are kept by the arithmetic mean, which keeps those. The
 requested ``aggregation`` applies wherever no constraint needs another representative.
 The manifest says, per variable, which representative was used and which constraints it
 keeps, and lists the constraints that cannot be kept (e.g. overconstrained) with the
@@ -92,8 +95,10 @@ class Microaggregation(Method):
     # 2: representatives chosen per constraint part (a range no longer forces the mean on
     # a domain variable; aggregation: median yields to linear constraints); fuzzy weights
     # of a group lying on other prototypes are equal instead of NaN; a missing value never
-    # satisfies a partitioning condition
-    version = "2"
+    # satisfies a partitioning condition; 3: comparisons with a column's mean, sum or
+    # count kept (partitioned on their condition, arithmetic means); a condition leaving
+    # a part below k no longer partitions (its constraint reported as not kept)
+    version = "3"
     roles = ("numeric", "key", "sensitive")
     types = ("integer", "continuous", "ordinal", "categorical")
     stratified = True
@@ -262,7 +267,7 @@ class Microaggregation(Method):
         groups, conditions, notes = plan.groups, plan.conditions, plan.notes
         frame = data.frame
         k = params["k"]
-        partition = self._partition(data, params, conditions)
+        partition, unsplit = self._partition(data, params, conditions)
         columns: dict[str, pd.Series] = {}
         new_vars = []
         group_info = []
@@ -328,7 +333,7 @@ class Microaggregation(Method):
         info = {"algorithm": params["algorithm"], "k": k, "groups": group_info,
                 "sse_over_sst": round(sse_total / sst_total, 6) if sst_total else 0.0}
         if conditions:
-            info["partitioned_on"] = [c.id for c in conditions]
+            info["partitioned_on"] = [c.id for c in conditions if c.id not in unsplit]
         if small:
             info["records_in_parts_smaller_than_k"] = small
         if any(thin.values()):
@@ -336,8 +341,8 @@ class Microaggregation(Method):
             # rest on fewer than k observed values: said, not hidden
             info["groups_with_fewer_than_k_observed"] = {v: c for v, c in thin.items() if c}
         if plan.choice is not None and (plan.choice.kept or plan.choice.not_kept):
-            info["constraints_kept"] = plan.choice.kept
-            info["constraints_not_kept"] = plan.choice.not_kept
+            info["constraints_kept"] = [c for c in plan.choice.kept if c not in unsplit]
+            info["constraints_not_kept"] = {**plan.choice.not_kept, **unsplit}
         sets, _ = _key_sets(params, data.meta)
         if sets:
             keys = [v for g in sets for v in g]
@@ -353,20 +358,38 @@ class Microaggregation(Method):
             info["notes"] = notes
         return MethodResult(data.with_columns(columns, new_vars), info)
 
-    def _partition(self, data, params, conditions) -> np.ndarray:
+    def _partition(self, data, params, conditions) -> tuple[np.ndarray, dict[str, str]]:
+        """The part of each record (strata, then the conditions of if/then constraints,
+        Shlomo & de Waal 2008), and the conditions not partitioned on, with the reason:
+        a condition that would leave a part (of a stratum of at least k records) with
+        fewer than k records would make a group smaller than k, so groups of at least k
+        come first and its constraint is reported as not kept."""
         keys = []
         strata = self.strata(params, data.meta)
+        k = params["k"]
+        base = np.zeros(len(data), dtype=np.int64)
         if strata:
             keys.append(stratum_codes(data.frame, strata)[0])
+            base = pd.factorize(keys[0])[0]
+        unsplit: dict[str, str] = {}
         for c in conditions:
             holds = c.condition_holds(data.frame)
+            trial = 2 * base + holds
+            small = _split_below_k(base, trial, k)
+            if small is not None:
+                unsplit[c.id] = (f"its condition '{c.condition.text}' holds for {small[0]} "
+                                 f"record(s) and fails for {small[1]} (in one stratum): "
+                                 f"fewer than k = {k} on one side, so the records were not "
+                                 "partitioned on it (a group smaller than k)")
+                continue
+            base = pd.factorize(trial)[0]
             keys.append(np.where(holds, "1", "0"))
         if not keys:
-            return np.zeros(len(data), dtype=np.int64)
+            return np.zeros(len(data), dtype=np.int64), unsplit
         joined = text_column(keys[0])
         for extra in keys[1:]:
             joined = joined + "|" + text_column(extra)
-        return pd.factorize(joined, sort=True)[0]
+        return pd.factorize(joined, sort=True)[0], unsplit
 
     @staticmethod
     def _column(values: np.ndarray, original: pd.Series, var, categories):
@@ -379,6 +402,19 @@ class Microaggregation(Method):
             return text_column(np.where(missing, None, labels[codes] if len(labels) else None),
                                index=index), var
         return numeric_column(values, index, var)
+
+
+def _split_below_k(base: np.ndarray, trial: np.ndarray, k: int) -> tuple[int, int] | None:
+    """For a part ``base`` (of at least k records) that ``trial`` splits into a part
+    with fewer than k records (and more than none): the records on each side of the
+    first such split (holding, failing); None when every split leaves k or more."""
+    size = np.bincount(base)
+    sides = np.bincount(trial, minlength=2 * len(size)).reshape(-1, 2)
+    bad = (size >= k) & (sides.min(axis=1) > 0) & (sides.min(axis=1) < k)
+    if not bad.any():
+        return None
+    fails, holds = sides[np.flatnonzero(bad)[0]]
+    return int(holds), int(fails)
 
 
 def _fuzzy_c_means(Z, labels, source, names, rows, values, params, rng

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.codes import numeric_matrix
+from ...data.magnitude import matrix_squares_problems
 from ...data.strata import stratum_codes, stratum_members
 from ...distribution import Rows, Whole, sum_info
 from ...errors import PluginError
@@ -242,6 +243,7 @@ class Noise(Method):
         X = numeric_matrix(data.frame, names)
         level = _level(params)
         if method == "outdect":
+            yield from matrix_squares_problems(X, names)  # the MCD's covariance
             complete = int((~np.isnan(X).any(axis=1)).sum())
             if complete <= len(names) + 1:
                 yield ("variables",), (f"outdect's robust covariance (MCD) needs more records "

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.codes import numeric_matrix
+from ...data.magnitude import squares_message, squares_overflow
 from ...data.strata import stratum_codes, stratum_members
 from ...kernels.synthetic.design import Columns, Constant, Design, Indicators
 from ...kernels.synthetic.ipso import VARIANTS, ipso
@@ -127,6 +128,15 @@ class RegressionSynthesis(Method):
 
     def check_data(self, params, data):
         predictors = [p for p in self.predictors(params, data.meta) if p in data.frame]
+        # the least squares sums of squares and products must stay finite
+        for where, names in (("variables", self.variables(params, data.meta)),
+                             ("predictors", predictors)):
+            for name in names:
+                if name in data.frame and data.variables[name].is_numeric:
+                    top = squares_overflow(data.frame[name].to_numpy(dtype=float,
+                                                                     na_value=np.nan))
+                    if top is not None:
+                        yield (where,), squares_message(name, top, len(data))
         width = design_width(data.frame, predictors, data.variables)
         if width > MAX_DESIGN_COLUMNS:
             yield ("predictors",), (f"the predictors make {width} design columns (dummy "
