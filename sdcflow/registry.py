@@ -215,6 +215,9 @@ class Method(Plugin):
     # variable keeps its distribution, so the report draws original against released
     # values instead of two identical histograms.
     permutes: ClassVar[bool] = False
+    # The report draws the distribution of the values the method writes (False: they are
+    # documents, each its own category, which bars of records per value cannot show).
+    draws_values: ClassVar[bool] = True
 
     def writes(self, params, meta):
         return set(self.variables(params, meta))
