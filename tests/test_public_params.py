@@ -27,6 +27,11 @@ INTERNAL = {
     "rank_swap_attack": {"p", "p_unit"},
     # the sensitivity rules' thresholds tell how small or dominated a suppressed cell is
     "sensitivity_rules": {"rules", "protection"},
+    # the sensitive terms and the recipe's own identifier patterns may name what they
+    # hide (a list of persons' names, a regex of one file's case numbers); a spaCy model
+    # is the office's own installation
+    "sanitise_text": {"terms", "identifiers", "entities"},
+    "text_residual": {"terms", "identifiers", "entities"},
 }
 
 # the classes a built-in plugin derives from that are not plugins themselves

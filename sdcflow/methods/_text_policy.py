@@ -106,6 +106,9 @@ PARAMS: dict = {
     },
 }
 
+# Published: what an analyst needs to read the documents (precisions, t, the IC
+# threshold). Internal: the sensitive terms and the recipe's identifier patterns, which may
+# name what they hide (persons' names, one file's case numbers), and the NER model.
 PUBLIC = ("variable", "max_ic", "ic", "t", "dates", "date_order", "numbers", "patterns")
 
 
