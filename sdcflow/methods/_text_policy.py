@@ -17,8 +17,8 @@ from ..kernels.semantic.text_sanitisation import (
     DATE_ORDERS,
     IDENTIFIERS,
     Policy,
-    corpus_ic,
     concept_index,
+    corpus_ic,
     display,
     generalisations,
     intrinsic_ic,
@@ -169,6 +169,22 @@ def entity_problem(model: str) -> str | None:
     return None
 
 
+def environment(params: Mapping) -> dict:
+    """The versions of spaCy and of the pipeline package a step with named-entity
+    recognition loads (part of its cache fingerprint); empty without."""
+    if "entities" not in params:
+        return {}
+    from importlib import metadata
+
+    out = {}
+    for name in ("spacy", params["entities"]["model"]):
+        try:
+            out[name] = metadata.version(name)
+        except (metadata.PackageNotFoundError, ValueError):
+            out[name] = None
+    return out
+
+
 @functools.lru_cache(maxsize=4)
 def _pipeline(model: str):
     import spacy
@@ -197,10 +213,10 @@ def build(params: Mapping, var, documents: Iterable[str] = ()) -> tuple[Policy, 
     ids = {n: IDENTIFIERS[n] for n in params.get("patterns", IDENTIFIERS)}
     for ident in params.get("identifiers", []):
         ids[ident["name"]] = (ident["pattern"], f"[{ident.get('replacement', ident['name'])}]")
-    common = dict(dates=params.get("dates", "year"), date_order=params.get("date_order", "dmy"),
-                  numbers=None if params.get("numbers", "magnitude") == "keep"
-                  else params.get("numbers", "magnitude"),
-                  identifiers=ids)
+    numbers = params.get("numbers", "magnitude")
+    common = {"dates": params.get("dates", "year"),
+              "date_order": params.get("date_order", "dmy"),
+              "numbers": None if numbers == "keep" else numbers, "identifiers": ids}
     if "entities" in params:
         common.update(entities=entity_finder(params["entities"]["model"]),
                       entity_labels=dict(params["entities"]["labels"]))

@@ -282,7 +282,7 @@ class Policy:
     def _interval(self, number: str) -> str:
         value = float(number.replace(",", ""))
         if self.numbers == "magnitude":
-            low = 0 if value < 10 else 10 ** int(math.floor(math.log10(value)))
+            low = 0 if value < 10 else 10 ** math.floor(math.log10(value))
             high = 10 if value < 10 else low * 10
         else:
             width = int(self.numbers)

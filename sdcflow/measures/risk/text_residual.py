@@ -42,6 +42,9 @@ class TextResidual(Measure):
     pairs_records = True
     types = ("categorical",)
 
+    def environment(self, params):
+        return policy_of.environment(params)
+
     def check(self, params, meta):
         yield from policy_of.check(params, meta)
 

@@ -44,6 +44,9 @@ class SanitiseText(Method):
             return Whole()  # (one WordNet tree, read once)
         return Rows()
 
+    def environment(self, params):
+        return policy_of.environment(params)
+
     def check(self, params, meta):
         yield from policy_of.check(params, meta)
 

@@ -104,8 +104,8 @@ def test_shipped_recipe_releases_the_sanitised_notes(tmp_path):
     released = (tmp_path / "out" / "public" / "clinic-notes-sanitised.csv").read_text()
     assert released.splitlines()[:2] == [
         "note",
-        "[person] saw the patient on [2024] for [Viral infection]; [Medication] started. "
-        "Contact: [e-mail address]."]
+        ("[person] saw the patient on [2024] for [Viral infection]; [Medication] started. "
+         "Contact: [e-mail address].")]
     # depression lies below the listed Mental disorder: the ancestor above it
     assert "[Health condition] improving" in released
     for original in ("HIV", "Hallorann", "@", "P-0", "GB82", "12/03/2024", "depression",
@@ -114,3 +114,76 @@ def test_shipped_recipe_releases_the_sanitised_notes(tmp_path):
     assert result.measures["audit"]["residual"] == 0
     assert result.measures["audit"]["documents"] == 12
     assert 0 < result.measures["audit"]["information_kept"] < 1
+
+
+PIPELINE = '''import spacy
+
+
+def load(**overrides):
+    """A rule-based English pipeline: spaCy's entity ruler, no statistical model."""
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("entity_ruler")
+    ruler.add_patterns([{"label": "PERSON", "pattern": [{"TEXT": "Hallorann"}]},
+                        {"label": "GPE", "pattern": [{"LOWER": "northby"}]}])
+    return nlp
+'''
+
+
+@pytest.fixture
+def ruler_pipeline(tmp_path, monkeypatch):
+    """An installed spaCy pipeline package (rule-based: no model is on PyPI to install
+    here), named sdcflow_test_ner, version 0.1."""
+    pytest.importorskip("spacy")
+    (tmp_path / "sdcflow_test_ner").mkdir()
+    (tmp_path / "sdcflow_test_ner" / "__init__.py").write_text(PIPELINE)
+    dist = tmp_path / "sdcflow_test_ner-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: sdcflow_test_ner\n"
+                                   "Version: 0.1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "sdcflow_test_ner"
+
+
+def test_named_entities_with_a_spacy_pipeline(ruler_pipeline, tmp_path):
+    params = {"terms": ["HIV infection"],
+              "entities": {"model": ruler_pipeline, "labels": {"PERSON": "person",
+                                                               "GPE": "place"}}}
+    data = notes(["Dr Hallorann of Northby: HIV infection.", None])
+    assert list(PLUGIN.check({"variable": "note", **params}, data.meta)) == []
+    result = sanitised(data, **params)
+    assert result.data.frame["note"].tolist()[0] == \
+        "Dr [person] of [place]: [Infectious disease]."
+    assert result.info["by_kind"]["entity PERSON"] == 1
+    assert PLUGIN.environment({"variable": "note", **params})["sdcflow_test_ner"] == "0.1"
+    # the audit finds the entities in the original, none in the release
+    audit = registry.get("text_residual")
+    full = registry.with_defaults(audit.params, {"variable": "note", **params})
+    assert audit.evaluate(data, full, None, original=data).summary["residual"] == 3
+    assert audit.evaluate(result.data, full, None, original=data).summary["residual"] == 0
+
+
+def test_an_absent_pipeline_is_named():
+    problems = list(PLUGIN.check({"variable": "note", "entities": {
+        "model": "no_such_pipeline_xyz", "labels": {"PERSON": "person"}}}, notes().meta))
+    assert len(problems) == 1 and problems[0][0] == ("entities", "model")
+    message = problems[0][1]
+    assert "spaCy" in message and ("no_such_pipeline_xyz" in message
+                                   or "needs spaCy" in message)
+
+
+def test_wordnet_taxonomy_built_on_the_terms():
+    from sdcflow.data.taxonomy import wordnet_parents
+    from sdcflow.kernels.semantic.taxonomy import TaxonomyError
+
+    try:
+        wordnet_parents(["measles"])
+    except TaxonomyError:
+        pytest.skip("no WordNet data here (Debian's wordnet-base or NLTK's corpus)")
+    data = notes(["She has hepatitis and tuberculosis, also asthma and measles."],
+                 taxonomy={"wordnet": "noun"})
+    result = sanitised(data, terms=["hepatitis", "tuberculosis", "asthma", "measles"])
+    # WordNet 3.0: the lowest hypernym that covers 2 of the listed terms (t = 2), the
+    # synsets written as their first lemma
+    assert result.data.frame["note"].tolist() == [
+        ("She has [infectious disease] and [infectious disease], also [disease] and "
+         "[communicable disease].")]
