@@ -153,10 +153,10 @@ def generalisations(tax: Taxonomy, listed: Iterable[int], ic: np.ndarray,
 
 @dataclass(frozen=True)
 class Span:
-    """A stretch ``text[start:end]`` a detector found: its ``kind`` (a term, a date, a
-    number, an identifier's name), what it is written as, and whether it says more than
-    the policy allows (``finer``: every term, number and identifier; a date more precise
-    than the precision kept)."""
+    """A stretch ``text[start:end]`` a detector found: its ``kind`` (a term, a concept
+    that is not sensitive, a date, a number, an identifier's name), what it is written
+    as, and whether it says more than the policy allows (``finer``: every sensitive term,
+    number and identifier; a date more precise than the precision kept)."""
 
     start: int
     end: int
@@ -247,6 +247,8 @@ class Policy:
         for start, end, code in self.concepts(text):
             if self.sensitive[code]:
                 add(base + 1, Span(start, end, "term", self.term_replacement(code)))
+            else:  # kept as it is, whole: "Type 2 diabetes" keeps its 2
+                add(base + 1, Span(start, end, "concept", text[start:end], False))
         if self.numbers is not None:
             for m in self._number.finditer(text):
                 add(base + 2, Span(m.start(), m.end(), "number", self._interval(m.group(0))))

@@ -232,3 +232,13 @@ def test_nothing_forbidden_is_left(tokens, gaps, dates):
     out, _ = sanitise(text, p)
     assert residual(out, p) == []
     assert "HIV" not in out and "iabetes" not in out and "@" not in out
+
+
+def test_a_concept_that_is_not_sensitive_is_kept_whole():
+    # its digits are part of its name, not a number; a sensitive one with digits goes
+    tax = from_tree({"Disease": {"Diabetes": ["Type 2 diabetes", "Type 1 diabetes"],
+                                 "Infection": ["COVID-19", "Measles"]}})
+    p = policy(["COVID-19"], tax=tax)
+    out, _ = sanitise("Type 2 diabetes since 2019, COVID-19 twice, aged 47.", p)
+    assert out == "Type 2 diabetes since [2019], [Infection] twice, aged [10 to under 100]."
+    assert residual(out, p) == []
