@@ -29,6 +29,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import numpy as np
 
@@ -44,7 +45,9 @@ _YEAR = r"(?P<y>(?:1[89]|20)\d\d)"
 # Identifier patterns built in: name -> (regular expression, replacement). Case matters
 # (an IBAN's country code is in capitals).
 IDENTIFIERS: dict[str, tuple[str, str]] = {
-    "email": (r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}",
+    # (bounded as RFC 5321 bounds a local part and a domain's labels: a long run of
+    # letters costs linear time, not quadratic)
+    "email": (r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b",
               "[e-mail address]"),
     "url": (r"\b(?:https?://|www\.)[^\s<>\"\]\[]+[^\s<>\"\]\[.,;:!?)]", "[web address]"),
     "iban": (r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b",
@@ -69,13 +72,21 @@ _YEAR_ONLY = r"(?<![\w.,])" + _YEAR + r"(?![\w]|[.,]\d)"
 DATE_ORDERS = ("dmy", "mdy")
 PRECISIONS = ("day", "month", "year")  # finest first
 
-# A number: digits with thousands separators or not, and decimals.
-_NUMBER = r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w]|[.,]\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w]|[.,]\d)"
+# A number: a run of digits joined by single commas or points, read as one number with
+# thousands separators and decimals where it is one (1,250.50), else as the numbers in
+# it (a list 3,4,5): a detector that skipped the run would leave every number in it. A
+# run starts after no letter or digit (v2.0 is a name), and after no digit and separator
+# (which would be inside a run).
+_NUMBER = r"(?<!\w)(?<!\d[.,])\d+(?:[.,]\d+)*(?!\w)"
+_DIGITS = re.compile(r"\d+")
+_ONE_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 _BRACKETED = re.compile(r"\[([^\[\]\n]*)\]")
 _NUMBER_LABEL = re.compile(r"[\d,]+ to under [\d,]+")
 _SYNSET = re.compile(r"(.+)\.[nvasr]\.\d\d")
 NO_CONCEPT = "sensitive term"  # the replacement when no ancestor is acceptable
+MAX_DIGITS = 15  # a longer number is no quantity a text states (an account, a code)
+LONG_NUMBER = "number"
 
 
 def display(name: str) -> str:
@@ -251,7 +262,11 @@ class Policy:
                 add(base + 1, Span(start, end, "concept", text[start:end], False))
         if self.numbers is not None:
             for m in self._number.finditer(text):
-                add(base + 2, Span(m.start(), m.end(), "number", self._interval(m.group(0))))
+                parts = ([m] if _ONE_NUMBER.fullmatch(m.group(0))
+                         else _DIGITS.finditer(text, m.start(), m.end()))
+                for part in parts:
+                    add(base + 2, Span(part.start(), part.end(), "number",
+                                       self._interval(part.group(0))))
         out: list[Span] = []
         end = 0
         for _, _, _, span in sorted(found, key=lambda f: f[:3]):
@@ -282,13 +297,18 @@ class Policy:
         return Span(m.start(), m.end(), "date", f"[{text}]", finer)
 
     def _interval(self, number: str) -> str:
-        value = float(number.replace(",", ""))
+        """The interval of a number, in exact arithmetic (a number of more than
+        :data:`MAX_DIGITS` digits before its decimals is only ``[number]``)."""
+        whole, _, _ = number.replace(",", "").partition(".")
+        digits = len(whole.lstrip("0"))
+        if digits > MAX_DIGITS:
+            return f"[{LONG_NUMBER}]"
         if self.numbers == "magnitude":
-            low = 0 if value < 10 else 10 ** math.floor(math.log10(value))
-            high = 10 if value < 10 else low * 10
+            low = 0 if digits < 2 else 10 ** (digits - 1)
+            high = 10 if digits < 2 else low * 10
         else:
             width = int(self.numbers)
-            low = int(value // width) * width
+            low = int(Decimal(number.replace(",", "")) // width) * width
             high = low + width
         return f"[{low:,} to under {high:,}]"
 
@@ -297,7 +317,7 @@ class Policy:
         """Whether ``[content]`` is a generalisation this policy writes: a label, a
         concept that is not sensitive, a number interval, a date at the precision kept
         (or coarser)."""
-        if f"[{content}]" in self._labels or content == NO_CONCEPT:
+        if f"[{content}]" in self._labels or content in (NO_CONCEPT, LONG_NUMBER):
             return True
         code = self._index.get(content.casefold())
         if code is not None:
