@@ -112,6 +112,12 @@ PARAMS: dict = {
 PUBLIC = ("variable", "max_ic", "ic", "t", "dates", "date_order", "numbers", "patterns")
 
 
+def kept_words(result: Mapping) -> str | None:
+    """"62%" of a result's information_kept, for the report's sentences (None without)."""
+    kept = result.get("information_kept")
+    return f"{kept:.0%}" if isinstance(kept, float) else None
+
+
 def kinds(params: Mapping) -> list[str]:
     """The kinds of finding the policy of ``params`` can report."""
     out = ["date", *params.get("patterns", IDENTIFIERS)]

@@ -58,9 +58,9 @@ class TextResidual(Measure):
     def explain(self, params, result):
         if not isinstance(result, dict) or "residual" not in result:
             return self.summary
-        kept = result.get("information_kept")
-        tail = (f" They keep {kept:.0%} of the information content of the concepts the "
-                "original documents named.") if isinstance(kept, float) else ""
+        kept = policy_of.kept_words(result)
+        tail = (f" They keep {kept} of the information content of the concepts the "
+                "original documents named.") if kept else ""
         if result["residual"] == 0:
             return ("No finding the policy forbids remains in the documents (listed terms, "
                     f"numbers, identifiers, dates finer than kept).{tail}")

@@ -71,9 +71,9 @@ class SanitiseText(Method):
     def explain(self, params, result):
         if not isinstance(result, dict) or "replaced" not in result:
             return self.summary
-        kept = result.get("information_kept")
-        tail = (f"; the documents keep {kept:.0%} of the information content of the "
-                "concepts they named") if isinstance(kept, float) else ""
+        kept = policy_of.kept_words(result)
+        tail = (f"; the documents keep {kept} of the information content of the "
+                "concepts they named") if kept else ""
         return (f"{figure(result['replaced'])} findings in {figure(result['changed'])} "
                 f"documents were replaced by a generalisation (terms by a broader concept, "
                 f"dates by their {params.get('dates', 'year')}){tail}.")
