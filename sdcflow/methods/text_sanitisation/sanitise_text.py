@@ -37,8 +37,8 @@ class SanitiseText(Method):
     draws_values = False  # (documents: the report shows no bars of them)
 
     def distributes(self, params, meta):
-        if params.get("ic") == "corpus" and "max_ic" in params:
-            return Whole()  # (what is sensitive depends on every document's concepts)
+        if params.get("ic") == "corpus":
+            return Whole()  # (the IC, and with max_ic what is sensitive, counts every document)
         var = meta.variables.get(params["variable"])
         if var is not None and var.taxonomy is not None and "wordnet" in var.taxonomy:
             return Whole()  # (one WordNet tree, read once)

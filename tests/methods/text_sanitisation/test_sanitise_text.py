@@ -2,6 +2,7 @@
 patterns; the recipe's mistakes found at validation; the shipped recipe's release."""
 
 import importlib.util
+import math
 
 import numpy as np
 import pytest
@@ -191,3 +192,21 @@ def test_wordnet_taxonomy_built_on_the_terms():
     assert result.data.frame["note"].tolist() == [
         ("She has [infectious disease] and [infectious disease], also [disease] and "
          "[communicable disease].")]
+
+
+def test_corpus_information_content_by_hand():
+    # occurrences in the documents: HIV infection 1, Diabetes 1; add-one over the 8
+    # concepts: 10 in all; IC(HIV infection) = IC(Diabetes) = -log(2/10) = log 5,
+    # IC(Infectious disease) = -log((1 + 3 + 1)/10) = log 2: kept (log 2 + log 5) /
+    # (2 log 5) = log 10 / log 25
+    info = sanitised(notes(), terms=["HIV infection"], ic="corpus").info
+    assert info["information_kept"] == pytest.approx(math.log(10) / math.log(25), abs=1e-9)
+
+
+def test_how_it_distributes():
+    from sdcflow.distribution import Rows, Whole
+
+    meta = notes().meta
+    assert isinstance(PLUGIN.distributes({"variable": "note"}, meta), Rows)
+    # corpus IC counts every document's concepts: all at once
+    assert isinstance(PLUGIN.distributes({"variable": "note", "ic": "corpus"}, meta), Whole)
