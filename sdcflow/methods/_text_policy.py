@@ -26,7 +26,7 @@ from ..kernels.semantic.text_sanitisation import (
 )
 
 MAX_PATTERN = 500  # characters of a recipe's regular expression
-NER_MISSING = ("named-entity recognition needs spaCy (pip install spacy) and a spaCy "
+NER_MISSING = ("named-entity recognition needs spaCy (pip install 'sdcflow[ner]') and a spaCy "
                "pipeline package installed in the same environment (e.g. pip install "
                "en_core_web_sm from a wheel the office keeps; sdcflow never downloads one)")
 
