@@ -20,6 +20,7 @@ from ..kernels.semantic.text_sanitisation import (
     concept_index,
     corpus_ic,
     display,
+    fold,
     generalisations,
     intrinsic_ic,
     occurrences,
@@ -145,9 +146,9 @@ def check(params: Mapping, meta) -> Iterable[tuple[tuple, str]]:
         yield ("variable",), (f"'{name}' has no taxonomy to generalise terms in: declare one "
                               f"(variables.{name}.taxonomy)")
     elif var is not None and var.taxonomy is not None and "parents" in var.taxonomy:
-        known = {display(c).casefold() for c in var.taxonomy["parents"]}
+        known = {fold(display(c)) for c in var.taxonomy["parents"]}
         for i, term in enumerate(params.get("terms", [])):
-            if term.casefold() not in known:
+            if fold(term) not in known:
                 yield ("terms", i), f"'{term}' is not a concept of the taxonomy of '{name}'"
     seen: set[str] = set()
     for i, ident in enumerate(params.get("identifiers", [])):
@@ -229,11 +230,11 @@ def build(params: Mapping, var, documents: Iterable[str] = ()) -> tuple[Policy, 
     if tax is None:
         return Policy(**common), None
     index = concept_index(tax)
-    missing = [t for t in terms if t.casefold() not in index]
+    missing = [t for t in terms if fold(t) not in index]
     if missing:
         raise TaxonomyError(f"not concepts of the taxonomy of '{var.name}': "
                             + ", ".join(f"'{t}'" for t in missing[:5]))
-    listed = [index[t.casefold()] for t in terms]
+    listed = [index[fold(t)] for t in terms]
     ic = intrinsic_ic(tax)
     if params.get("ic", "intrinsic") == "corpus":
         probe = Policy(tax=tax, sensitive=np.zeros(len(tax.names), bool),

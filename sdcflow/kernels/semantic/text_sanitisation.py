@@ -96,14 +96,20 @@ def display(name: str) -> str:
     return found.group(1).replace("_", " ") if found else name
 
 
+def fold(word: str) -> str:
+    """A word as concepts are looked up: in lower case (as the regular expressions'
+    IGNORECASE compares letters, one by one; ``casefold`` would turn "ß" into "ss")."""
+    return word.lower()
+
+
 def concept_index(tax: Taxonomy) -> dict[str, int]:
-    """How each concept is written (:func:`display`, case folded) -> its code; of two
+    """How each concept is written (:func:`display`, :func:`fold`) -> its code; of two
     concepts written alike (two senses of a word), the first by name; the ``*`` root
     joining several top concepts is no word."""
     index: dict[str, int] = {}
     for code in sorted(range(len(tax.names)), key=lambda c: tax.names[c]):
         if tax.names[code] != ROOT or tax.parent[code] >= 0:
-            index.setdefault(display(tax.names[code]).casefold(), code)
+            index.setdefault(fold(display(tax.names[code])), code)
     return index
 
 
@@ -223,8 +229,15 @@ class Policy:
         whole words, case ignored, the longest name first."""
         if self._terms is None:
             return []
-        return [(m.start(), m.end(), self._index[m.group(0).casefold()])
+        return [(m.start(), m.end(), self._concept_of(m.group(0)))
                 for m in self._terms.finditer(text)]
+
+    def _concept_of(self, word: str) -> int:
+        code = self._index.get(fold(word))
+        if code is None:  # a letter that matches but lowers to other text (Turkish İ)
+            code = next(c for w, c in sorted(self._index.items())
+                        if re.fullmatch(re.escape(w), word, re.IGNORECASE))
+        return code
 
     def term_replacement(self, code: int) -> str:
         target = int(self.replace[code])
@@ -319,7 +332,7 @@ class Policy:
         (or coarser)."""
         if f"[{content}]" in self._labels or content in (NO_CONCEPT, LONG_NUMBER):
             return True
-        code = self._index.get(content.casefold())
+        code = self._index.get(fold(content))
         if code is not None:
             return not self.sensitive[code]
         if self.numbers is not None and _NUMBER_LABEL.fullmatch(content):

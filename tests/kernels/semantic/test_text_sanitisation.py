@@ -266,3 +266,13 @@ def test_long_runs_cost_linear_time():
         out, _ = sanitise(text, p)
         assert residual(out, p) == []
         assert time.process_time() - start < 3.0, text[:10]
+
+
+def test_letters_beyond_ascii():
+    # a concept with a sharp s, and one written with a Turkish capital dotted I: found in
+    # any case (the İ once failed the run: its lower case is not the concept's name)
+    tax = from_tree({"Ort": ["Straße", "Platz"], "Yer": ["istanbul", "ankara"]})
+    p = policy(["Straße", "istanbul"], tax=tax)
+    assert sanitise("STRAßE und straße", p)[0] == "[Ort] und [Ort]"
+    # (İ matches i, but lowers to i and a combining dot: found all the same)
+    assert sanitise("İstanbul", p)[0] == "[Yer]"
