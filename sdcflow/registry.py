@@ -175,6 +175,12 @@ class Plugin(Distributable, ABC):
         """Semantic checks that need the data (e.g. ``k`` larger than the records)."""
         return ()
 
+    def environment(self, params: Mapping) -> dict:
+        """Versions of what the step uses beyond sdcflow and its numerical libraries (a
+        language model it loads), name -> version: part of the step's cache fingerprint,
+        so that a result is not reused after they change. None by default."""
+        return {}
+
     def internal_files(self, params: Mapping) -> dict[str, str]:
         """Files the step asks to be written into the run's internal output (never into
         ``public/``), name -> text: e.g. the ptable a cell key step used
@@ -219,6 +225,9 @@ class Method(Plugin):
     # variable keeps its distribution, so the report draws original against released
     # values instead of two identical histograms.
     permutes: ClassVar[bool] = False
+    # The report draws the distribution of the values the method writes (False: they are
+    # documents, each its own category, which bars of records per value cannot show).
+    draws_values: ClassVar[bool] = True
 
     def writes(self, params, meta):
         return set(self.variables(params, meta))

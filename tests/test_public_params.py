@@ -29,6 +29,11 @@ INTERNAL = {
     "sensitivity_rules": {"rules", "protection"},
     # the intruder's file as read: its records are data
     "schema_linkage": {"intruder_data"},
+    # the sensitive terms and the recipe's own identifier patterns may name what they
+    # hide (a list of persons' names, a regex of one file's case numbers); a spaCy model
+    # is the office's own installation
+    "sanitise_text": {"terms", "identifiers", "entities"},
+    "text_residual": {"terms", "identifiers", "entities"},
 }
 
 # the classes a built-in plugin derives from that are not plugins themselves

@@ -165,6 +165,9 @@ def step_fingerprint(validated: Validated, ps: PlannedStep, store: Store) -> str
         "inputs": store.described(view),
         "constraints": [constraint_spec(c) for c in store.constraints],
     }
+    environment = ps.step.plugin.environment(ps.params)
+    if environment:  # (only then: the fingerprints of other steps stay as they were)
+        payload["environment"] = environment
     if ps.kind == "measure":
         payload["reference"] = store.described(reference_view(ps, store))
         payload["results"] = {sid: store.result_hashes[node]

@@ -41,7 +41,7 @@ def _coded(info: Mapping, unit: str) -> list[str]:
 
 
 # methods whose changed values are generalised ones (a range, a set, a broader concept)
-_GENERALISING = frozenset({"mondrian", "semantic_generalisation"})
+_GENERALISING = frozenset({"mondrian", "semantic_generalisation", "sanitise_text"})
 
 # (key of a method's info, what its count says) for counts of values or records; a key
 # whose value is a mapping per variable is shown with the variables

@@ -134,6 +134,12 @@ def _permutes(step: StepView | None) -> bool:
     return bool(getattr(plugin, "permutes", False))
 
 
+def _draws_values(step: StepView) -> bool:
+    from ..registry import get
+
+    return bool(getattr(get(step.plugin), "draws_values", True))
+
+
 def _moves(data: ReportData, name: str, before: pd.DataFrame, after: pd.DataFrame) -> str:
     """The share of the records of each original category (row) released in each
     category (column): where a swap or shuffle moved categorical values."""
@@ -194,7 +200,8 @@ def step_pictures(data: ReportData, step: StepView, last_writer: dict) -> list[s
             out.append(_figure(figures.suppressions(counts),
                                "values suppressed in each variable"))
             return out
-        drawn = [n for n in step.writes if last_writer.get(n) == step.id][:MAX_VARIABLES]
+        drawn = [n for n in step.writes if last_writer.get(n) == step.id
+                 and _draws_values(step)][:MAX_VARIABLES]
         for name in drawn:
             out.append(distribution(data, name, step))
     else:

@@ -114,3 +114,21 @@ def test_the_code_versions_are_in_the_fingerprint(tmp_path, monkeypatch):
     changed = fingerprints(tmp_path)
     # (its results are the same, so the steps after it keep theirs)
     assert {n for n in changed if changed[n] != base[n]} == {"micro"}
+
+
+def test_a_plugins_environment_is_in_its_fingerprint(tmp_path, monkeypatch):
+    # a step that loads something outside sdcflow (sanitise_text's spaCy pipeline) names
+    # its versions (Plugin.environment): a new version is a new fingerprint; steps that
+    # name none keep theirs
+    from sdcflow import registry
+
+    plugin = type(registry.get("microaggregation"))
+    before = fingerprints(tmp_path)
+    monkeypatch.setattr(plugin, "environment", lambda self, params: {"model": "1.0"},
+                        raising=False)
+    one = fingerprints(tmp_path)
+    monkeypatch.setattr(plugin, "environment", lambda self, params: {"model": "1.1"},
+                        raising=False)
+    two = fingerprints(tmp_path)
+    assert one["micro"] != before["micro"] and two["micro"] != one["micro"]
+    assert one["risk"] == before["risk"] == two["risk"]

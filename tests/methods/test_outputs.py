@@ -110,6 +110,8 @@ CASES = {
     "semantic_generalisation": [("hierarchy", {"variable": "urbrur", "depth": 0})],
     "semantic_microaggregation": [("hierarchy", {"variables": ["urbrur"], "k": 3})],
 }
+# documents stay categorical text (here codes, whose digits become intervals)
+CASES["sanitise_text"] = [{"variable": "water"}, {"variable": "water", "numbers": "keep"}]
 # table methods leave the records alone
 TABLE_METHODS = {"controlled_adjustment", "controlled_rounding", "secondary_suppression",
                  "sensitivity_rules", "cell_key"}

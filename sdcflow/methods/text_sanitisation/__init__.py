@@ -1,0 +1,1 @@
+"""Methods for documents: sanitisation of free text."""
