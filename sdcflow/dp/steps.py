@@ -64,3 +64,43 @@ class DPStep:
     def calibrated(self, params: Mapping, parts: tuple[Part, ...], d_in: int) -> Calibrated:
         measure, value = self.spend_of(params)
         return calibrate(parts, measure, value, d_in)
+
+
+def unit_mask(units, max_records: int):
+    """Which records a DP step keeps when a privacy unit (a household) may contribute at
+    most ``max_records`` records: the first ``max_records`` of each unit, in data order
+    (``units``: each record's unit id, any hashable values; None: every record is a unit
+    of its own)."""
+    import numpy as np
+    import pandas as pd
+
+    if units is None or max_records is None:
+        return None
+    rank = pd.Series(np.asarray(units, dtype=object)).groupby(
+        np.asarray(units, dtype=object), sort=False, dropna=False).cumcount().to_numpy()
+    return rank < max_records
+
+
+class DPMeasureMixin(DPStep):
+    """What the DP measures share: the records they keep (households truncated to the
+    budget's ``max_records``), their public summary (all of it: a DP release)."""
+
+    def kept(self, data, params):
+        """The data's frame restricted to the records of each privacy unit the step uses."""
+        d_in = self.unit_records(params)
+        frame = data.frame
+        if d_in == 1:
+            return frame
+        hh = [n for n, v in data.variables.items() if v.role == "household"]
+        if not hh or hh[0] not in frame:
+            return frame
+        return frame[unit_mask(frame[hh[0]].to_numpy(), d_in)]
+
+    def reads(self, params, meta):
+        own = set(self.variables(params, meta))
+        if self.unit_records(params) > 1:
+            own |= {n for n in meta.names("household")}
+        return own
+
+    def public_summary(self, summary, params):
+        return dict(summary)  # the noisy statistics are the release: every figure is DP

@@ -61,6 +61,19 @@ class DPTable(DPStep, TableMethod):
     def check(self, params, meta):
         yield from self.check_spend(params)
 
+    def check_data(self, params, data):
+        # a table counts every record: with households as the privacy unit, none may have
+        # more records than the budget's max_records (the measures drop the extra
+        # records; a table built by the engine cannot)
+        d_in = self.unit_records(params)
+        households = [n for n, v in data.variables.items() if v.role == "household"]
+        if d_in > 1 and households and households[0] in data.frame:
+            sizes = data.frame[households[0]].value_counts(dropna=True)
+            if len(sizes) and int(sizes.max()) > d_in:
+                yield (), (f"a household has {int(sizes.max())} records, more than the "
+                           f"privacy budget's max_records {d_in}: a DP table counts every "
+                           "record; raise max_records or keep fewer records per household")
+
     def dp_parts(self, params, recipe, step):
         spec = recipe.tables[step.table]
         if spec.weight is not None:
