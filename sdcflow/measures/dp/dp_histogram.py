@@ -23,6 +23,7 @@ from ...results import COUNT, NUMBER, TEXT, by_values, record
 @register
 class DPHistogram(DPMeasureMixin, Measure):
     name = "dp_histogram"
+    risk_measure = False  # a DP statistic to publish, not a measure of risk
     public_params = ("variable", "categories", "epsilon", "rho", "non_negative",
                      "privacy_unit_records")
     summary = ("Differentially private counts of a variable's declared categories "

@@ -24,6 +24,7 @@ _BOUND = {"type": "integer", "minimum": -10**12, "maximum": 10**12}
 @register
 class DPMean(DPMeasureMixin, Measure):
     name = "dp_mean"
+    risk_measure = False  # a DP statistic to publish, not a measure of risk
     public_params = ("variable", "lower", "upper", "epsilon", "rho", "privacy_unit_records")
     summary = ("Differentially private mean of a numeric variable clamped to declared "
                "bounds (noisy sum / noisy count, OpenDP's accounting), publishable.")
