@@ -78,6 +78,13 @@ class DPTable(DPStep, TableMethod):
         spec = recipe.tables[step.table]
         if spec.weight is not None:
             raise ValueError("a DP table counts records: give a table without weight")
+        if spec.response is not None:
+            var = recipe.variables.get(spec.response)
+            if var is not None and var.type != "integer":
+                # a sum of fractional values rounded once per cell could move by more than
+                # the clamping bound when one record goes
+                raise ValueError(f"a DP table sums whole numbers: '{spec.response}' must be "
+                                 "an integer variable (express it in whole units)")
         slices = (1,) * math.prod(table_levels(recipe, spec.id))
         return self._parts(params, slices, spec.response is not None)
 

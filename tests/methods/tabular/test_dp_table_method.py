@@ -211,3 +211,11 @@ def test_the_dask_engine_releases_the_same_bytes(tmp_path):
     for name in ("uw.csv", "ur.csv"):
         assert (tmp_path / "d" / "public" / name).read_bytes() == \
             (tmp_path / "m" / "public" / name).read_bytes()
+
+
+def test_a_continuous_response_is_refused(tmp_path, capsys):
+    path = _sums(tmp_path, 1000)
+    path.write_text(path.read_text().replace("type: integer", "type: continuous"))
+    code, lines = _problems(path, capsys)
+    assert code == 1
+    assert any("must be an integer variable" in line for line in lines)
