@@ -121,7 +121,7 @@ def _round_keeping_total(x: np.ndarray) -> np.ndarray:
     """Non-negative values rounded to whole numbers with their (rounded) sum kept: the
     largest fractional parts go up (ties by position)."""
     low = np.floor(x)
-    missing = int(round(float(x.sum()))) - int(low.sum())
+    missing = round(float(x.sum())) - int(low.sum())
     order = np.lexsort((np.arange(len(x)), -(x - low)))
     up = np.zeros(len(x))
     up[order[:max(missing, 0)]] = 1.0

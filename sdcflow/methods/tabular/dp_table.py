@@ -17,7 +17,6 @@ import numpy as np
 from ...dp.accounting import Part
 from ...dp.steps import SPEND_PARAMS, UNIT_PARAM, DPStep
 from ...errors import PluginError
-from ...plain_words import figure
 from ...registry import MethodResult, TableMethod, register
 
 
@@ -98,8 +97,7 @@ class DPTable(DPStep, TableMethod):
                 Part("sums", slices, lower=0, upper=int(params["upper"]), share=0.5))
 
     def explain(self, params, result):
-        spend = self.spend_of(params)
-        what = f"{spend[0]} {figure(spend[1])}" if spend else "its share of the budget"
+        what = self.spend_text(params)
         text = (f"Every cell of the table, margins included, got differentially private "
                 f"noise spending {what}")
         if params.get("consistent", True):
@@ -155,7 +153,7 @@ class DPTable(DPStep, TableMethod):
             cal.measure: cal.spent,
             "scales": [float(s) for s in cal.scales],
             "slices": len(sizes),
-            "cells": int(len(cells)),
+            "cells": len(cells),
             "max_abs_noise": int(max(np.abs(n - c).max(initial=0)
                                      for n, c in zip(noisy, columns, strict=True))),
         }

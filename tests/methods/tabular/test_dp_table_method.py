@@ -78,6 +78,9 @@ def test_released_tables_are_consistent_and_the_spends_are_stated(tmp_path):
     # 2-way table with margins: a person counts in 4 cells; 4 / 0.5 = scale 8
     info = manifest["steps"][0]["info"]
     assert info["scales"] == [8.0] and info["slices"] == 4
+    # OpenDP's map with the table's real categories (at run time) is the spend that
+    # validation composed (without the data)
+    assert info["epsilon"] == privacy["steps"]["dp_uw"]["epsilon"]
     # the noise was added: the released cells are not the counts
     internal = pd.read_csv(out / "tables" / "uw.csv")
     assert (internal["freq"] != internal["original_freq"]).any()
