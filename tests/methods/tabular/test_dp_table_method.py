@@ -222,3 +222,13 @@ def test_a_continuous_response_is_refused(tmp_path, capsys):
     code, lines = _problems(path, capsys)
     assert code == 1
     assert any("must be an integer variable" in line for line in lines)
+
+
+def test_a_grid_counts_its_most_expensive_variant(tmp_path, capsys):
+    path = recipe(tmp_path, spend1="")
+    text = path.read_text().replace("params: {}}", "params: {}, grid: {epsilon: [0.2, 0.6]}}")
+    path.write_text(text.replace("release:\n", "release:\n  variant: {epsilon: 0.2}\n"))
+    code, lines = _problems(path, capsys)
+    assert code == 1
+    assert any("epsilon 1.1 in all (dp_uw epsilon 0.6, dp_ur epsilon 0.5)" in ln
+               for ln in lines)
