@@ -232,3 +232,18 @@ def test_a_grid_counts_its_most_expensive_variant(tmp_path, capsys):
     assert code == 1
     assert any("epsilon 1.1 in all (dp_uw epsilon 0.6, dp_ur epsilon 0.5)" in ln
                for ln in lines)
+
+
+@pytest.mark.parametrize("budget, message", [
+    ("{epsilon: abc}", "privacy_budget.epsilon: expected a number, got 'abc'"),
+    ("{epsilon: -1}", "privacy_budget.epsilon: -1 is less than or equal to the minimum"),
+    ("{rho: 1, epsilon: 1}", "give epsilon (pure or, with delta, approximate DP) or rho"),
+    ("{epsilon: 1, unit: household, max_records: 3}", "household needs a variable with role"),
+    ("{epsilon: 1, max_records: 3}", "max_records: only with unit household"),
+    ("[1]", "privacy_budget: expected a mapping, got a list"),
+    ("{}", "privacy_budget: give epsilon or rho"),
+])
+def test_a_malformed_budget_is_a_positioned_error(tmp_path, capsys, budget, message):
+    code, lines = _problems(recipe(tmp_path, budget=budget), capsys)
+    assert code == 1
+    assert any(":4:" in ln and message in ln for ln in lines), lines
