@@ -123,6 +123,8 @@ CASES = {
     "subdomain_information_loss": [{"subdomains": ["urbrur"], "variables": NUMERIC},
                                    {"subdomains": ["urbrur", "sex"], "variables": ["income"],
                                     "min_records": 60}],
+    "dp_histogram": [{"variable": "water", "categories": ["1", "2", "3"], "epsilon": 1.0}],
+    "dp_mean": [{"variable": "income", "lower": 0, "upper": 1000, "rho": 0.5}],
 }
 # score and ranking combine other results and table_audit measures a table: they are
 # checked on what the engine gives them (test_engine_results_conform below);
