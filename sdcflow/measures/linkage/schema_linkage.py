@@ -32,20 +32,11 @@ import pandas as pd
 from ...data.dataset import Dataset, Metadata
 from ...data.io import BUILTIN_DATASETS, builtin_path
 from ...data.recipe_files import RecipeFileError, RecipeFiles, as_files, quotable
-from ...data.taxonomy import variable_taxonomy
 from ...distribution import Whole
 from ...errors import PluginError
 from ...kernels.linkage.coordinates import standardize
 from ...kernels.linkage.schema_matching import (
-    FORBIDDEN,
     agreement,
-    assign,
-    codes_by_pairs,
-    codes_by_rank,
-    common_depth,
-    frequency_profile,
-    ks_distance,
-    profile_distance,
     schema_links,
     standardised,
 )
@@ -55,11 +46,11 @@ from ...plain_words import figure
 from ...registry import Finding, Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
 from ...suggest import did_you_mean
+from . import _schema_pairs as schema_pairs
 from .matched import MatchedById, id_problem
 from .record_linkage import links_frame
 
 _MAX_PAIR_TERMS = 40 * MAX_CELLS  # as partial_linkage: pairs x variables evaluated
-_MAX_CODES_SHOWN = 50  # a proposed code map longer than this is not listed in the result
 
 CODE = {"type": ["string", "number", "integer", "boolean"]}
 MAPPING_ENTRY = {
@@ -97,39 +88,6 @@ INTRUDER_DATA = {
         "description": "Each column of the intruder's file, its values as text (null: "
                        "missing)."}},
 }
-
-
-def _text(value) -> str:
-    """A code as text: 6 and 6.0 are '6' (YAML may write a code as a number)."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _texts(column) -> np.ndarray:
-    """Values as text (object array), missing as None."""
-    out = np.empty(len(column), dtype=object)
-    for i, v in enumerate(column):
-        out[i] = None if v is None or (isinstance(v, float) and np.isnan(v)) \
-            or v is pd.NA else _text(v)
-    return out
-
-
-def _parsed(texts: np.ndarray) -> tuple[np.ndarray, int]:
-    """Text values as numbers (NaN for missing and for text), and the position of the
-    first value that is text (-1: none)."""
-    present = np.array([t is not None for t in texts], dtype=bool)
-    numbers = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(float)
-    bad = np.flatnonzero(present & np.isnan(numbers))
-    return numbers, int(bad[0]) if len(bad) else -1
-
-
-def _numbers(texts: np.ndarray) -> np.ndarray | None:
-    """Text values as numbers (NaN for missing), or None when one is not a number."""
-    numbers, bad = _parsed(texts)
-    return None if bad >= 0 else numbers
 
 
 @register
@@ -220,7 +178,7 @@ class SchemaLinkage(MatchedById, Measure):
             frame = file.csv_frame(dtype=object, keep_default_na=True)
         except RecipeFileError as exc:
             return params, [(exc.where, exc.message)]
-        columns = {str(c): _texts(frame[c].to_numpy(dtype=object)).tolist()
+        columns = {str(c): schema_pairs.as_texts(frame[c].to_numpy(dtype=object)).tolist()
                    for c in frame.columns}
         return {**params, "intruder_data": {"columns": columns}}, []
 
@@ -290,7 +248,7 @@ class SchemaLinkage(MatchedById, Measure):
                 if key in entry:
                     yield (*at, key), (f"'{name}' is {var.type}: {key} is for categorical "
                                        "variables")
-            bad = _parsed(np.asarray(columns[column], dtype=object))[1] \
+            bad = schema_pairs.parsed_numbers(np.asarray(columns[column], dtype=object))[1] \
                 if column in columns else -1
             if bad >= 0:
                 yield (*at, "intruder"), (f"'{name}' is {var.type} but the intruder's column "
@@ -302,7 +260,7 @@ class SchemaLinkage(MatchedById, Measure):
             yield (*at, "taxonomy"), (f"'{name}' has no taxonomy: declare one "
                                       f"(variables.{name}.taxonomy) or a hierarchy")
         if "codes" in entry and column in columns:
-            codes = {_text(k) for k in entry["codes"]}
+            codes = {schema_pairs.as_text(k) for k in entry["codes"]}
             values = sorted({v for v in columns[column] if v is not None})
             unmapped = [v for v in values if v not in codes]
             if unmapped:
@@ -336,7 +294,7 @@ class SchemaLinkage(MatchedById, Measure):
             if entry.get("taxonomy") and entry["intruder"] in columns \
                     and entry["variable"] in data.frame:
                 try:
-                    _taxonomy_pair(data, entry, columns)
+                    schema_pairs.taxonomy_pair(data, entry, columns)
                 except TaxonomyError as exc:
                     yield ("mapping", i, "taxonomy"), str(exc)
 
@@ -381,7 +339,7 @@ class SchemaLinkage(MatchedById, Measure):
                                          "the intruder's file: records are matched by them")
         intruder = {k: np.asarray(v, dtype=object) for k, v in columns.items()}
         m = len(intruder[imatch])
-        truth = _truth(data.frame[match], intruder[imatch])
+        truth = schema_pairs.truth_positions(data.frame[match], intruder[imatch])
         tol = float(params.get("tolerance", 0.1))
         if params.get("mapping"):
             pairs = [self._declared(data, e, intruder, columns) for e in params["mapping"]]
@@ -389,7 +347,7 @@ class SchemaLinkage(MatchedById, Measure):
         else:
             names = self.variables(params, data.meta)
             candidates = [c for c in intruder if c != imatch]
-            pairs, rejected = _propose(data, names, intruder, candidates,
+            pairs, rejected = schema_pairs.propose(data, names, intruder, candidates,
                                        float(params.get("max_distance", 0.1)),
                                        truth if params.get("proposal_codes", "matched")
                                        == "matched" else None)
@@ -441,7 +399,7 @@ class SchemaLinkage(MatchedById, Measure):
                "level": None, "codes": None, "code_map": None}
         if var.is_numeric:
             release = pd.to_numeric(data.frame[name], errors="coerce").to_numpy(float)
-            other = _numbers(intruder[column])
+            other = schema_pairs.as_numbers(intruder[column])
             if other is None:
                 raise PluginError(self.name, f"the intruder's column '{column}' holds text")
             if "factor" not in entry:
@@ -449,15 +407,15 @@ class SchemaLinkage(MatchedById, Measure):
                         "_b": standardised(other)}
             za, zb = standardize(release[:, None], other[:, None] * float(entry["factor"]))
             return {**out, "kind": "numeric", "_a": za[:, 0], "_b": zb[:, 0]}
-        a = _texts(data.frame[name].to_numpy(dtype=object))
-        b = _translate(intruder[column], entry.get("codes"))
+        a = schema_pairs.as_texts(data.frame[name].to_numpy(dtype=object))
+        b = schema_pairs.translate_codes(intruder[column], entry.get("codes"))
         if entry.get("taxonomy"):
             try:
-                a, b, level = _taxonomy_pair(data, entry, columns)
+                a, b, level = schema_pairs.taxonomy_pair(data, entry, columns)
             except TaxonomyError as exc:
                 raise PluginError(self.name, str(exc)) from None
             out["level"] = level
-        ra, rb = _shared_codes(a, b)
+        ra, rb = schema_pairs.shared_codes(a, b)
         return {**out, "kind": "categorical", "_a": ra, "_b": rb,
                 "code_map": "declared" if entry.get("codes") else "identical"}
 
@@ -472,124 +430,3 @@ def _no_column(name: str, columns) -> str:
             f"{did_you_mean(name, [c for c in columns if quotable(c)])}")
 
 
-def _truth(release_ids: pd.Series, intruder_ids: np.ndarray) -> np.ndarray:
-    """For each released record, the position of its individual's record in the
-    intruder's file (-1: absent); identifiers compared as text."""
-    index = pd.Index(intruder_ids)
-    return np.asarray(index.get_indexer(_texts(release_ids.to_numpy(dtype=object))),
-                      dtype=np.int64)
-
-
-def _translate(values: np.ndarray, codes: Mapping | None) -> np.ndarray:
-    """The intruder's codes in the release's (``codes``: intruder code -> release code)."""
-    if not codes:
-        return values
-    table = {_text(k): _text(v) for k, v in codes.items()}
-    return np.array([None if v is None else table.get(v) for v in values], dtype=object)
-
-
-def _taxonomy_pair(data: Dataset, entry: Mapping, columns: Mapping
-                   ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Both files' values of a categorical pair taken to their common level of the
-    release variable's taxonomy (``level``, else the deepest level every value of both
-    files reaches), and that level. TaxonomyError names the values outside it."""
-    name = entry["variable"]
-    a = _texts(data.frame[name].to_numpy(dtype=object))
-    b = _translate(np.asarray(columns[entry["intruder"]], dtype=object), entry.get("codes"))
-    words = sorted({v for v in np.concatenate([a, b]) if v is not None})
-    tax = variable_taxonomy(data.variables[name], words)
-    if tax is None:
-        raise TaxonomyError(f"'{name}' has no taxonomy")
-    index = tax.index()
-    for label, values in (("release", a), ("intruder's file", b)):
-        unknown = sorted({v for v in values if v is not None and v not in index})
-        if unknown:
-            shown = ", ".join(f"'{w}'" for w in unknown[:5])
-            more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-            raise TaxonomyError(f"the {label} has values of '{name}' outside its taxonomy "
-                                f"({len(unknown)}): {shown}{more}")
-
-    def codes(values):
-        return np.array([index[v] if v is not None else -1 for v in values], dtype=np.int64)
-
-    ca, cb = codes(a), codes(b)
-    level = entry.get("level")
-    if level is None:
-        level = common_depth([tax.depth[ca[ca >= 0]], tax.depth[cb[cb >= 0]]])
-    names = np.asarray(tax.names, dtype=object)
-
-    def lift(c):
-        out = np.full(len(c), None, dtype=object)
-        ok = c >= 0
-        out[ok] = names[tax.ancestor_at(c[ok], int(level))]
-        return out
-
-    return lift(ca), lift(cb), int(level)
-
-
-def _shared_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of two text columns over their common vocabulary (-1: missing)."""
-    both = pd.Series(np.concatenate([a, b]), dtype=object)
-    codes, _ = pd.factorize(both, sort=True)
-    codes = np.asarray(codes, dtype=np.int64)
-    return codes[:len(a)], codes[len(a):]
-
-
-def _propose(data: Dataset, names: list[str], intruder: dict, candidates: list[str],
-             max_distance: float, truth: np.ndarray | None
-             ) -> tuple[list[dict], list[dict]]:
-    """The pairs proposed from the value distributions (see
-    :mod:`sdcflow.kernels.linkage.schema_matching`), and the assigned pairs rejected for a
-    distance above ``max_distance``; the codes of a categorical pair by the individuals in
-    both files (``truth``) or, without, by frequency rank."""
-    rel = []
-    for name in names:
-        var = data.variables[name]
-        if var.is_numeric:
-            rel.append(("numeric", pd.to_numeric(data.frame[name], errors="coerce")
-                        .to_numpy(float)))
-        else:
-            rel.append(("categorical", _texts(data.frame[name].to_numpy(dtype=object))))
-    other = [(_numbers(intruder[c]), intruder[c]) for c in candidates]
-    cost = np.full((len(rel), len(other)), FORBIDDEN)
-    profiles = {}
-    for i, (kind, values) in enumerate(rel):
-        for j, (numbers, texts) in enumerate(other):
-            if kind == "numeric":
-                if numbers is not None:
-                    cost[i, j] = ks_distance(values, numbers)
-                continue
-            if i not in profiles:
-                profiles[i] = frequency_profile(pd.factorize(pd.Series(values,
-                                                                       dtype=object))[0])
-            if ("j", j) not in profiles:
-                profiles["j", j] = frequency_profile(pd.factorize(pd.Series(texts,
-                                                                            dtype=object))[0])
-            cost[i, j] = profile_distance(profiles[i], profiles["j", j])
-    kept = assign(cost, max_distance)
-    chosen = {(i, j) for i, j, _ in kept}
-    rejected = [{"variable": names[i], "intruder": candidates[j], "distance": round(d, 6)}
-                for i, j, d in assign(cost, FORBIDDEN - 1e-9) if (i, j) not in chosen]
-    pairs = []
-    for i, j, d in kept:
-        kind, values = rel[i]
-        numbers, texts = other[j]
-        out = {"variable": names[i], "intruder": candidates[j], "kind": kind,
-               "source": "proposed", "distance": round(d, 6), "level": None, "codes": None,
-               "code_map": None}
-        if kind == "numeric":
-            out.update(_a=standardised(values), _b=standardised(numbers))
-        else:
-            ra, ia = (pd.factorize(pd.Series(x, dtype=object), sort=True) for x in
-                      (values, texts))
-            rank = codes_by_rank(ra[0], ia[0]) if truth is None else \
-                codes_by_pairs(ra[0], ia[0], truth)
-            out["code_map"] = "frequency" if truth is None else "matched"
-            mapped = np.array([None if c < 0 or rank[c] < 0 else ra[1][rank[c]]
-                               for c in ia[0]], dtype=object)
-            if len(ia[1]) <= _MAX_CODES_SHOWN:
-                out["codes"] = [[str(ia[1][k]), str(ra[1][rank[k]]) if rank[k] >= 0 else ""]
-                                for k in range(len(ia[1]))]
-            out["_a"], out["_b"] = _shared_codes(values, mapped)
-        pairs.append(out)
-    return pairs, rejected
