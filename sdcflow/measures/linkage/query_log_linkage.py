@@ -111,6 +111,7 @@ class QueryLogLinkage(QueryLogMeasure):
 class QueryLogUtility(QueryLogMeasure):
     name = "query_log_utility"
     public_params = ("user", "query", "distance", "reference")
+    risk_measure = False
     summary = ("Information loss of a query log: profile distances and the change in "
                "query (concept) frequencies.")
 

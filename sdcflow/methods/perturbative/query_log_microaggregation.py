@@ -134,7 +134,8 @@ class QueryLogMicroaggregation(Method):
                      group: Variable(group, "key", "categorical")}
         sizes = np.bincount(labels) if len(labels) else np.zeros(0, dtype=np.int64)
         info = {"k": k, "distance": params["distance"], "users": len(log.users),
-                "groups_formed": len(sizes), "smallest_group": int(sizes.min(initial=0)),
+                "groups_formed": len(sizes),
+                "smallest_group": int(sizes.min()) if len(sizes) else 0,
                 "queries_before": len(data), "queries_after": len(frame),
                 "concepts_before": len(candidates),
                 "concepts_after": int((released.sum(axis=0) > 0).sum())}
