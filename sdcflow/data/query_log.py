@@ -14,7 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..kernels.semantic.distances import DISTANCES, NEEDS_IC, information_content, semantic_distances
+from ..kernels.semantic.distances import (
+    DISTANCES,
+    NEEDS_IC,
+    information_content,
+    semantic_distances,
+)
 from ..kernels.semantic.query_logs import TERM, classify_queries, profiles
 from ..kernels.semantic.taxonomy import Taxonomy, TaxonomyError
 from .dataset import Dataset, Metadata

@@ -97,8 +97,8 @@ class QueryLogMicroaggregation(Method):
         # each MDAV round compares a profile with every remaining one over every concept
         work = 4.0 * n * n / k * concepts * concepts
         if work > MAX_DISTANCES:
-            yield ("k",), f"k = {k} on {n} users and {concepts} concepts needs " \
-                          f"{over(work, 'distances', MAX_DISTANCES)}"
+            yield ("k",), (f"k = {k} on {n} users and {concepts} concepts needs "
+                           f"{over(work, 'distances', MAX_DISTANCES)}")
 
     def apply(self, data, params, rng):
         user, query, group = params["user"], params["query"], params["group"]
