@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import validate_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sdcflow import registry, run
 from sdcflow.data.dataset import Dataset, Variable
@@ -136,3 +138,29 @@ def test_release_through_run(tmp_path):
 def test_recipe_errors(tmp_path, capsys, role, k, extra, message):
     code, lines = validate_cli(_write(tmp_path, role, k, extra), capsys)
     assert code == 1 and any(message in line for line in lines), lines
+
+
+WORDS = ["football", "tennis", "pasta", "soup", "cheap", "Jane Roe", "football tennis"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 4), st.lists(st.tuples(st.integers(1, 12), st.sampled_from(WORDS)),
+                                   min_size=1, max_size=40))
+def test_every_released_profile_is_that_of_k_users(k, rows):
+    data = toy([(f"u{u:02d}", q) for u, q in rows])
+    users = data.frame["user"].nunique()
+    out = registry.get("query_log_microaggregation").apply(
+        data, {**PARAMS, "k": k, "group": "group"}, np.random.default_rng(0)).data.frame
+    assert set(out["user"]) <= set(data.frame["user"])
+    # each user's released queries are their group's, and a group holds k .. 2k-1 users
+    # (all of them when fewer than k)
+    released = out.groupby("user")["query"].agg(lambda q: tuple(sorted(q)))
+    groups = out.groupby("user")["group"].first()
+    for _, members in groups.groupby(groups):
+        assert released[members.index].nunique() == 1
+        assert min(k, users) <= len(members) <= max(2 * k - 1, users if users < k else 0)
+    params = {"user": "user", "query": "query", "distance": "path", "reference": "original"}
+    risk = registry.get("query_log_linkage").evaluate(
+        Dataset(out[["user", "query"]], data.variables), params, np.random.default_rng(0),
+        original=data).summary
+    assert risk["max_probability"] <= 1 / min(k, users) + 1e-12
