@@ -111,7 +111,7 @@ def read_log(data: Dataset, params: Mapping, tax: Taxonomy | None = None) -> Que
     user, query = params["user"], params["query"]
     frame = data.frame
     user_codes, users = pd.factorize(frame[user], sort=True)
-    texts = frame[query].astype(str).tolist()
+    texts = _texts(frame[query])
     if tax is None:
         tax = log_taxonomy(data.variables[query], texts)
     return QueryLog(tax, np.asarray(users), np.asarray(user_codes, dtype=np.int64),
@@ -138,7 +138,7 @@ def compare_logs(data: Dataset, reference: Dataset, params: Mapping
     the reference, and for a concept the reference never has, in ``data``, so that
     every concept's is finite)."""
     query = params["query"]
-    texts = [*reference.frame[query].astype(str), *data.frame[query].astype(str)]
+    texts = [*_texts(reference.frame[query]), *_texts(data.frame[query])]
     tax = log_taxonomy(reference.variables[query], texts)
     ref, log = read_log(reference, params, tax), read_log(data, params, tax)
     candidates = np.union1d(ref.concepts, log.concepts)
@@ -146,6 +146,11 @@ def compare_logs(data: Dataset, reference: Dataset, params: Mapping
     counts = np.where(counts > 0, counts, np.bincount(log.concepts, minlength=len(tax.names)))
     D = concept_distances(tax, candidates, params.get("distance", "wu_palmer"), counts)
     return ref, log, candidates, D
+
+
+def _texts(column: pd.Series) -> list[str]:
+    """The queries as Python strings (none is missing: :func:`log_data_problems`)."""
+    return [str(v) for v in column.tolist()]
 
 
 def _words(text: str) -> list[str]:

@@ -113,7 +113,7 @@ class QueryLogMicroaggregation(Method):
         # one record per query of each user's released profile, users by group
         order = np.lexsort((np.arange(len(labels)), labels))
         names = np.asarray(log.taxonomy.names, dtype=object)[candidates]
-        by_name = np.argsort(names.astype(str), kind="stable")
+        by_name = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.int64)
         rows_user, rows_concept = [], []
         for u in order:
             profile = released[labels[u]][by_name]
