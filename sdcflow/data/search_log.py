@@ -21,13 +21,13 @@ the shipped file."""
 from __future__ import annotations
 
 import argparse
-import json
 from datetime import datetime, timedelta
 
 import numpy as np
 import pandas as pd
 
-from .taxonomy import TAXONOMIES_DIR
+from ..kernels.semantic.taxonomy import from_parents
+from .taxonomy import resolve_taxonomy
 
 MODIFIERS = ("cheap", "best", "near me", "how to", "reviews", "2026", "open now", "free")
 TOWNS = ("Northby", "Southwick", "Eastham", "Westmere")
@@ -36,10 +36,15 @@ START = datetime(2026, 1, 5, 8, 0, 0)
 
 
 def _subjects() -> list[tuple[str, list[str]]]:
-    """(topic, words) of every subject of the shipped taxonomy, in its order."""
-    tree = json.loads((TAXONOMIES_DIR / "search_topics.json").read_text())["tree"]["Topic"]
-    return [(topic, list(words)) for topic, subjects in tree.items()
-            for words in subjects.values()]
+    """(topic, words) of every subject of the shipped taxonomy, in its order (read as a
+    recipe's ``taxonomy: {builtin: search_topics}`` is)."""
+    spec, problem = resolve_taxonomy({"builtin": "search_topics"}, None)
+    if spec is None:  # pragma: no cover (a shipped file)
+        raise ValueError(problem)
+    tax = from_parents(spec["parents"])
+    names, parent = tax.names, tax.parent.tolist()
+    return [(names[parent[s]], [names[w] for w in range(len(names)) if parent[w] == s])
+            for s in range(len(names)) if tax.depth[s] == 2]
 
 
 def search_log(users: int = 60, seed: int = 2024) -> pd.DataFrame:
