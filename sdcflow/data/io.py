@@ -36,6 +36,7 @@ BUILTIN_DATASETS = {
     "casc_census": "CASCrefmicrodata.csv",
     "francdat": "francdat.csv",
     "synthetic_census": "synthetic_census.csv",
+    "search_log": "search_log.csv",
 }
 
 

@@ -266,7 +266,9 @@ def _run_method(validated: Validated, ps: PlannedStep, store: Store,
     fp = step_fingerprint(validated, ps, store)
     cols = sorted(ps.writes) if ps.writes is not None else None
     entry = cache.load(fp, ps.node) if cache else None
-    loaded = _method_entry(entry, cols, rows(ps, store)) if entry else None
+    # (a step that rebuilds the records leaves a number of its own: not checked)
+    records = None if ps.step.plugin.changes_records(ps.params, ps.meta) else rows(ps, store)
+    loaded = _method_entry(entry, cols, records) if entry else None
     if entry is not None and loaded is None and cache is not None:
         cache.notes.append(f"step '{ps.node}': the cached result does not fit the step "
                            "(columns or records); recomputed")
@@ -306,7 +308,7 @@ def _apply_method(ps: PlannedStep, data: Dataset, rng: np.random.Generator):
     return expand(frame, units), meta, {**info, "households": count}
 
 
-def _method_entry(entry: dict, cols: list[str] | None, records: int):
+def _method_entry(entry: dict, cols: list[str] | None, records: int | None):
     """A cached method result as (frame, metadata, info), or None if it does not fit."""
     try:
         frame = entry["frames"]["columns.parquet"]
@@ -315,8 +317,11 @@ def _method_entry(entry: dict, cols: list[str] | None, records: int):
         if sorted(meta) != sorted(frame.columns):
             return None
         if not len(frame.columns):  # (Parquet keeps no rows without a column)
+            if records is None:
+                return None
             frame = pd.DataFrame(index=pd.RangeIndex(records))
-        if cols is not None and (list(frame.columns) != cols or len(frame) != records):
+        if cols is not None and (list(frame.columns) != cols or
+                                 records is not None and len(frame) != records):
             return None
         # text comes back from Parquet as Python objects under pandas 2: hold it as text
         return as_declared(frame, meta), meta, entry["info"]

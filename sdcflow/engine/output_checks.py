@@ -24,7 +24,7 @@ def method_output(ps, data, result: MethodResult):
         cols = list(data.frame.columns)
     else:
         cols = sorted(ps.writes)
-        if len(out.frame) != len(data.frame):
+        if len(out.frame) != len(data.frame) and not rebuilds_records(ps, data.frame.columns):
             raise InternalError(f"step '{ps.node}': {name} changed the number of records but "
                                 "does not declare it (writes() must return None)")
     missing = [c for c in cols if c not in out.frame.columns]
@@ -32,10 +32,19 @@ def method_output(ps, data, result: MethodResult):
         raise InternalError(f"step '{ps.node}': {name} dropped columns {missing}")
     frame = out.frame[cols].reset_index(drop=True)
     meta = {c: out.variables[c] for c in cols}
+    paired = ps.writes is not None and len(out.frame) == len(data.frame)
     for c in cols:
-        _check_values(ps, c, frame[c], data.frame[c] if ps.writes is not None and
-                      c in data.frame else None)
+        _check_values(ps, c, frame[c], data.frame[c] if paired and c in data.frame else None)
     return frame, meta, dict(result.info or {})
+
+
+def rebuilds_records(ps, columns) -> bool:
+    """Whether the step rebuilds the records from the columns it writes (a method that
+    declares it changes the records and writes every column of its data, adding some:
+    ``query_log_microaggregation`` and its group pseudonyms), so that their number may
+    change although it names the columns it writes."""
+    return ps.writes is not None and set(columns) <= set(ps.writes) and \
+        ps.step.plugin.changes_records(ps.params, ps.meta)
 
 
 def _check_values(ps, column: str, values: pd.Series,

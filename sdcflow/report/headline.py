@@ -77,6 +77,10 @@ def risk_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
                             result["re_identified"]))
     elif plugin == "table_audit":
         out.append(("sensitive cells not protected", summary.get("unprotected")))
+    elif plugin == "query_log_linkage":
+        out += [("users re-identified by linking their query profiles",
+                 summary.get("re_identified")),
+                ("highest probability a user is re-identified", summary.get("max_probability"))]
     return [(label, value) for label, value in out if value is not None]
 
 
