@@ -197,9 +197,12 @@ they were not."""
         if table.weight is None:
             freq = np.rint(cells["value"])
     exact = hidden
-    if "original_value" in cells and table.response is not None:
-        # a magnitude table whose values were perturbed (cell key, rounding, adjustment):
-        # its numbers of contributors were not, and published exactly they would mark
+    counts_perturbed = "original_freq" in cells and not np.array_equal(
+        cells["freq"].to_numpy(), cells["original_freq"].to_numpy())
+    if "original_value" in cells and table.response is not None and not counts_perturbed:
+        # a magnitude table whose values were perturbed (cell key, rounding, adjustment)
+        # and its numbers of contributors not (DP perturbs both): published exactly they
+        # would mark
         # the cells of one or two contributors (and give away a frequency table the
         # recipe protects apart): a count is published from a frequency table of its own
         exact = pd.Series(True, index=cells.index)
