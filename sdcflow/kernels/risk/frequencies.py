@@ -79,15 +79,27 @@ def frequencies(
     """Per-record ``fk`` and ``Fk`` for integer-coded keys (``codes``: n x m, -1 = missing).
 
     ``Fk`` sums ``weights`` the way ``fk`` counts records (equal to ``fk`` without weights)."""
+    classes, fk, Fk = class_frequencies(codes, weights, alpha)
+    return fk[classes], Fk[classes]
+
+
+def class_frequencies(
+    codes: np.ndarray, weights: np.ndarray | None = None, alpha: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(classes, fk, Fk)``: the key combination of each record (``classes``, n dense
+    ids in lexicographic order of the combinations) and ``fk``, ``Fk`` of each combination
+    (those of :func:`frequencies`: record ``i``'s are ``fk[classes[i]]``,
+    ``Fk[classes[i]]``). What is computed per record from its frequencies (the individual
+    risk) needs computing once per combination only."""
     codes = np.asarray(codes, dtype=np.int64)
-    n = codes.shape[0]
     if codes.ndim != 2:
         raise ValueError("codes must be a 2-dimensional array")
+    n = codes.shape[0]
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     if n == 0:
-        return np.zeros(0), np.zeros(0)
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
     if codes.shape[1] == 0:
-        return np.full(n, float(n)), np.full(n, w.sum())
+        return np.zeros(n, dtype=np.int64), np.array([float(n)]), np.array([w.sum()])
     inverse, first = row_ids(codes)
     combos = codes[first]
     counts = np.bincount(inverse, minlength=len(combos))
@@ -122,5 +134,5 @@ def frequencies(
                                                combos[others][:, both])
                 fk[members] += alpha * _sum_at(m_ids, o_ids, counts[others], size)
                 Fk[members] += alpha * _sum_at(m_ids, o_ids, wsum[others], size)
-    return fk[inverse], Fk[inverse]
+    return inverse, fk, Fk
 
