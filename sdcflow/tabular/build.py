@@ -45,7 +45,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..data.text import text_column
+from ..data.codes import sorted_text_codes
+from ..kernels.risk.frequencies import row_ids
 from ..limits import MAX_TABLE_CELLS, over
 from .exact import ExactSums, to_float, weighted_top
 from .hierarchy import Dimension, aggregate, make_dimension, relations
@@ -175,12 +176,18 @@ def _first_ranks(starts: np.ndarray, n: int, top: int) -> np.ndarray:
     return rank < top
 
 
+def _no_top(n_groups: int) -> tuple[np.ndarray, np.ndarray, None]:
+    """The kept records ``(starts, y, w)`` of :func:`_kept_records` when no top
+    contribution is asked for: none."""
+    return np.zeros(n_groups + 1, dtype=np.int64), np.zeros(0), None
+
+
 def _kept_records(tab: Tabulation, group: np.ndarray, starts: np.ndarray, y: np.ndarray,
                   w: np.ndarray | None, n_groups: int):
     """The records that can be among their cell's top contributions (rows sorted by
     group, then decreasing ``y`` and ``w``), as ``(starts, y, w)``."""
     if not tab.top or tab.response is None:
-        return np.zeros(n_groups + 1, dtype=np.int64), np.zeros(0), None
+        return _no_top(n_groups)
     if w is None:
         keep = _first_ranks(starts, len(y), tab.top)
     else:
@@ -211,7 +218,7 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
     if missing_cols:
         raise KeyError(f"columns not in the data: {missing_cols}")
     keep = frame[cols].notna().all(axis=1).to_numpy()
-    data = frame.loc[keep, cols]
+    data = frame[cols] if keep.all() else frame.loc[keep, cols]
     n = len(data)
     w = None if tab.weight is None else data[tab.weight].to_numpy(dtype=float)
     y = None if tab.response is None else data[tab.response].to_numpy(dtype=float)
@@ -224,46 +231,48 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
         y = y + 0.0
     codes, uniques = [], []
     for d in tab.dims:
-        c, u = pd.factorize(text_column(data[d]), sort=True)
-        u = np.asarray(u, dtype=object)
+        c, u = sorted_text_codes(data[d])
         _check_codes(d, u, tab.hierarchies.get(d), tab.total)
-        codes.append(c.astype(np.int64))
+        codes.append(c)
         uniques.append(u)
-    ids = _cell_ids(codes, [len(u) for u in uniques])
-    cell_ids, group = np.unique(ids, return_inverse=True)
-    m = len(cell_ids)
-    order = (np.argsort(group, kind="stable") if y is None
-             else _sort_records(group, y, w))
-    g_sorted = group[order]
-    starts = _group_starts(g_sorted) if n else np.zeros(0, dtype=np.int64)
-    keys = (np.stack([c[order[starts]] for c in codes], axis=1) if n
+    # the leaf cell of each record: dense ids in the cells' lexicographic order, from the
+    # codes (a table over the cross-classification, no sort, unless it is far larger than
+    # the records)
+    group, rep = row_ids(np.stack(codes, axis=1) if codes
+                         else np.zeros((n, 0), dtype=np.int64))
+    m = len(rep)
+    keys = (np.stack([c[rep] for c in codes], axis=1) if m
             else np.zeros((0, len(tab.dims)), dtype=np.int64))
-    freq = np.diff(np.r_[starts, n]).astype(np.int64)
-    w_sorted = None if w is None else w[order]
-    y_sorted = None if y is None else y[order]
-    wsum = None if w is None else ExactSums.of(g_sorted, w_sorted, m)
+    freq = np.bincount(group, minlength=m).astype(np.int64)
+    # the sums are exact, so in any order of the records
+    wsum = None if w is None else ExactSums.of(group, w, m)
     vsum = None
     if y is not None:
         with np.errstate(over="ignore"):
-            x = y_sorted if w is None else w_sorted * y_sorted
+            x = y if w is None else w * y
         _finite(f"{tab.weight} * {tab.response}", x)  # (a product may overflow)
-        vsum = ExactSums.of(g_sorted, x, m)
-    rec_starts, rec_y, rec_w = _kept_records(tab, g_sorted, starts,
-                                             y_sorted if y is not None else np.zeros(n),
-                                             w_sorted if tab.ranks_by_weight else None, m)
+        vsum = ExactSums.of(group, x, m)
+    if tab.top and y is not None:  # only the top contributions need the records sorted
+        order = _sort_records(group, y, w)
+        g_sorted = group[order]
+        starts = _group_starts(g_sorted) if n else np.zeros(0, dtype=np.int64)
+        rec_starts, rec_y, rec_w = _kept_records(
+            tab, g_sorted, starts, y[order],
+            w[order] if tab.ranks_by_weight else None, m)
+    else:
+        rec_starts, rec_y, rec_w = _no_top(m)
     ksum = None
     if tab.key is not None:
-        from ..kernels.tabular.cell_key import record_key_units
+        from ..kernels.tabular.cell_key import cell_key_units, record_key_units
 
         try:
             units = record_key_units(data[tab.key].to_numpy(dtype=float), tab.key_digits)
         except ValueError as exc:
             raise ValueError(f"column {tab.key!r}: {exc}") from None
-        modulus = 10 ** tab.key_digits
-        u = units[order] % modulus
-        nonzero = u if y is None else np.where(y_sorted != 0, u, 0)
-        ksum = (np.add.reduceat(np.stack([u, nonzero], axis=1), starts) % modulus if n
-                else np.zeros((0, 2), dtype=np.int64))
+        every = cell_key_units(group, units, m, tab.key_digits)
+        nonzero = (every if y is None
+                   else cell_key_units(group, np.where(y != 0, units, 0), m, tab.key_digits))
+        ksum = np.stack([every, nonzero], axis=1)
     return PartialTable(tab, tuple(uniques), keys, freq, wsum, vsum, rec_starts, rec_y,
                         rec_w, records=len(frame), dropped=int((~keep).sum()), ksum=ksum)
 

@@ -18,7 +18,11 @@ whenever no record has all its keys missing.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from ..jit import njit
 
 _MAX_KEY = 1 << 62
 
@@ -33,6 +37,12 @@ def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if m == 0:
         ids = np.zeros(n, dtype=np.int64)
         return ids, np.zeros(min(n, 1), dtype=np.int64)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    radices = _column_max(codes) + 2  # of the codes + 1 (0 for a missing one)
+    span = math.prod(int(r) for r in radices)
+    if span <= max(4 * n, 1 << 16):
+        # small key space: dense ids without sorting, in one compiled pass
+        return _dense_row_ids(codes, radices, span)
     key = np.zeros(n, dtype=np.int64)
     size = 1
     for j in range(m):
@@ -56,6 +66,46 @@ def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         count = int(ids.max(initial=-1)) + 1
     rep = np.empty(count, dtype=np.int64)
     rep[ids] = np.arange(n)  # rows of one id are identical: any of them represents it
+    return ids, rep
+
+
+@njit(cache=True)
+def _column_max(codes):  # pragma: no cover - numba
+    """The largest value of each column (-1 for no rows); refuses values below -1."""
+    out = np.full(codes.shape[1], -1, dtype=np.int64)
+    for i in range(codes.shape[0]):
+        for j in range(codes.shape[1]):
+            v = codes[i, j]
+            if v < -1:
+                raise ValueError("codes must be >= -1 (-1: missing)")
+            out[j] = max(out[j], v)
+    return out
+
+
+@njit(cache=True)
+def _dense_row_ids(codes, radices, size):  # pragma: no cover - numba
+    """:func:`row_ids` where the mixed-radix keys of the rows are below ``size``: each
+    row's key, the rank of each key among the keys present, the rank of each row's key;
+    the representative of an id is its last row (as ``rep[ids] = arange(n)``)."""
+    n, m = codes.shape
+    key = np.empty(n, dtype=np.int64)
+    rank = np.zeros(size, dtype=np.int64)
+    for i in range(n):
+        k = 0
+        for j in range(m):
+            k = k * radices[j] + codes[i, j] + 1
+        key[i] = k
+        rank[k] = 1
+    count = 0
+    for k in range(size):
+        present = rank[k]
+        rank[k] = count
+        count += present
+    ids = np.empty(n, dtype=np.int64)
+    rep = np.empty(count, dtype=np.int64)
+    for i in range(n):
+        ids[i] = rank[key[i]]
+        rep[ids[i]] = i
     return ids, rep
 
 
