@@ -128,6 +128,10 @@ class PartialTable:
     records: int
     dropped: int
     ksum: np.ndarray | None = None
+    #: the dimensions with a hierarchy made from ``codes`` when checking them (None
+    #: for the others), so that finishing this very partial need not make them again
+    dimensions: tuple[Dimension | None, ...] | None = field(default=None, compare=False,
+                                                            repr=False)
 
     @property
     def n_cells(self) -> int:
@@ -143,12 +147,14 @@ def _finite(name: str, values: np.ndarray, non_negative: bool = False) -> None:
                          "weight w counts as w units)")
 
 
-def _check_codes(name: str, codes: np.ndarray, hierarchy, total: str) -> None:
-    """The checks of :func:`make_dimension` on one partition's codes (which may be none)."""
+def _check_codes(name: str, codes: np.ndarray, hierarchy, total: str) -> Dimension | None:
+    """The checks of :func:`make_dimension` on one partition's codes (which may be none),
+    and the dimension made when there is a hierarchy."""
     if hierarchy is not None:
-        make_dimension(name, codes, hierarchy, total=total)
-    elif total in set(codes):
+        return make_dimension(name, codes, hierarchy, total=total)
+    if total in set(codes):
         raise ValueError(f"dimension {name!r}: the total label {total!r} is also a code")
+    return None
 
 
 def _cell_ids(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
@@ -217,7 +223,7 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
     missing_cols = [c for c in cols if c not in frame.columns]
     if missing_cols:
         raise KeyError(f"columns not in the data: {missing_cols}")
-    keep = frame[cols].notna().all(axis=1).to_numpy()
+    keep = np.logical_and.reduce([frame[c].notna().to_numpy() for c in cols])
     data = frame[cols] if keep.all() else frame.loc[keep, cols]
     n = len(data)
     w = None if tab.weight is None else data[tab.weight].to_numpy(dtype=float)
@@ -229,10 +235,10 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
         # -0.0 + 0.0 is 0.0: a zero contribution is kept as one value whichever record
         # of a tie comes first in a partition
         y = y + 0.0
-    codes, uniques = [], []
+    codes, uniques, checked = [], [], []
     for d in tab.dims:
         c, u = sorted_text_codes(data[d])
-        _check_codes(d, u, tab.hierarchies.get(d), tab.total)
+        checked.append(_check_codes(d, u, tab.hierarchies.get(d), tab.total))
         codes.append(c)
         uniques.append(u)
     # the leaf cell of each record: dense ids in the cells' lexicographic order, from the
@@ -274,7 +280,8 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
                    else cell_key_units(group, np.where(y != 0, units, 0), m, tab.key_digits))
         ksum = np.stack([every, nonzero], axis=1)
     return PartialTable(tab, tuple(uniques), keys, freq, wsum, vsum, rec_starts, rec_y,
-                        rec_w, records=len(frame), dropped=int((~keep).sum()), ksum=ksum)
+                        rec_w, records=len(frame), dropped=int((~keep).sum()), ksum=ksum,
+                        dimensions=tuple(checked))
 
 
 def combine(partials: Iterable[PartialTable]) -> PartialTable:
@@ -345,8 +352,12 @@ def finish_table(partial: PartialTable) -> Table:
     weighted frequency is the exact sum of its records rounded once (``math.fsum``)."""
     tab = partial.tabulation
     dimensions: list[Dimension] = []
-    for d, codes in zip(tab.dims, partial.codes, strict=True):
+    made = partial.dimensions or (None,) * len(tab.dims)
+    for d, codes, dim in zip(tab.dims, partial.codes, made, strict=True):
         h = tab.hierarchies.get(d)
+        if h is not None and dim is not None:  # made from these codes by build_partial
+            dimensions.append(dim)
+            continue
         leaves = leaf_order(codes) if h is None else list(codes)
         dimensions.append(make_dimension(d, leaves, h, total=tab.total))
     shape = tuple(dim.size for dim in dimensions)
