@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..kernels.string_codes import first_seen_codes
-from .text import text_column
+from .text import is_text, text_column
 
 
 def key_codes(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
@@ -16,7 +16,9 @@ def key_codes(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
     numbered in sorted order, -1 for a missing value."""
     if not keys:
         return np.empty((len(frame), 0), dtype=np.int64)
-    return np.column_stack([pd.factorize(frame[k], sort=True)[0] for k in keys]).astype(np.int64)
+    return np.column_stack([sorted_text_codes(frame[k])[0] if is_text(frame[k])
+                            else pd.factorize(frame[k], sort=True)[0]
+                            for k in keys]).astype(np.int64)
 
 
 def sorted_text_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow.data.codes import sorted_text_codes
+from sdcflow.data.codes import key_codes, sorted_text_codes
 from sdcflow.data.text import text_column
 from sdcflow.kernels.risk.frequencies import row_ids
 from sdcflow.kernels.string_codes import first_seen_codes
@@ -35,6 +35,9 @@ def assert_same_as_pandas(column: pd.Series) -> None:
 def test_codes_and_sorted_values_of_pandas(values, start, chunk):
     column = pd.Series(values, dtype=text_column([]).dtype)
     assert_same_as_pandas(column)
+    # the key codes of the risk measures: pandas' codes of the text column
+    assert np.array_equal(key_codes(pd.DataFrame({"k": column}), ["k"])[:, 0],
+                          pd.factorize(column, sort=True)[0])
     assert_same_as_pandas(column.iloc[start:])  # an Arrow array with an offset
     if chunk:  # several Arrow chunks
         parts = [values[i:i + chunk] for i in range(0, len(values), chunk)] or [[]]
