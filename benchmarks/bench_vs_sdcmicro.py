@@ -36,16 +36,18 @@ Data:
   6,333 cells) built with its cell keys (``build_table(..., key=...)``), and its counts
   perturbed with cellKey's example frequency ptable (D = 5, V = 3, js = 2, pstay = 0.5).
 
-Recorded (min of 5 calls each; 27 Nov 2026, 8 other processes sharing the 2 cores, load
-average about 10; before: main at 1b9ad0c):
+Recorded with ``--before`` (a copy of main at 1b9ad0c), min of 5 calls each, 27 Nov 2026,
+with 8 other processes sharing the 2 cores (load average about 12: wall seconds three
+times the CPU seconds; compare CPU):
 
     step                          before CPU/wall s   after CPU/wall s   reference  x ref
-    individual_risk, 1M records   0.435 / 0.47        0.006 / 0.008      0.387      65
-    individual_risk, 5M records   3.77  / 4.4         0.024 / 0.027      1.92       80
-    cell-key table, 1M persons    0.270 / 0.28        0.057 / 0.059      0.194      3.4
+    individual_risk, 1M records   0.435 / 1.46        0.006 / 0.024      0.387      62
+    individual_risk, 5M records   4.69  / 14.5        0.019 / 0.063      2.39       128
+    cell-key table, 1M persons    0.249 / 0.73        0.053 / 0.173      0.179      3.4
 
-(The table's remaining time: factorising the two text columns about 20 ms, the
-hierarchy's dimension and relations about 15 ms, grouping and the cell keys about 10 ms.)
+(An earlier run of the same: 51x, 71x and 3.2x. The table's remaining time: coding the
+two text columns about 20 ms, the hierarchy's dimension and relations about 15 ms,
+grouping and the cell keys about 10 ms.)
 """
 
 from __future__ import annotations
@@ -68,8 +70,8 @@ REFERENCE = {"risk_1M": "sdcMicro indivRisk", "risk_5M": "sdcMicro indivRisk",
 LABELS = {"risk_1M": "individual_risk, 1M records", "risk_5M": "individual_risk, 5M records",
           "cell_key_1M": "cell-key table, 1M persons"}
 # main at 1b9ad0c (CPU s, wall s), measured as recorded in the docstring
-RECORDED_BEFORE = {"risk_1M": (0.435, 0.47), "risk_5M": (3.77, 4.4),
-                   "cell_key_1M": (0.270, 0.28)}
+RECORDED_BEFORE = {"risk_1M": (0.435, 1.46), "risk_5M": (4.69, 14.5),
+                   "cell_key_1M": (0.249, 0.73)}
 
 
 def least(repeat: int, fn, *args) -> tuple[float, float, object]:
