@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+
+from ..kernels.string_codes import first_seen_codes
+from .text import is_text, text_column
 
 
 def key_codes(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
@@ -12,7 +16,54 @@ def key_codes(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
     numbered in sorted order, -1 for a missing value."""
     if not keys:
         return np.empty((len(frame), 0), dtype=np.int64)
-    return np.column_stack([pd.factorize(frame[k], sort=True)[0] for k in keys]).astype(np.int64)
+    return np.column_stack([sorted_text_codes(frame[k])[0] if is_text(frame[k])
+                            else pd.factorize(frame[k], sort=True)[0]
+                            for k in keys]).astype(np.int64)
+
+
+def sorted_text_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(text_column(column), sort=True)``: the int64 code of each value
+    (-1 for a missing one) and the distinct values sorted (an object array of str), the
+    same arrays; for text held in Arrow without missing values, by one hashing pass over
+    its bytes (:func:`~sdcflow.kernels.string_codes.first_seen_codes`) and a sort of the
+    distinct values only, several times faster than pandas' factorize."""
+    text = text_column(column)
+    strings = _arrow_strings(text)
+    if strings is None:
+        codes, uniques = pd.factorize(text, sort=True)
+        return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+    array, offsets, data = strings
+    seen, first = first_seen_codes(offsets, data)
+    values = array.take(pa.array(first)).to_pylist()
+    # sorted as Python sorts str (by code points: the order of their UTF-8 bytes, as
+    # pandas sorts Arrow strings)
+    order = sorted(range(len(values)), key=values.__getitem__)
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[order] = np.arange(len(values))
+    return rank[seen], np.array([values[k] for k in order] or [], dtype=object)
+
+
+def _arrow_strings(text: pd.Series) -> tuple[pa.Array, np.ndarray, np.ndarray] | None:
+    """The Arrow array of a text column, its offsets (int64) and its bytes, or None when
+    the column is not held in an Arrow string array without missing values."""
+    to_arrow = getattr(text.array, "__arrow_array__", None)
+    if to_arrow is None:
+        return None
+    chunked = to_arrow()
+    if not isinstance(chunked, pa.ChunkedArray | pa.Array) or chunked.null_count:
+        return None
+    array = chunked.combine_chunks() if isinstance(chunked, pa.ChunkedArray) else chunked
+    width = {pa.string(): np.int32, pa.large_string(): np.int64}.get(array.type)
+    if width is None:  # (string views, dictionaries: pandas' factorize)
+        return None
+    _, offset_buffer, data_buffer = array.buffers()
+    if offset_buffer is None:
+        return None
+    offsets = np.asarray(np.frombuffer(offset_buffer, dtype=width)[
+        array.offset:array.offset + len(array) + 1], dtype=np.int64)
+    data = (np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None
+            else np.zeros(0, dtype=np.uint8))
+    return array, offsets, data
 
 
 def numeric_matrix(frame: pd.DataFrame, names: list[str]) -> np.ndarray:

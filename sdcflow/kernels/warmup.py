@@ -103,13 +103,28 @@ def _secondary() -> None:
 
 def _tables() -> None:
     import pandas as pd
+    import pyarrow as pa
 
+    from ..data.codes import sorted_text_codes
     from ..tabular import Tabulation, build_partial, combine, finish_table
 
     records = pd.DataFrame({"a": ["x", "y", "x", "y"], "v": [1.5, 2.0, 3.25, 4.0],
-                            "w": [1.0, 2.0, 1.0, 3.0]})
-    tab = Tabulation(("a",), response="v", weight="w")
+                            "w": [1.0, 2.0, 1.0, 3.0], "k": [0.1, 0.25, 0.5, 0.75]})
+    tab = Tabulation(("a",), response="v", weight="w", key="k")
     finish_table(combine([build_partial(tab, records[:2]), build_partial(tab, records[2:])]))
+    for kind in (pa.string(), pa.large_string()):  # the text codes of Arrow strings
+        sorted_text_codes(pd.Series(pd.arrays.ArrowStringArray(
+            pa.chunked_array([pa.array(["x", "y", "x"], type=kind)]))))
+
+
+def _risk() -> None:
+    from .risk.frequencies import class_frequencies
+    from .risk.risk import _gather, class_individual_risk
+
+    classes, fk, Fk = class_frequencies(np.array([[0, 1], [0, 1], [1, -1]]),
+                                        np.array([2.0, 3.0, 4.0]))
+    class_individual_risk(classes, fk, Fk)
+    _gather(fk, classes)  # (the threaded spread of many records)
 
 
 @dataclass(frozen=True)
@@ -141,7 +156,10 @@ FAMILIES: tuple[Family, ...] = (
            _univariate),
     Family("utility", ("sdcflow.kernels.utility.kmeans",), 1.6, _utility),
     Family("secondary", ("sdcflow.tabular.hypercube",), 1.0, _secondary),
-    Family("tables", ("sdcflow.tabular.exact",), 1.0, _tables),
+    Family("tables", ("sdcflow.tabular.exact", "sdcflow.kernels.risk.frequencies",
+                      "sdcflow.kernels.string_codes", "sdcflow.kernels.tabular.cell_key"),
+           1.5, _tables),
+    Family("risk", ("sdcflow.kernels.risk.risk",), 0.5, _risk),
 )
 
 

@@ -45,7 +45,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..data.text import text_column
+from ..data.codes import sorted_text_codes
+from ..kernels.risk.frequencies import row_ids
 from ..limits import MAX_TABLE_CELLS, over
 from .exact import ExactSums, to_float, weighted_top
 from .hierarchy import Dimension, aggregate, make_dimension, relations
@@ -127,6 +128,10 @@ class PartialTable:
     records: int
     dropped: int
     ksum: np.ndarray | None = None
+    #: the dimensions with a hierarchy made from ``codes`` when checking them (None
+    #: for the others), so that finishing this very partial need not make them again
+    dimensions: tuple[Dimension | None, ...] | None = field(default=None, compare=False,
+                                                            repr=False)
 
     @property
     def n_cells(self) -> int:
@@ -142,12 +147,14 @@ def _finite(name: str, values: np.ndarray, non_negative: bool = False) -> None:
                          "weight w counts as w units)")
 
 
-def _check_codes(name: str, codes: np.ndarray, hierarchy, total: str) -> None:
-    """The checks of :func:`make_dimension` on one partition's codes (which may be none)."""
+def _check_codes(name: str, codes: np.ndarray, hierarchy, total: str) -> Dimension | None:
+    """The checks of :func:`make_dimension` on one partition's codes (which may be none),
+    and the dimension made when there is a hierarchy."""
     if hierarchy is not None:
-        make_dimension(name, codes, hierarchy, total=total)
-    elif total in set(codes):
+        return make_dimension(name, codes, hierarchy, total=total)
+    if total in set(codes):
         raise ValueError(f"dimension {name!r}: the total label {total!r} is also a code")
+    return None
 
 
 def _cell_ids(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
@@ -175,12 +182,18 @@ def _first_ranks(starts: np.ndarray, n: int, top: int) -> np.ndarray:
     return rank < top
 
 
+def _no_top(n_groups: int) -> tuple[np.ndarray, np.ndarray, None]:
+    """The kept records ``(starts, y, w)`` of :func:`_kept_records` when no top
+    contribution is asked for: none."""
+    return np.zeros(n_groups + 1, dtype=np.int64), np.zeros(0), None
+
+
 def _kept_records(tab: Tabulation, group: np.ndarray, starts: np.ndarray, y: np.ndarray,
                   w: np.ndarray | None, n_groups: int):
     """The records that can be among their cell's top contributions (rows sorted by
     group, then decreasing ``y`` and ``w``), as ``(starts, y, w)``."""
     if not tab.top or tab.response is None:
-        return np.zeros(n_groups + 1, dtype=np.int64), np.zeros(0), None
+        return _no_top(n_groups)
     if w is None:
         keep = _first_ranks(starts, len(y), tab.top)
     else:
@@ -210,8 +223,8 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
     missing_cols = [c for c in cols if c not in frame.columns]
     if missing_cols:
         raise KeyError(f"columns not in the data: {missing_cols}")
-    keep = frame[cols].notna().all(axis=1).to_numpy()
-    data = frame.loc[keep, cols]
+    keep = np.logical_and.reduce([frame[c].notna().to_numpy() for c in cols])
+    data = frame[cols] if keep.all() else frame.loc[keep, cols]
     n = len(data)
     w = None if tab.weight is None else data[tab.weight].to_numpy(dtype=float)
     y = None if tab.response is None else data[tab.response].to_numpy(dtype=float)
@@ -222,50 +235,53 @@ def build_partial(tabulation: Tabulation, frame: pd.DataFrame) -> PartialTable:
         # -0.0 + 0.0 is 0.0: a zero contribution is kept as one value whichever record
         # of a tie comes first in a partition
         y = y + 0.0
-    codes, uniques = [], []
+    codes, uniques, checked = [], [], []
     for d in tab.dims:
-        c, u = pd.factorize(text_column(data[d]), sort=True)
-        u = np.asarray(u, dtype=object)
-        _check_codes(d, u, tab.hierarchies.get(d), tab.total)
-        codes.append(c.astype(np.int64))
+        c, u = sorted_text_codes(data[d])
+        checked.append(_check_codes(d, u, tab.hierarchies.get(d), tab.total))
+        codes.append(c)
         uniques.append(u)
-    ids = _cell_ids(codes, [len(u) for u in uniques])
-    cell_ids, group = np.unique(ids, return_inverse=True)
-    m = len(cell_ids)
-    order = (np.argsort(group, kind="stable") if y is None
-             else _sort_records(group, y, w))
-    g_sorted = group[order]
-    starts = _group_starts(g_sorted) if n else np.zeros(0, dtype=np.int64)
-    keys = (np.stack([c[order[starts]] for c in codes], axis=1) if n
+    # the leaf cell of each record: dense ids in the cells' lexicographic order, from the
+    # codes (a table over the cross-classification, no sort, unless it is far larger than
+    # the records)
+    group, rep = row_ids(np.stack(codes, axis=1) if codes
+                         else np.zeros((n, 0), dtype=np.int64))
+    m = len(rep)
+    keys = (np.stack([c[rep] for c in codes], axis=1) if m
             else np.zeros((0, len(tab.dims)), dtype=np.int64))
-    freq = np.diff(np.r_[starts, n]).astype(np.int64)
-    w_sorted = None if w is None else w[order]
-    y_sorted = None if y is None else y[order]
-    wsum = None if w is None else ExactSums.of(g_sorted, w_sorted, m)
+    freq = np.bincount(group, minlength=m).astype(np.int64)
+    # the sums are exact, so in any order of the records
+    wsum = None if w is None else ExactSums.of(group, w, m)
     vsum = None
     if y is not None:
         with np.errstate(over="ignore"):
-            x = y_sorted if w is None else w_sorted * y_sorted
+            x = y if w is None else w * y
         _finite(f"{tab.weight} * {tab.response}", x)  # (a product may overflow)
-        vsum = ExactSums.of(g_sorted, x, m)
-    rec_starts, rec_y, rec_w = _kept_records(tab, g_sorted, starts,
-                                             y_sorted if y is not None else np.zeros(n),
-                                             w_sorted if tab.ranks_by_weight else None, m)
+        vsum = ExactSums.of(group, x, m)
+    if tab.top and y is not None:  # only the top contributions need the records sorted
+        order = _sort_records(group, y, w)
+        g_sorted = group[order]
+        starts = _group_starts(g_sorted) if n else np.zeros(0, dtype=np.int64)
+        rec_starts, rec_y, rec_w = _kept_records(
+            tab, g_sorted, starts, y[order],
+            w[order] if tab.ranks_by_weight else None, m)
+    else:
+        rec_starts, rec_y, rec_w = _no_top(m)
     ksum = None
     if tab.key is not None:
-        from ..kernels.tabular.cell_key import record_key_units
+        from ..kernels.tabular.cell_key import cell_key_units, record_key_units
 
         try:
             units = record_key_units(data[tab.key].to_numpy(dtype=float), tab.key_digits)
         except ValueError as exc:
             raise ValueError(f"column {tab.key!r}: {exc}") from None
-        modulus = 10 ** tab.key_digits
-        u = units[order] % modulus
-        nonzero = u if y is None else np.where(y_sorted != 0, u, 0)
-        ksum = (np.add.reduceat(np.stack([u, nonzero], axis=1), starts) % modulus if n
-                else np.zeros((0, 2), dtype=np.int64))
+        every = cell_key_units(group, units, m, tab.key_digits)
+        nonzero = (every if y is None
+                   else cell_key_units(group, np.where(y != 0, units, 0), m, tab.key_digits))
+        ksum = np.stack([every, nonzero], axis=1)
     return PartialTable(tab, tuple(uniques), keys, freq, wsum, vsum, rec_starts, rec_y,
-                        rec_w, records=len(frame), dropped=int((~keep).sum()), ksum=ksum)
+                        rec_w, records=len(frame), dropped=int((~keep).sum()), ksum=ksum,
+                        dimensions=tuple(checked))
 
 
 def combine(partials: Iterable[PartialTable]) -> PartialTable:
@@ -336,8 +352,12 @@ def finish_table(partial: PartialTable) -> Table:
     weighted frequency is the exact sum of its records rounded once (``math.fsum``)."""
     tab = partial.tabulation
     dimensions: list[Dimension] = []
-    for d, codes in zip(tab.dims, partial.codes, strict=True):
+    made = partial.dimensions or (None,) * len(tab.dims)
+    for d, codes, dim in zip(tab.dims, partial.codes, made, strict=True):
         h = tab.hierarchies.get(d)
+        if h is not None and dim is not None:  # made from these codes by build_partial
+            dimensions.append(dim)
+            continue
         leaves = leaf_order(codes) if h is None else list(codes)
         dimensions.append(make_dimension(d, leaves, h, total=tab.total))
     shape = tuple(dim.size for dim in dimensions)

@@ -139,17 +139,24 @@ def relations(dimensions: Sequence[Dimension]) -> sp.csr_matrix:
     for axis, dim in enumerate(dimensions):
         moved = np.moveaxis(ids, axis, 0).reshape(dim.size, -1)
         m = moved.shape[1]
-        for p in np.flatnonzero(~dim.is_leaf):
-            kids = dim.children(int(p))
-            r = np.arange(nrow, nrow + m)
-            rows_parts.append(r)
-            cols_parts.append(moved[p])
-            vals_parts.append(np.full(m, -1.0))
-            for k in kids:
-                rows_parts.append(r)
-                cols_parts.append(moved[k])
-                vals_parts.append(np.ones(m))
-            nrow += m
+        inner = np.flatnonzero(~dim.is_leaf)
+        if not len(inner):
+            continue
+        # one block of m rows per subtotal p: -1 at p, then +1 at each child (in code
+        # order), all blocks at once
+        block = np.full(dim.size, -1, dtype=np.int64)
+        block[inner] = np.arange(len(inner))
+        child = np.flatnonzero(dim.parent >= 0)
+        child = child[block[dim.parent[child]] >= 0]
+        owner = np.r_[block[inner], block[dim.parent[child]]]
+        entry = np.r_[inner, child]
+        is_child = np.r_[np.zeros(len(inner), dtype=bool), np.ones(len(child), dtype=bool)]
+        seq = np.lexsort((entry, is_child, owner))
+        owner, entry = owner[seq], entry[seq]
+        rows_parts.append((nrow + owner[:, None] * m + np.arange(m)).ravel())
+        cols_parts.append(moved[entry].ravel())
+        vals_parts.append(np.repeat(np.where(is_child[seq], 1.0, -1.0), m))
+        nrow += len(inner) * m
     if not rows_parts:
         return sp.csr_matrix((0, n))
     mat = sp.coo_matrix((np.concatenate(vals_parts),

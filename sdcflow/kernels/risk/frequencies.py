@@ -18,7 +18,11 @@ whenever no record has all its keys missing.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from ..jit import njit
 
 _MAX_KEY = 1 << 62
 
@@ -33,6 +37,12 @@ def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if m == 0:
         ids = np.zeros(n, dtype=np.int64)
         return ids, np.zeros(min(n, 1), dtype=np.int64)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    radices = _column_max(codes) + 2  # of the codes + 1 (0 for a missing one)
+    span = math.prod(int(r) for r in radices)
+    if span <= max(4 * n, 1 << 16):
+        # small key space: dense ids without sorting, in one compiled pass
+        return _dense_row_ids(codes, radices, span)
     key = np.zeros(n, dtype=np.int64)
     size = 1
     for j in range(m):
@@ -59,6 +69,46 @@ def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids, rep
 
 
+@njit(cache=True)
+def _column_max(codes):  # pragma: no cover - numba
+    """The largest value of each column (-1 for no rows); refuses values below -1."""
+    out = np.full(codes.shape[1], -1, dtype=np.int64)
+    for i in range(codes.shape[0]):
+        for j in range(codes.shape[1]):
+            v = codes[i, j]
+            if v < -1:
+                raise ValueError("codes must be >= -1 (-1: missing)")
+            out[j] = max(out[j], v)
+    return out
+
+
+@njit(cache=True)
+def _dense_row_ids(codes, radices, size):  # pragma: no cover - numba
+    """:func:`row_ids` where the mixed-radix keys of the rows are below ``size``: each
+    row's key, the rank of each key among the keys present, the rank of each row's key;
+    the representative of an id is its last row (as ``rep[ids] = arange(n)``)."""
+    n, m = codes.shape
+    key = np.empty(n, dtype=np.int64)
+    rank = np.zeros(size, dtype=np.int64)
+    for i in range(n):
+        k = 0
+        for j in range(m):
+            k = k * radices[j] + codes[i, j] + 1
+        key[i] = k
+        rank[k] = 1
+    count = 0
+    for k in range(size):
+        present = rank[k]
+        rank[k] = count
+        count += present
+    ids = np.empty(n, dtype=np.int64)
+    rep = np.empty(count, dtype=np.int64)
+    for i in range(n):
+        ids[i] = rank[key[i]]
+        rep[ids[i]] = i
+    return ids, rep
+
+
 def _pair_ids(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Common integer ids of the rows of two integer matrices with equal columns (equal
     rows, equal ids) and the number of ids."""
@@ -79,15 +129,27 @@ def frequencies(
     """Per-record ``fk`` and ``Fk`` for integer-coded keys (``codes``: n x m, -1 = missing).
 
     ``Fk`` sums ``weights`` the way ``fk`` counts records (equal to ``fk`` without weights)."""
+    classes, fk, Fk = class_frequencies(codes, weights, alpha)
+    return fk[classes], Fk[classes]
+
+
+def class_frequencies(
+    codes: np.ndarray, weights: np.ndarray | None = None, alpha: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(classes, fk, Fk)``: the key combination of each record (``classes``, n dense
+    ids in lexicographic order of the combinations) and ``fk``, ``Fk`` of each combination
+    (those of :func:`frequencies`: record ``i``'s are ``fk[classes[i]]``,
+    ``Fk[classes[i]]``). What is computed per record from its frequencies (the individual
+    risk) needs computing once per combination only."""
     codes = np.asarray(codes, dtype=np.int64)
-    n = codes.shape[0]
     if codes.ndim != 2:
         raise ValueError("codes must be a 2-dimensional array")
+    n = codes.shape[0]
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     if n == 0:
-        return np.zeros(0), np.zeros(0)
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
     if codes.shape[1] == 0:
-        return np.full(n, float(n)), np.full(n, w.sum())
+        return np.zeros(n, dtype=np.int64), np.array([float(n)]), np.array([w.sum()])
     inverse, first = row_ids(codes)
     combos = codes[first]
     counts = np.bincount(inverse, minlength=len(combos))
@@ -122,5 +184,5 @@ def frequencies(
                                                combos[others][:, both])
                 fk[members] += alpha * _sum_at(m_ids, o_ids, counts[others], size)
                 Fk[members] += alpha * _sum_at(m_ids, o_ids, wsum[others], size)
-    return fk[inverse], Fk[inverse]
+    return inverse, fk, Fk
 

@@ -9,7 +9,9 @@ The frequencies ``fk`` and ``Fk`` these functions start from come from
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
+from ..jit import njit
 from ..privacy.models import distinct_l_diversity, entropy_l_diversity
 from .frequencies import row_ids
 
@@ -64,14 +66,9 @@ def individual_risk(
     (sdcMicro's own evaluation loses digits for larger fk * p, e.g. 8 of them at fk = 20,
     p = 1/2, and gives NaN once ``p**(1-fk)`` overflows, e.g. fk > 155 at p = 0.01).
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
-    fk = np.asarray(fk, dtype=float)
+    fk, Fk = _risk_inputs(fk, Fk, method)
     if Fk is None:
         return 1.0 / fk
-    Fk = np.asarray(Fk, dtype=float)
-    if fk.shape != Fk.shape or fk.ndim != 1:
-        raise ValueError("fk and Fk must be 1-dimensional arrays of the same length")
     if fk.size == 0:
         return np.zeros(0)
     # fk and Fk are constant within a key combination: evaluate each distinct pair once
@@ -80,6 +77,68 @@ def individual_risk(
     pair, rep = row_ids(np.column_stack([f_code.reshape(-1), F_code.reshape(-1)]))
     risk = _pair_risk(fk[rep], Fk[rep], method)
     return risk[pair] * qual
+
+
+def class_individual_risk(
+    classes: np.ndarray, fk: np.ndarray, Fk: np.ndarray | None = None,
+    method: str = "approx", qual: float = 1.0
+) -> np.ndarray:
+    """The individual risk of each record (:func:`individual_risk`) from the frequencies
+    of the key combinations: ``fk``, ``Fk`` of each combination and ``classes``, the
+    combination of each record (as
+    :func:`~sdcflow.kernels.risk.frequencies.class_frequencies` gives them).
+
+    Equal, bit for bit, to ``individual_risk(fk[classes], Fk[classes], method, qual)``
+    (the formulas are elementwise, and ``qual`` multiplies each value once), but the
+    formulas are evaluated once per combination, which the frequency step has already
+    found, instead of finding the distinct ``(fk, Fk)`` pairs again among the records
+    (two sorts of all of them); the values are then spread to the records."""
+    fk, Fk = _risk_inputs(fk, Fk, method)
+    classes = np.asarray(classes, dtype=np.int64)
+    if classes.ndim != 1:
+        raise ValueError("classes must be a 1-dimensional array")
+    if classes.size and (classes.min() < 0 or classes.max() >= fk.size):
+        raise ValueError("classes must be ids of the combinations, 0 .. len(fk) - 1")
+    if Fk is None:
+        return spread(1.0 / fk, classes)
+    if fk.size == 0:
+        return np.zeros(classes.size)
+    return spread(_pair_risk(fk, Fk, method) * qual, classes)
+
+
+def _risk_inputs(fk, Fk, method: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """``fk`` and ``Fk`` as float arrays, checked, and the method checked."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    fk = np.asarray(fk, dtype=float)
+    if Fk is None:
+        return fk, None
+    Fk = np.asarray(Fk, dtype=float)
+    if fk.shape != Fk.shape or fk.ndim != 1:
+        raise ValueError("fk and Fk must be 1-dimensional arrays of the same length")
+    return fk, Fk
+
+
+# below this many records numpy's gather is as fast as starting the threads
+_PARALLEL_SPREAD = 1 << 18
+
+
+def spread(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``values[index]`` (float values, int64 index within range): on both cores for many
+    records (each output element is written by one thread from one input: the same
+    result whatever the threads)."""
+    if index.size < _PARALLEL_SPREAD:
+        return values[index]
+    return _gather(np.ascontiguousarray(values, dtype=float),
+                   np.ascontiguousarray(index, dtype=np.int64))
+
+
+@njit(cache=True, parallel=True)
+def _gather(values, index):  # pragma: no cover - numba
+    out = np.empty(index.size)
+    for i in prange(index.size):
+        out[i] = values[index[i]]
+    return out
 
 
 def _pair_risk(f: np.ndarray, F: np.ndarray, method: str) -> np.ndarray:

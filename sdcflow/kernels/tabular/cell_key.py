@@ -34,6 +34,7 @@ import hashlib
 
 import numpy as np
 
+from ..jit import njit
 from .ptable import PTable
 
 MIN_DIGITS, MAX_DIGITS = 5, 10  # cellKey allows 5..20; int64 sums need <= 10 here
@@ -99,16 +100,25 @@ def cell_key_units(group: np.ndarray, units: np.ndarray, n_cells: int,
                    digits: int = 8) -> np.ndarray:
     """The cell keys (whole numbers of ``10^-digits``, in ``[0, 10^digits)``) of cells
     ``0..n_cells-1`` whose records are ``group`` (one cell index per record) with record
-    keys ``units``: each cell's sum modulo ``10^digits``, exact."""
+    keys ``units``: each cell's sum modulo ``10^digits``, exact (integer sums: the same
+    in any order of the records). One pass over the records, no sort."""
     m = _modulus(digits)
-    group = np.asarray(group, dtype=np.int64)
-    units = np.asarray(units, dtype=np.int64) % m
+    group = np.ascontiguousarray(group, dtype=np.int64)
+    units = np.ascontiguousarray(units, dtype=np.int64)
+    if group.shape != units.shape or group.ndim != 1:
+        raise ValueError("group and units must be 1-dimensional arrays of the same length")
+    if group.size and (group.min() < 0 or group.max() >= n_cells):
+        raise ValueError("group must hold cell indices 0 .. n_cells - 1")
+    return _modular_sums(group, units, int(n_cells), m)
+
+
+@njit(cache=True)
+def _modular_sums(group, units, n_cells, m):  # pragma: no cover - numba
     out = np.zeros(n_cells, dtype=np.int64)
-    if len(group):
-        order = np.argsort(group, kind="stable")
-        g = group[order]
-        starts = np.r_[0, np.flatnonzero(np.diff(g)) + 1]
-        out[g[starts]] = np.add.reduceat(units[order], starts) % m
+    for i in range(group.size):
+        out[group[i]] += units[i] % m  # (below 9.2e18 for up to 9e8 records of a cell)
+    for g in range(n_cells):
+        out[g] %= m
     return out
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ...data.codes import key_codes
 from ...data.dataset import Dataset, Metadata
-from ...kernels.risk.frequencies import frequencies, row_ids
+from ...kernels.risk.frequencies import class_frequencies, row_ids
 from ...registry import Finding, Measure, MeasureResult, register, variables_param
 from ...results import COUNT, NAMES, NUMBER, TEXT, Null, Shape, record
 
@@ -79,12 +79,20 @@ class KeyFrequencyMeasure(Measure):
                         ) -> tuple[np.ndarray, np.ndarray, str | None]:
         """``fk``, ``Fk`` (equal to ``fk`` without weights) and the weight variable used;
         ``codes``: the :func:`key_codes` of the key variables if the caller has them."""
+        classes, fk, Fk, weight = self.class_key_frequencies(data, params, codes)
+        return fk[classes], Fk[classes], weight
+
+    def class_key_frequencies(self, data: Dataset, params: Mapping,
+                              codes: np.ndarray | None = None
+                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None]:
+        """:meth:`key_frequencies` per key combination: ``(classes, fk, Fk, weight)``
+        with ``classes`` the combination of each record (:func:`class_frequencies`)."""
         if codes is None:
             codes = key_codes(data.frame, self.variables(params, data.meta))
         weight = self.weight(data.meta)
         w = data.frame[weight].to_numpy(dtype=float, na_value=np.nan) if weight else None
-        fk, Fk = frequencies(codes, w, alpha=float(params["alpha"]))
-        return fk, Fk, weight
+        classes, fk, Fk = class_frequencies(codes, w, alpha=float(params["alpha"]))
+        return classes, fk, Fk, weight
 
 
 def _distribution(values: np.ndarray) -> dict:

@@ -16,7 +16,7 @@ import pandas as pd
 from ...data.dataset import Dataset
 from ...data.key_table import combine_tables, partial_table, table_frequencies
 from ...distribution import MapReduce
-from ...kernels.risk.risk import METHODS, individual_risk
+from ...kernels.risk.risk import METHODS, class_individual_risk, individual_risk
 from ...plain_words import figure
 from ...registry import MeasureResult, register
 from ...results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
@@ -49,11 +49,12 @@ class RiskMeasure(KeyFrequencyMeasure):
     def risk(self, data: Dataset, params: Mapping) -> tuple[np.ndarray, dict]:
         """The individual risk per record and the summary fields that describe how it was
         computed (variables, alpha, weight, method, qual)."""
-        fk, Fk, weight = self.key_frequencies(data, params)
+        # the risk once per key combination, spread to the records
+        classes, fk, Fk, weight = self.class_key_frequencies(data, params)
         if weight is None:
-            r = individual_risk(fk)
+            r = class_individual_risk(classes, fk)
         else:
-            r = individual_risk(fk, Fk, params["method"], float(params["qual"]))
+            r = class_individual_risk(classes, fk, Fk, params["method"], float(params["qual"]))
         how = {
             "variables": self.variables(params, data.meta),
             "alpha": params["alpha"],
