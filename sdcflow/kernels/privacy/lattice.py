@@ -50,10 +50,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..risk.frequencies import row_ids
-from ..risk.risk import l_diversity
-from ..risk.t_closeness import t_closeness
+from .class_tables import History
 from .loss import LossContext
-from .models import class_emd, recursive_l_diversity
+from .models import class_emd, distinct_l_diversity, entropy_l_diversity, recursive_l_diversity
 
 MAX_NODES = 1_000_000  # nodes of a lattice the search may visit
 
@@ -61,13 +60,25 @@ MAX_NODES = 1_000_000  # nodes of a lattice the search may visit
 @dataclass(frozen=True)
 class Partition:
     """A node's equivalence classes: the number of records of each (``counts``), when
-    the search works on records the class of each record (``record_class``), the
-    generalised key codes of each class (``keys``, one row per class) and the node."""
+    a target reads records the class of each record (``record_class``), the generalised
+    key codes of each class (``keys``, one row per class) and the node.
+
+    The search passes records grouped: ``record_class`` then holds the class of each
+    *group* of records with equal keys and equal values of the targets' sensitive
+    variables, ``weights`` the records of each group and ``rows`` one record of each
+    (so a target reads its per-record values as ``values[rows]``); both None: one
+    group per record."""
 
     counts: np.ndarray
     record_class: np.ndarray | None = None
     keys: np.ndarray | None = None
     node: tuple | None = None
+    weights: np.ndarray | None = None
+    rows: np.ndarray | None = None
+
+    def values_of(self, values: np.ndarray) -> np.ndarray:
+        """Per-record ``values`` as one value per entry of ``record_class``."""
+        return values if self.rows is None else values[self.rows]
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,7 @@ class Target:
     needs_records: bool = False
     release: bool = False
     node_ok: Callable[[Partition], bool] | None = None
+    values: np.ndarray | None = None
 
     def monotone(self, suppressing: bool) -> bool:
         return (self.monotone_with_suppression if suppressing
@@ -123,22 +135,26 @@ def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "disti
             raise ValueError("recursive l-diversity needs an integer l >= 1")
 
         def recursive_ok(p: Partition) -> np.ndarray:
-            ratio = recursive_l_diversity(p.record_class, sensitive, int(l_value),
+            ratio = recursive_l_diversity(p.record_class, p.values_of(sensitive),
+                                          int(l_value), weights=p.weights,
                                           n_classes=len(p.counts))
             return ratio < c
 
         return Target(f"recursive_l_diversity({c:g}, {l_value:g})", recursive_ok,
-                      needs_records=True)
-    column = 0 if kind == "distinct" else 1
+                      needs_records=True, values=sensitive)
 
     def ok(p: Partition) -> np.ndarray:
-        per_record = l_diversity(p.record_class, sensitive)[column]
-        per_class = np.zeros(len(p.counts))
-        per_class[p.record_class] = per_record
+        values = p.values_of(sensitive)
+        if kind == "distinct":
+            per_class = distinct_l_diversity(p.record_class, values, n_classes=len(p.counts))
+        else:
+            per_class = entropy_l_diversity(p.record_class, values, weights=p.weights,
+                                            n_classes=len(p.counts))
         return per_class >= l_value - 1e-9
 
     return Target(f"{kind}_l_diversity({l_value:g})", ok,
-                  monotone_with_suppression=(kind == "distinct"), needs_records=True)
+                  monotone_with_suppression=(kind == "distinct"), needs_records=True,
+                  values=sensitive)
 
 
 def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
@@ -153,24 +169,19 @@ def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
     Monotone without suppression (the paper's theorem: the distribution of a merged
     class is a mixture of the two, whose EMD to the whole is at most the larger of
     theirs); not with suppression, where a failing class merged into a meeting one may
-    make it fail."""
-    if distance == "hierarchical":
-        if hierarchy is None:
-            raise ValueError("the hierarchical distance needs the sensitive hierarchy")
-
-        def tree_ok(p: Partition) -> np.ndarray:
-            emd = class_emd(p.record_class, sensitive, "hierarchical", hierarchy=hierarchy,
-                            n_classes=len(p.counts))
-            return emd <= t + 1e-9
-
-        return Target(f"t_closeness({t:g}, hierarchical)", tree_ok, needs_records=True)
+    make it fail. (The distances of :func:`sdcflow.kernels.risk.t_closeness.class_emd`,
+    on the records' classes weighted by how many records each group stands for.)"""
+    if distance == "hierarchical" and hierarchy is None:
+        raise ValueError("the hierarchical distance needs the sensitive hierarchy")
+    tree = hierarchy if distance == "hierarchical" else None  # (others ignore it)
 
     def ok(p: Partition) -> np.ndarray:
-        per_class = np.zeros(len(p.counts))
-        per_class[p.record_class] = t_closeness(p.record_class, sensitive, distance)
-        return per_class <= t + 1e-9
+        emd = class_emd(p.record_class, p.values_of(sensitive), distance, hierarchy=tree,
+                        weights=p.weights, n_classes=len(p.counts))
+        return emd <= t + 1e-9
 
-    return Target(f"t_closeness({t:g}, {distance})", ok, needs_records=True)
+    return Target(f"t_closeness({t:g}, {distance})", ok, needs_records=True,
+                  values=sensitive)
 
 
 def average_risk(threshold: float) -> Target:
@@ -232,62 +243,76 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
     if len(maps) != m:
         raise ValueError("one hierarchy per key variable")
-    up = [_steps(mp) for mp in maps]
+    for mp in maps:
+        _steps(mp)  # each level a function of the one below
     size = lattice_size(maps)
     if size > MAX_NODES:
         raise ValueError(f"the lattice has {size} nodes, more than {MAX_NODES}")
     by_records = any(t.needs_records for t in targets)
-    if by_records:
-        units, counts = codes, np.ones(n, dtype=np.int64)
-        ids = np.arange(n)
+    values, per_record = _target_values(targets, n) if by_records else (None, False)
+    history = History(codes, maps, values)
+    if values is None:
+        units, counts, ids = history.bottom.keys, history.bottom.counts, history.record_row
     else:
         ids, rep = row_ids(codes)
         units, counts = codes[rep], np.bincount(ids, minlength=len(rep))
     w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
     ctx = LossContext(loss, units, counts, maps, w, k=k, suppression=suppression_loss)
     allowed = int(np.floor(suppression_limit * n + 1e-9))
-    monotone = all(t.monotone(allowed > 0) for t in targets)
+    suppressing = allowed > 0
+    monotone = all(t.monotone(suppressing) for t in targets)
+    targets = sorted(targets, key=_cost)  # cheap checks first (a node may fail early)
     shape = tuple(len(mp) for mp in maps)
     nodes = sorted(itertools.product(*(range(s) for s in shape)), key=lambda v: (sum(v), v))
     bound = np.zeros(size)
     known_ok = np.zeros(size, dtype=bool)
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
+
+    def partition(node: tuple) -> Partition:
+        return _partition(history.table(node), by_records, per_record, n)
+
+    def meets(some: Sequence[Target]) -> Callable[[tuple], bool]:
+        return lambda node: _check(partition(node), some, allowed, False)[1]
+
     checked = 0
     if monotone:
-        checked = _classify(nodes, shape, status, lambda v: _check(
-            _classes(v, units, counts, maps, up, {}, by_records)[0], targets, allowed,
-            False)[1])
-    # without suppression, these losses of a node meeting the targets need no classes
-    static = allowed == 0 and loss in ("precision", "non_uniform_entropy")
-    tables: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # node -> (class codes, counts)
-    best: tuple[float, tuple, np.ndarray, np.ndarray | None] | None = None
-    level_now = -1
+        checked = _classify(nodes, shape, status, meets(targets))
+    else:
+        # ARX's predictive tagging: the targets that stay monotone (k-anonymity, distinct
+        # l-diversity) classify the lattice alone; a node failing them fails all the
+        # targets (its suppressed records only grow with more targets), and so does
+        # every node below it
+        part = [t for t in targets if t.monotone(suppressing) and not t.release
+                and t.node_ok is None]
+        if part:
+            tags = np.zeros(size, dtype=np.int8)
+            checked = _classify(nodes, shape, tags, meets(part))
+            status[tags < 0] = -1
+    # the loss of a node known to meet the targets is its generalisation's alone (no
+    # suppression, or suppression not charged): no classes needed
+    static = loss in ("precision", "non_uniform_entropy") and (
+        allowed == 0 or suppression_loss == "arx_monotonic")
+    best: tuple[float, tuple, np.ndarray | None] | None = None
     for node in nodes:
-        if sum(node) != level_now:  # keep only the tables one level below
-            level_now = sum(node)
-            tables = {v: t for v, t in tables.items() if sum(v) == level_now - 1}
         at = int(np.ravel_multi_index(node, shape))
         bound[at] = max(bound[at], ctx.static_bound(node))
         if status[at] == 1 and static:
             if best is None or bound[at] < best[0]:
-                best = (ctx.static_bound(node), node, None, None)
+                best = (ctx.static_bound(node), node, None)
         elif status[at] >= 0 and (best is None or bound[at] < best[0]):
-            partition, table = _classes(node, units, counts, maps, up, tables, by_records)
-            tables[node] = table
+            part = partition(node)
             checked += 1
-            ok, passed = _check(partition, targets, allowed, known_ok[at] or status[at] == 1)
-            bound[at] = max(bound[at], ctx.bound(node, partition.counts))
+            ok, passed = _check(part, targets, allowed, known_ok[at] or status[at] == 1)
+            bound[at] = max(bound[at], ctx.bound(node, part.counts))
             if passed:
                 suppressed = None
                 if loss == "non_uniform_entropy" and not ok.all():
-                    rc = (partition.record_class if by_records
-                          else _unit_class(units, maps, node))
-                    suppressed = ~ok[rc]
-                value = ctx.value(node, partition.counts, ok, suppressed)
+                    suppressed = ~ok[_unit_class(units, maps, node)]
+                value = ctx.value(node, part.counts, ok, suppressed)
                 if monotone:
                     known_ok[at] = True
                 if best is None or value < best[0]:
-                    best = (value, node, ok, partition.record_class)
+                    best = (value, node, ok)
         for j in range(m):  # pass what is known to the nodes one level above
             if node[j] + 1 < shape[j]:
                 above = at + int(np.prod(shape[j + 1:], dtype=np.int64))
@@ -295,11 +320,54 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                 known_ok[above] |= known_ok[at]
     if best is None:
         return SearchResult(None, None, None, None, size, checked)
-    value, node, ok, record_class = best
-    unit_class = record_class if record_class is not None else _unit_class(units, maps, node)
-    record_class = unit_class[ids]
-    suppressed = ~ok[record_class] if ok is not None else np.zeros(n, dtype=bool)
-    return SearchResult(node, value, record_class, suppressed, size, checked)
+    value, node, ok = best
+    record_class = _unit_class(units, maps, node)[ids]
+    if ok is None:  # known to meet the targets, classes not computed
+        if allowed == 0:
+            return SearchResult(node, value, record_class, np.zeros(n, dtype=bool), size,
+                                checked)
+        ok = _check(partition(node), targets, allowed, True)[0]
+    return SearchResult(node, value, record_class, ~ok[record_class], size, checked)
+
+
+def _cost(target: Target) -> int:
+    """The order in which targets are checked: on class sizes, on the population
+    (delta-presence), on records."""
+    return 2 if target.needs_records else 1 if target.node_ok is not None else 0
+
+
+def _target_values(targets: Sequence[Target], n: int) -> tuple[np.ndarray, bool]:
+    """The per-record values the targets read (n x s; one column per distinct array),
+    and whether some target reads records without saying which values (then each
+    record is a group of its own, in record order)."""
+    columns: list[np.ndarray] = []
+    per_record = False
+    for t in targets:
+        if not t.needs_records:
+            continue
+        if t.values is None:
+            per_record = True
+            continue
+        values = np.asarray(t.values)
+        if values.shape != (n,):
+            raise ValueError(f"{t.name}: one value per record needed")
+        if not any(values is c or np.array_equal(values, c) for c in columns):
+            columns.append(values)
+    if per_record:
+        columns.append(np.arange(n))
+    return np.column_stack(columns).astype(np.int64), per_record
+
+
+def _partition(table, by_records: bool, per_record: bool, n: int) -> Partition:
+    """A node's partition from its table (:class:`class_tables.Table`)."""
+    if not by_records:
+        return Partition(table.counts, None, table.keys, table.node)
+    counts, keys = table.class_counts(), table.class_keys()
+    if per_record:  # one row per record: each record's class, in record order
+        record_class = np.empty(n, dtype=np.int64)
+        record_class[table.rows] = table.row_class
+        return Partition(counts, record_class, keys, table.node)
+    return Partition(counts, table.row_class, keys, table.node, table.counts, table.rows)
 
 
 def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
@@ -351,19 +419,18 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
 
 def _check(partition: Partition, targets: Sequence[Target], allowed: int, known: bool
            ) -> tuple[np.ndarray | None, bool]:
-    """(classes meeting every class target, whether the node meets the targets)."""
+    """(classes meeting every class target, whether the node meets the targets). Unless
+    the node is known to meet them, it fails as soon as the classes failing the targets
+    checked so far hold more than ``allowed`` records (the later targets can only add
+    to them)."""
     ok = np.ones(len(partition.counts), dtype=bool)
-    if known:
-        # a node above one that met monotone targets: same suppressions as computed
-        for t in targets:
-            if not t.release:
-                ok &= t.classes_ok(partition)
-        return ok, True
     for t in targets:
         if not t.release:
             ok &= t.classes_ok(partition)
-    if partition.counts[~ok].sum() > allowed:
-        return ok, False
+            if not known and partition.counts[~ok].sum() > allowed:
+                return ok, False
+    if known:  # above a node that met monotone targets: the suppressions as computed
+        return ok, True
     if not all(t.node_ok(partition) for t in targets if t.node_ok is not None):
         return ok, False
     return ok, all(bool(t.classes_ok(partition, ok)) for t in targets if t.release)
@@ -379,31 +446,6 @@ def _steps(maps: np.ndarray) -> list[np.ndarray]:
             raise ValueError("a hierarchy level is not a function of the level below")
         out.append(step)
     return out
-
-
-def _classes(node: tuple, units: np.ndarray, counts: np.ndarray, maps, up, tables, by_records
-             ) -> tuple[Partition, tuple[np.ndarray, np.ndarray]]:
-    """The node's partition, rolled up from a table one level below when there is one."""
-    if by_records:
-        ids, rep = row_ids(generalise(units, maps, node))
-        table = (generalise(units[rep], maps, node), np.bincount(ids, minlength=len(rep)))
-        return Partition(table[1], ids, table[0], node), table
-    # the checked node one level below with the fewest classes
-    below = [(len(tables[b][1]), j, b) for j in range(len(node)) if node[j] > 0
-             for b in [node[:j] + (node[j] - 1,) + node[j + 1:]] if b in tables]
-    if below:
-        _, j, b = min(below)
-        low_codes, low_counts = tables[b]
-        rolled = low_codes.copy()
-        rolled[:, j] = up[j][node[j] - 1][low_codes[:, j]]
-        ids, rep = row_ids(rolled)
-        table = (rolled[rep], np.bincount(ids, weights=low_counts, minlength=len(rep)))
-    else:
-        gen = generalise(units, maps, node)
-        ids, rep = row_ids(gen)
-        table = (gen[rep], np.bincount(ids, weights=counts, minlength=len(rep)))
-    table = (table[0], table[1].astype(np.int64))
-    return Partition(table[1], None, table[0], node), table
 
 
 def _unit_class(units: np.ndarray, maps, node) -> np.ndarray:

@@ -1,0 +1,147 @@
+"""The equivalence classes of the nodes of a generalisation lattice, each rolled up from
+the class table of a finer node already computed, as ARX does (F. Kohlmayer, F. Prasser,
+C. Eckert, A. Kemper & K. Kuhn, "Flash: efficient, stable and optimal k-anonymity",
+IEEE SocialCom/PASSAT 2012, section on the implementation: the classes of a node are
+computed from a stored "snapshot" of a checked node below it, its history, instead of
+from the records). NumPy only.
+
+A *table* at a node holds one row per distinct combination of the generalised key codes
+and the codes of the *value* columns (the sensitive variables a target reads, never
+generalised), with its number of records and one record it stands for. Its rows are in
+lexicographic order (keys, then values), so each equivalence class (distinct keys) is a
+run of rows, and the classes are numbered in the lexicographic order of their keys.
+
+A node ``b`` at or above ``a`` (every level at least ``a``'s) has ``b``'s codes a
+function of ``a``'s: its table is a group-by of ``a``'s table, whose rows are far fewer
+than the records. The history keeps the tables of recently computed nodes (bounded by
+their rows) and rolls a node up from the stored node at or below it with the fewest
+rows; the table of the bottom node (level 0 everywhere) is always kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..risk.frequencies import row_ids
+
+MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the bottom's)
+MAX_STORED = 256  # and their number
+
+
+@dataclass(frozen=True)
+class Table:
+    """A node's rows: generalised ``keys`` (R x m), ``values`` (R x s), record
+    ``counts``, one record index per row (``rows``), each row's class (``row_class``,
+    classes in the lexicographic order of their keys) and the number of classes."""
+
+    node: tuple
+    keys: np.ndarray
+    values: np.ndarray
+    counts: np.ndarray
+    rows: np.ndarray
+    row_class: np.ndarray
+    n_classes: int
+
+    def class_counts(self) -> np.ndarray:
+        """The records of each class."""
+        if self.values.shape[1] == 0:
+            return self.counts
+        return np.bincount(self.row_class, weights=self.counts,
+                           minlength=self.n_classes).astype(np.int64)
+
+    def class_keys(self) -> np.ndarray:
+        """The generalised keys of each class (C x m)."""
+        if self.values.shape[1] == 0:
+            return self.keys
+        first = np.ones(len(self.row_class), dtype=bool)
+        first[1:] = self.row_class[1:] != self.row_class[:-1]
+        return self.keys[first]
+
+
+class History:
+    """The class tables of a lattice's nodes. ``codes``: the records' level-0 key codes
+    (n x m); ``values``: codes of value columns (n x s, or None); ``maps[j]``: the
+    (levels x d_j) map of variable j's level-0 codes to each level (each level a
+    function of the one below); ``counts``: records each row of ``codes`` stands for
+    (default 1)."""
+
+    def __init__(self, codes: np.ndarray, maps: Sequence[np.ndarray],
+                 values: np.ndarray | None = None, counts: np.ndarray | None = None,
+                 max_rows: int = MAX_STORED_ROWS) -> None:
+        codes = np.asarray(codes, dtype=np.int64)
+        n, m = codes.shape
+        values = (np.zeros((n, 0), dtype=np.int64) if values is None
+                  else np.asarray(values, dtype=np.int64).reshape(n, -1))
+        counts = np.ones(n, dtype=np.int64) if counts is None else np.asarray(counts)
+        self.maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
+        self.max_rows = max_rows
+        self._jumps: dict[tuple[int, int, int], np.ndarray] = {}
+        ids, rep = row_ids(np.hstack([codes, values]))
+        #: each record's row of the bottom table
+        self.record_row = ids
+        self.bottom = self._table((0,) * m, codes[rep], values[rep],
+                                  np.bincount(ids, weights=counts, minlength=len(rep)), rep)
+        self._stored: dict[tuple, Table] = {}
+        self._stored_rows = 0
+        self._levels = np.zeros((0, m), dtype=np.int64)  # the stored nodes, in order
+        self._sizes = np.zeros(0, dtype=np.int64)  # and their rows
+
+    def table(self, node: Sequence[int]) -> Table:
+        """The node's table, rolled up from the stored table at or below it with the
+        fewest rows (stored in turn)."""
+        node = tuple(int(v) for v in node)
+        source = self.bottom
+        below = (self._levels <= np.asarray(node)).all(axis=1)
+        if below.any():
+            best = np.flatnonzero(below)[int(np.argmin(self._sizes[below]))]
+            source = self._stored[tuple(int(v) for v in self._levels[best])]
+        if source.node == node:
+            return source
+        keys = source.keys.copy()
+        for j, (low, high) in enumerate(zip(source.node, node, strict=True)):
+            if low != high:
+                keys[:, j] = self._jump(j, low, high)[keys[:, j]]
+        ids, rep = row_ids(np.hstack([keys, source.values]))
+        table = self._table(node, keys[rep], source.values[rep],
+                            np.bincount(ids, weights=source.counts, minlength=len(rep)),
+                            source.rows[rep])
+        self._store(table)
+        return table
+
+    def _table(self, node, keys, values, counts, rows) -> Table:
+        counts = counts.astype(np.int64)
+        if values.shape[1] == 0 or len(keys) == 0:
+            row_class = np.arange(len(keys), dtype=np.int64)
+        else:
+            change = (keys[1:] != keys[:-1]).any(axis=1)
+            row_class = np.concatenate([[0], np.cumsum(change)]).astype(np.int64)
+        size = int(row_class[-1]) + 1 if len(row_class) else 0
+        return Table(node, keys, values, counts, rows, row_class, size)
+
+    def _store(self, table: Table) -> None:
+        """Keep the table, forgetting the oldest ones beyond ``max_rows`` rows."""
+        rows = len(table.counts)
+        if rows > self.max_rows or rows >= len(self.bottom.counts):
+            return
+        self._stored[table.node] = table
+        self._stored_rows += rows
+        while self._stored_rows > self.max_rows or len(self._stored) > MAX_STORED:
+            oldest = next(iter(self._stored))
+            self._stored_rows -= len(self._stored.pop(oldest).counts)
+        self._levels = np.array(list(self._stored), dtype=np.int64).reshape(
+            -1, len(table.node))
+        self._sizes = np.array([len(t.counts) for t in self._stored.values()],
+                               dtype=np.int64)
+
+    def _jump(self, j: int, low: int, high: int) -> np.ndarray:
+        """Variable j's level-``low`` codes mapped to level ``high``."""
+        key = (j, low, high)
+        if key not in self._jumps:
+            lo, hi = self.maps[j][low], self.maps[j][high]
+            out = np.zeros(int(lo.max(initial=-1)) + 1, dtype=np.int64)
+            out[lo] = hi
+            self._jumps[key] = out
+        return self._jumps[key]
