@@ -28,7 +28,7 @@ import numpy as np
 from ..risk.frequencies import row_ids
 
 MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the bottom's)
-MAX_STORED = 256  # and their number
+MAX_STORED = 1024  # and their number
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,9 @@ class History:
                   else np.asarray(values, dtype=np.int64).reshape(n, -1))
         counts = np.ones(n, dtype=np.int64) if counts is None else np.asarray(counts)
         self.maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
+        # the radix of each variable's codes at each level, and of each value column
+        self._radix = [[int(level.max(initial=0)) + 1 for level in mp] for mp in self.maps]
+        self._value_radix = [int(v.max(initial=-1)) + 2 for v in values.T]
         self.max_rows = max_rows
         self._jumps: dict[tuple[int, int, int], np.ndarray] = {}
         ids, rep = row_ids(np.hstack([codes, values]))
@@ -84,32 +87,70 @@ class History:
         self.record_row = ids
         self.bottom = self._table((0,) * m, codes[rep], values[rep],
                                   np.bincount(ids, weights=counts, minlength=len(rep)), rep)
-        self._stored: dict[tuple, Table] = {}
+        # the stored tables in slots reused oldest first: their nodes' levels and rows
+        # (an empty slot: levels above every node)
+        self._slots: list[Table | None] = [None] * MAX_STORED
+        self._levels = np.full((MAX_STORED, m), np.iinfo(np.int64).max, dtype=np.int64)
+        self._sizes = np.zeros(MAX_STORED, dtype=np.int64)
+        self._next = 0  # the slot to fill next
+        self._oldest = 0  # the oldest slot filled
         self._stored_rows = 0
-        self._levels = np.zeros((0, m), dtype=np.int64)  # the stored nodes, in order
-        self._sizes = np.zeros(0, dtype=np.int64)  # and their rows
 
     def table(self, node: Sequence[int]) -> Table:
         """The node's table, rolled up from the stored table at or below it with the
         fewest rows (stored in turn)."""
         node = tuple(int(v) for v in node)
         source = self.bottom
-        below = (self._levels <= np.asarray(node)).all(axis=1)
-        if below.any():
-            best = np.flatnonzero(below)[int(np.argmin(self._sizes[below]))]
-            source = self._stored[tuple(int(v) for v in self._levels[best])]
+        below = np.flatnonzero((self._levels <= np.asarray(node)).all(axis=1))
+        if below.size:
+            source = self._slots[int(below[np.argmin(self._sizes[below])])]
         if source.node == node:
             return source
         keys = source.keys.copy()
         for j, (low, high) in enumerate(zip(source.node, node, strict=True)):
             if low != high:
                 keys[:, j] = self._jump(j, low, high)[keys[:, j]]
-        ids, rep = row_ids(np.hstack([keys, source.values]))
+        ids, rep = self._group(node, keys, source.values)
         table = self._table(node, keys[rep], source.values[rep],
                             np.bincount(ids, weights=source.counts, minlength=len(rep)),
                             source.rows[rep])
         self._store(table)
         return table
+
+    def _group(self, node: tuple, keys: np.ndarray, values: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """As :func:`sdcflow.kernels.risk.frequencies.row_ids` of the rows (keys, then
+        values) -- ids in lexicographic order, one row per id -- with each column's
+        radix known from the hierarchies."""
+        radices = [self._radix[j][lv] for j, lv in enumerate(node)] + self._value_radix
+        space = 1
+        for r in radices:
+            space *= r
+        if space >= 1 << 62 or len(keys) == 0:
+            return row_ids(np.hstack([keys, values]))
+        key = np.zeros(len(keys), dtype=np.int64)
+        for j in range(keys.shape[1]):
+            key *= radices[j]
+            key += keys[:, j]
+        for c in range(values.shape[1]):
+            key *= radices[keys.shape[1] + c]
+            key += values[:, c] + 1
+        if space <= max(4 * len(key), 1 << 16):  # a small key space: no sort
+            present = np.zeros(space, dtype=bool)
+            present[key] = True
+            ids = (np.cumsum(present) - 1)[key]
+            count = int(present.sum())
+        else:
+            order = np.argsort(key)
+            ordered = key[order]
+            new = np.ones(len(key), dtype=bool)
+            new[1:] = ordered[1:] != ordered[:-1]
+            ids = np.empty(len(key), dtype=np.int64)
+            ids[order] = np.cumsum(new) - 1
+            count = int(new.sum())
+        rep = np.empty(count, dtype=np.int64)
+        rep[ids] = np.arange(len(key))
+        return ids, rep
 
     def _table(self, node, keys, values, counts, rows) -> Table:
         counts = counts.astype(np.int64)
@@ -122,19 +163,28 @@ class History:
         return Table(node, keys, values, counts, rows, row_class, size)
 
     def _store(self, table: Table) -> None:
-        """Keep the table, forgetting the oldest ones beyond ``max_rows`` rows."""
+        """Keep the table, forgetting the oldest ones beyond ``max_rows`` rows or
+        :data:`MAX_STORED` tables."""
         rows = len(table.counts)
         if rows > self.max_rows or rows >= len(self.bottom.counts):
             return
-        self._stored[table.node] = table
+        while self._slots[self._next] is not None or (
+                self._stored_rows + rows > self.max_rows and self._stored_rows):
+            self._forget(self._oldest)
+            self._oldest = (self._oldest + 1) % MAX_STORED
+        slot = self._next
+        self._slots[slot] = table
+        self._levels[slot] = table.node
+        self._sizes[slot] = rows
         self._stored_rows += rows
-        while self._stored_rows > self.max_rows or len(self._stored) > MAX_STORED:
-            oldest = next(iter(self._stored))
-            self._stored_rows -= len(self._stored.pop(oldest).counts)
-        self._levels = np.array(list(self._stored), dtype=np.int64).reshape(
-            -1, len(table.node))
-        self._sizes = np.array([len(t.counts) for t in self._stored.values()],
-                               dtype=np.int64)
+        self._next = (slot + 1) % MAX_STORED
+
+    def _forget(self, slot: int) -> None:
+        table = self._slots[slot]
+        if table is not None:
+            self._stored_rows -= len(table.counts)
+            self._slots[slot] = None
+            self._levels[slot] = np.iinfo(np.int64).max
 
     def _jump(self, j: int, low: int, high: int) -> np.ndarray:
         """Variable j's level-``low`` codes mapped to level ``high``."""

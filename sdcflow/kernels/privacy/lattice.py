@@ -274,60 +274,99 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     def meets(some: Sequence[Target]) -> Callable[[tuple], bool]:
         return lambda node: _check(partition(node), some, allowed, False)[1]
 
-    checked = 0
-    if monotone:
-        checked = _classify(nodes, shape, status, meets(targets))
-    else:
-        # ARX's predictive tagging: the targets that stay monotone (k-anonymity, distinct
-        # l-diversity) classify the lattice alone; a node failing them fails all the
-        # targets (its suppressed records only grow with more targets), and so does
-        # every node below it
-        part = [t for t in targets if t.monotone(suppressing) and not t.release
-                and t.node_ok is None]
-        if part:
-            tags = np.zeros(size, dtype=np.int8)
-            checked = _classify(nodes, shape, tags, meets(part))
-            status[tags < 0] = -1
     # the loss of a node known to meet the targets is its generalisation's alone (no
     # suppression, or suppression not charged): no classes needed
     static = loss in ("precision", "non_uniform_entropy") and (
         allowed == 0 or suppression_loss == "arx_monotonic")
+    # the targets that stay monotone when the others are not (k-anonymity, distinct
+    # l-diversity): a node failing them alone fails all the targets (its suppressed
+    # records only grow with more targets), and so does every node below it (ARX's
+    # predictive tagging)
+    mono = [] if monotone else [t for t in targets if t.monotone(suppressing)
+                                and not t.release and t.node_ok is None]
+
+    def value(node: tuple, part: Partition, ok: np.ndarray) -> float:
+        suppressed = None
+        if loss == "non_uniform_entropy" and not ok.all():
+            suppressed = ~ok[_unit_class(units, maps, node)]
+        return ctx.value(node, part.counts, ok, suppressed)
+
     best: tuple[float, tuple, np.ndarray | None] | None = None
-    for node in nodes:
-        at = int(np.ravel_multi_index(node, shape))
-        bound[at] = max(bound[at], ctx.static_bound(node))
-        if status[at] == 1 and static:
-            if best is None or bound[at] < best[0]:
-                best = (ctx.static_bound(node), node, None)
-        elif status[at] >= 0 and (best is None or bound[at] < best[0]):
+    if not monotone and loss in ("precision", "non_uniform_entropy"):
+
+        def evaluate(node: tuple) -> tuple[int, tuple | None]:
             part = partition(node)
-            checked += 1
-            ok, passed = _check(part, targets, allowed, known_ok[at] or status[at] == 1)
-            bound[at] = max(bound[at], ctx.bound(node, part.counts))
-            if passed:
-                suppressed = None
-                if loss == "non_uniform_entropy" and not ok.all():
-                    suppressed = ~ok[_unit_class(units, maps, node)]
-                value = ctx.value(node, part.counts, ok, suppressed)
-                if monotone:
-                    known_ok[at] = True
-                if best is None or value < best[0]:
-                    best = (value, node, ok)
-        for j in range(m):  # pass what is known to the nodes one level above
-            if node[j] + 1 < shape[j]:
-                above = at + int(np.prod(shape[j + 1:], dtype=np.int64))
-                bound[above] = max(bound[above], bound[at])
-                known_ok[above] |= known_ok[at]
+            if mono and not _check(part, mono, allowed, False)[1]:
+                return -1, None
+            ok, passed = _check(part, targets, allowed, False)
+            return 0, (value(node, part, ok), ok) if passed else None
+
+        lower = np.array([ctx.static_bound(v) for v in nodes])
+        best, checked = _least_loss_first(nodes, shape, lower, evaluate)
+    else:
+        # Flash's classification of monotone targets, or bounds known from classes only
+        # (discernibility, class sizes): nodes visited level-wise, bounds passed up
+        stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(m)]
+        checked = 0
+        if monotone and static:
+            # the loss of a node meeting the targets is known from its levels: a node
+            # (and every node above it) whose loss cannot beat the least found so far,
+            # or equal it and come first, need not be classified (ARX's pruning with a
+            # monotone loss)
+            position = np.empty(size, dtype=np.int64)
+            lower = np.empty(size)
+            for i, node in enumerate(nodes):
+                at = int(np.ravel_multi_index(node, shape))
+                position[at], lower[at] = i, ctx.static_bound(node)
+            least = [np.inf, size]
+
+            def meets_all(node: tuple) -> bool:
+                if not meets(targets)(node):
+                    return False
+                at = int(np.ravel_multi_index(node, shape))
+                least[:] = min(least, [lower[at], position[at]])
+                return True
+
+            checked = _classify(nodes, shape, status, meets_all,
+                                lambda at: [lower[at], position[at]] < least)
+        elif monotone:
+            checked = _classify(nodes, shape, status, meets(targets))
+        elif mono:
+            tags = np.zeros(size, dtype=np.int8)
+            checked = _classify(nodes, shape, tags, meets(mono))
+            status[tags < 0] = -1
+        for node in nodes:
+            at = int(np.ravel_multi_index(node, shape))
+            bound[at] = max(bound[at], ctx.static_bound(node))
+            if status[at] == 1 and static:
+                if best is None or bound[at] < best[0]:
+                    best = (ctx.static_bound(node), node, None)
+            elif status[at] >= 0 and (best is None or bound[at] < best[0]):
+                part = partition(node)
+                checked += 1
+                ok, passed = _check(part, targets, allowed, known_ok[at] or status[at] == 1)
+                bound[at] = max(bound[at], ctx.bound(node, part.counts))
+                if passed:
+                    loss_value = value(node, part, ok)
+                    if monotone:
+                        known_ok[at] = True
+                    if best is None or loss_value < best[0]:
+                        best = (loss_value, node, ok)
+            for j in range(m):  # pass what is known to the nodes one level above
+                if node[j] + 1 < shape[j]:
+                    above = at + stride[j]
+                    bound[above] = max(bound[above], bound[at])
+                    known_ok[above] |= known_ok[at]
     if best is None:
         return SearchResult(None, None, None, None, size, checked)
-    value, node, ok = best
+    least, node, ok = best
     record_class = _unit_class(units, maps, node)[ids]
     if ok is None:  # known to meet the targets, classes not computed
         if allowed == 0:
-            return SearchResult(node, value, record_class, np.zeros(n, dtype=bool), size,
+            return SearchResult(node, least, record_class, np.zeros(n, dtype=bool), size,
                                 checked)
         ok = _check(partition(node), targets, allowed, True)[0]
-    return SearchResult(node, value, record_class, ~ok[record_class], size, checked)
+    return SearchResult(node, least, record_class, ~ok[record_class], size, checked)
 
 
 def _cost(target: Target) -> int:
@@ -370,16 +409,20 @@ def _partition(table, by_records: bool, per_record: bool, n: int) -> Partition:
     return Partition(counts, table.row_class, keys, table.node, table.counts, table.rows)
 
 
-def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
-              meets: Callable[[tuple], bool]) -> int:
-    """Flash's idea for monotone targets (Kohlmayer et al. 2012): from each node not yet
-    classified, bottom-up, a path of unclassified nodes upwards, binary-searched for its
-    lowest node meeting the targets; a node that meets them marks every node above it,
-    one that fails every node below (``status`` 1 / -1). Returns the nodes checked."""
-    stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(len(shape))]
-    grid = np.array(list(itertools.product(*(range(s) for s in shape))), dtype=np.int64)
+class _Marks:
+    """What is known of each node of a lattice (``status``: 1 / -1 known to meet / to
+    fail the targets), marked on a node and every node above or below it."""
 
-    def mark(start: int, value: int) -> None:
+    def __init__(self, shape: tuple, status: np.ndarray | None = None) -> None:
+        self.shape = shape
+        self.stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(len(shape))]
+        self.grid = np.array(list(itertools.product(*(range(s) for s in shape))),
+                             dtype=np.int64).reshape(-1, len(shape))
+        self.status = np.zeros(len(self.grid), dtype=np.int8) if status is None else status
+
+    def mark(self, start: int, value: int) -> None:
+        """Mark the node and every node above it (value 1) or below it (-1)."""
+        status, grid, shape, stride = self.status, self.grid, self.shape, self.stride
         stack = [start]
         while stack:
             at = stack.pop()
@@ -392,10 +435,22 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
                 elif value < 0 and level > 0:
                     stack.append(at - stride[j])
 
+
+def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
+              meets: Callable[[tuple], bool],
+              worth: Callable[[int], bool] | None = None) -> int:
+    """Flash's idea for monotone targets (Kohlmayer et al. 2012): from each node not yet
+    classified, bottom-up, a path of unclassified nodes upwards, binary-searched for its
+    lowest node meeting the targets; a node that meets them marks every node above it,
+    one that fails every node below (``status`` 1 / -1). ``worth(flat index)``: whether
+    a node (and so every node above it) can still matter; no path starts from others.
+    Returns the nodes checked."""
+    marks = _Marks(shape, status)
+    stride, grid = marks.stride, marks.grid
     checked = 0
     for node in nodes:
         at = int(np.ravel_multi_index(node, shape))
-        if status[at]:
+        if status[at] or (worth is not None and not worth(at)):
             continue
         path = [at]
         while True:
@@ -409,12 +464,45 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
             mid = (lo + hi) // 2
             checked += 1
             if meets(tuple(int(v) for v in grid[path[mid]])):
-                mark(path[mid], 1)
+                marks.mark(path[mid], 1)
                 hi = mid - 1
             else:
-                mark(path[mid], -1)
+                marks.mark(path[mid], -1)
                 lo = mid + 1
     return checked
+
+
+def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
+                      evaluate: Callable[[tuple], tuple[int, tuple | None]]
+                      ) -> tuple[tuple | None, int]:
+    """The first of ``nodes`` (in their order) of least loss among those meeting the
+    targets, visiting them by their loss bound ``lower`` (the loss of the generalisation
+    alone, known from the levels: precision, non-uniform entropy), as ARX does with a
+    monotone loss: no node of a bound above the least loss found can beat it, and the
+    search stops there. For targets that are not monotone, where every node below the
+    optimum's bound must be checked.
+
+    ``evaluate(node)`` checks a node and returns (-1 to mark every node below as failing
+    the targets, else 0; (loss, classes meeting the targets) when the node meets them,
+    else None). Returns ((loss, node, classes meeting the targets), nodes checked)."""
+    marks = _Marks(shape)
+    order = np.lexsort((np.arange(len(nodes)), lower))  # by bound, then in order
+    best: tuple | None = None  # (loss, position in nodes, node, classes meeting)
+    checked = 0
+    for i in order.tolist():
+        if best is not None and (lower[i], i) >= (best[0], best[1]):
+            break  # no node left can have less loss, or as little and come first
+        node = nodes[i]
+        at = int(np.ravel_multi_index(node, shape))
+        if marks.status[at] < 0:
+            continue
+        checked += 1
+        tag, found = evaluate(node)
+        if tag:
+            marks.mark(at, tag)
+        if found is not None and (best is None or (found[0], i) < (best[0], best[1])):
+            best = (found[0], i, node, found[1])
+    return (None if best is None else (best[0], best[2], best[3])), checked
 
 
 def _check(partition: Partition, targets: Sequence[Target], allowed: int, known: bool
