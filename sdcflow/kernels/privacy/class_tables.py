@@ -117,6 +117,21 @@ class History:
         self._store(table)
         return table
 
+    def scalar(self, node: Sequence[int], keys: np.ndarray) -> np.ndarray | None:
+        """Generalised keys at the node (C x m) as one integer each, in their
+        lexicographic order (mixed radix); None when that overflows."""
+        radices = [self._radix[j][lv] for j, lv in enumerate(node)]
+        space = 1
+        for r in radices:
+            space *= r
+        if space >= 1 << 62:
+            return None
+        key = np.zeros(len(keys), dtype=np.int64)
+        for j, r in enumerate(radices):
+            key *= r
+            key += keys[:, j]
+        return key
+
     def _group(self, node: tuple, keys: np.ndarray, values: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
         """As :func:`sdcflow.kernels.risk.frequencies.row_ids` of the rows (keys, then

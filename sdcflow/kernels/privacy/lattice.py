@@ -250,12 +250,11 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         raise ValueError(f"the lattice has {size} nodes, more than {MAX_NODES}")
     by_records = any(t.needs_records for t in targets)
     values, per_record = _target_values(targets, n) if by_records else (None, False)
-    history = History(codes, maps, values)
-    if values is None:
-        units, counts, ids = history.bottom.keys, history.bottom.counts, history.record_row
-    else:
-        ids, rep = row_ids(codes)
-        units, counts = codes[rep], np.bincount(ids, minlength=len(rep))
+    # the classes' sizes from a history of the keys alone (few rows), what targets on
+    # records read from one of the keys and their values
+    history = History(codes, maps)
+    with_values = History(codes, maps, values) if by_records else None
+    units, counts, ids = history.bottom.keys, history.bottom.counts, history.record_row
     w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
     ctx = LossContext(loss, units, counts, maps, w, k=k, suppression=suppression_loss)
     allowed = int(np.floor(suppression_limit * n + 1e-9))
@@ -268,8 +267,8 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     known_ok = np.zeros(size, dtype=bool)
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
 
-    def partition(node: tuple) -> Partition:
-        return _partition(history.table(node), by_records, per_record, n)
+    def partition(node: tuple) -> Callable[[bool], Partition]:
+        return _Partitions(node, history, with_values, per_record, n)
 
     def meets(some: Sequence[Target]) -> Callable[[tuple], bool]:
         return lambda node: _check(partition(node), some, allowed, False)[1]
@@ -299,7 +298,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             if mono and not _check(part, mono, allowed, False)[1]:
                 return -1, None
             ok, passed = _check(part, targets, allowed, False)
-            return 0, (value(node, part, ok), ok) if passed else None
+            return 0, (value(node, part(False), ok), ok) if passed else None
 
         lower = np.array([ctx.static_bound(v) for v in nodes])
         best, checked = _least_loss_first(nodes, shape, lower, evaluate)
@@ -344,10 +343,14 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             elif status[at] >= 0 and (best is None or bound[at] < best[0]):
                 part = partition(node)
                 checked += 1
-                ok, passed = _check(part, targets, allowed, known_ok[at] or status[at] == 1)
-                bound[at] = max(bound[at], ctx.bound(node, part.counts))
+                bound[at] = max(bound[at], ctx.bound(node, part(False).counts))
+                # (a node whose own bound is no better than the best cannot beat it)
+                ok, passed = None, False
+                if best is None or bound[at] < best[0]:
+                    ok, passed = _check(part, targets, allowed,
+                                        known_ok[at] or status[at] == 1)
                 if passed:
-                    loss_value = value(node, part, ok)
+                    loss_value = value(node, part(False), ok)
                     if monotone:
                         known_ok[at] = True
                     if best is None or loss_value < best[0]:
@@ -395,6 +398,26 @@ def _target_values(targets: Sequence[Target], n: int) -> tuple[np.ndarray, bool]
     if per_record:
         columns.append(np.arange(n))
     return np.column_stack(columns).astype(np.int64), per_record
+
+
+class _Partitions:
+    """A node's partition, computed when asked for: ``(False)`` from the keys alone
+    (class sizes and keys), ``(True)`` with what targets on records read (the same
+    classes, in the same order)."""
+
+    def __init__(self, node: tuple, keys: History, with_values: History | None,
+                 per_record: bool, n: int) -> None:
+        self.node, self.keys, self.with_values = node, keys, with_values
+        self.per_record, self.n = per_record, n
+        self._made: dict[bool, Partition] = {}
+
+    def __call__(self, records: bool) -> Partition:
+        records = records and self.with_values is not None
+        if records not in self._made:
+            history = self.with_values if records else self.keys
+            self._made[records] = _partition(history.table(self.node), records,
+                                             self.per_record, self.n)
+        return self._made[records]
 
 
 def _partition(table, by_records: bool, per_record: bool, n: int) -> Partition:
@@ -505,16 +528,18 @@ def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
     return (None if best is None else (best[0], best[2], best[3])), checked
 
 
-def _check(partition: Partition, targets: Sequence[Target], allowed: int, known: bool
-           ) -> tuple[np.ndarray | None, bool]:
-    """(classes meeting every class target, whether the node meets the targets). Unless
-    the node is known to meet them, it fails as soon as the classes failing the targets
+def _check(parts: Callable[[bool], Partition], targets: Sequence[Target], allowed: int,
+           known: bool) -> tuple[np.ndarray | None, bool]:
+    """(classes meeting every class target, whether the node meets the targets);
+    ``parts(records)``: the node's partition (:class:`_Partitions`). Unless the node is
+    known to meet the targets, it fails as soon as the classes failing the targets
     checked so far hold more than ``allowed`` records (the later targets can only add
     to them)."""
+    partition = parts(False)
     ok = np.ones(len(partition.counts), dtype=bool)
     for t in targets:
         if not t.release:
-            ok &= t.classes_ok(partition)
+            ok &= t.classes_ok(parts(t.needs_records))
             if not known and partition.counts[~ok].sum() > allowed:
                 return ok, False
     if known:  # above a node that met monotone targets: the suppressions as computed
