@@ -99,6 +99,7 @@ class Target:
     release: bool = False
     node_ok: Callable[[Partition], bool] | None = None
     values: np.ndarray | None = None
+    relaxed: Target | None = None
 
     def monotone(self, suppressing: bool) -> bool:
         return (self.monotone_with_suppression if suppressing
@@ -140,8 +141,10 @@ def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "disti
                                           n_classes=len(p.counts))
             return ratio < c
 
+        # a recursive (c, l)-diverse class holds at least l distinct values
         return Target(f"recursive_l_diversity({c:g}, {l_value:g})", recursive_ok,
-                      needs_records=True, values=sensitive)
+                      needs_records=True, values=sensitive,
+                      relaxed=l_diversity_target(sensitive, l_value))
 
     def ok(p: Partition) -> np.ndarray:
         values = p.values_of(sensitive)
@@ -152,9 +155,12 @@ def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "disti
                                             n_classes=len(p.counts))
         return per_class >= l_value - 1e-9
 
+    # an entropy l-diverse class holds at least exp(H) >= l distinct values
     return Target(f"{kind}_l_diversity({l_value:g})", ok,
                   monotone_with_suppression=(kind == "distinct"), needs_records=True,
-                  values=sensitive)
+                  values=sensitive,
+                  relaxed=None if kind == "distinct" else l_diversity_target(sensitive,
+                                                                             l_value))
 
 
 def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
@@ -278,11 +284,13 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     static = loss in ("precision", "non_uniform_entropy") and (
         allowed == 0 or suppression_loss == "arx_monotonic")
     # the targets that stay monotone when the others are not (k-anonymity, distinct
-    # l-diversity): a node failing them alone fails all the targets (its suppressed
-    # records only grow with more targets), and so does every node below it (ARX's
-    # predictive tagging)
-    mono = [] if monotone else [t for t in targets if t.monotone(suppressing)
-                                and not t.release and t.node_ok is None]
+    # l-diversity), and the monotone relaxations of the others: a node failing them
+    # alone fails all the targets (its suppressed records only grow with more
+    # targets), and so does every node below it (ARX's predictive tagging)
+    mono = [] if monotone else [
+        t if t.monotone(suppressing) else t.relaxed for t in targets
+        if (t.monotone(suppressing) and not t.release and t.node_ok is None)
+        or (not t.monotone(suppressing) and t.relaxed is not None)]
 
     def value(node: tuple, part: Partition, ok: np.ndarray) -> float:
         suppressed = None
@@ -295,13 +303,14 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
 
         def evaluate(node: tuple) -> tuple[int, tuple | None]:
             part = partition(node)
-            if mono and not _check(part, mono, allowed, False)[1]:
-                return -1, None
             ok, passed = _check(part, targets, allowed, False)
             return 0, (value(node, part(False), ok), ok) if passed else None
 
+        checked = _classify(nodes, shape, status, meets(mono)) if mono else 0
+        status[status > 0] = 0  # (meeting the monotone part tells nothing)
         lower = np.array([ctx.static_bound(v) for v in nodes])
-        best, checked = _least_loss_first(nodes, shape, lower, evaluate)
+        best, more = _least_loss_first(nodes, shape, lower, evaluate, status)
+        checked += more
     else:
         # Flash's classification of monotone targets, or bounds known from classes only
         # (discernibility, class sizes): nodes visited level-wise, bounds passed up
@@ -496,8 +505,8 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
 
 
 def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
-                      evaluate: Callable[[tuple], tuple[int, tuple | None]]
-                      ) -> tuple[tuple | None, int]:
+                      evaluate: Callable[[tuple], tuple[int, tuple | None]],
+                      status: np.ndarray) -> tuple[tuple | None, int]:
     """The first of ``nodes`` (in their order) of least loss among those meeting the
     targets, visiting them by their loss bound ``lower`` (the loss of the generalisation
     alone, known from the levels: precision, non-uniform entropy), as ARX does with a
@@ -507,8 +516,9 @@ def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
 
     ``evaluate(node)`` checks a node and returns (-1 to mark every node below as failing
     the targets, else 0; (loss, classes meeting the targets) when the node meets them,
-    else None). Returns ((loss, node, classes meeting the targets), nodes checked)."""
-    marks = _Marks(shape)
+    else None); ``status``: -1 for the nodes known to fail. Returns ((loss, node,
+    classes meeting the targets), nodes checked)."""
+    marks = _Marks(shape, status)
     order = np.lexsort((np.arange(len(nodes)), lower))  # by bound, then in order
     best: tuple | None = None  # (loss, position in nodes, node, classes meeting)
     checked = 0
