@@ -422,6 +422,8 @@ class _Partitions:
 
     def __call__(self, records: bool) -> Partition:
         records = records and self.with_values is not None
+        if not records and True in self._made:  # (its class sizes and keys)
+            return self._made[True]
         if records not in self._made:
             history = self.with_values if records else self.keys
             self._made[records] = _partition(history.table(self.node), records,
@@ -545,7 +547,8 @@ def _check(parts: Callable[[bool], Partition], targets: Sequence[Target], allowe
     known to meet the targets, it fails as soon as the classes failing the targets
     checked so far hold more than ``allowed`` records (the later targets can only add
     to them)."""
-    partition = parts(False)
+    # (when every target reads records, their partition gives the class sizes too)
+    partition = parts(all(t.needs_records for t in targets if not t.release))
     ok = np.ones(len(partition.counts), dtype=bool)
     for t in targets:
         if not t.release:
