@@ -23,22 +23,30 @@ beta-likeness, delta-presence (see
 re-identification risk are monotone; with suppression k-anonymity and distinct
 l-diversity stay monotone (a failing class merged with a meeting one meets them, so the
 suppressed records only shrink), the others are not (as ARX treats them).
-When some target is not monotone, no node is classified in advance: every node is
-checked unless its loss bound rules it out.
+When some target is not monotone, the monotone ones among them (and the monotone
+relaxation some give: distinct l-diversity, met by every entropy or recursive l-diverse
+class) are classified alone, and only their failures are kept: a node failing them
+fails every target, as ARX's predictive tagging does.
 
-Then the search visits the nodes level-wise from the bottom (by their sum of levels,
-then in lexicographic order) and keeps the first node of least loss among those that
-meet the targets. It is exact: a node is skipped only when it is known to fail, or when
-a lower bound of its loss (see :mod:`sdcflow.kernels.privacy.loss`: the loss of its
-generalisation alone, which grows with generalisation and is passed from every node to
-the nodes above it) is not below the best loss found, so no skipped node could have
-been better. Without suppression the precision and non-uniform entropy of a node known
-to meet the targets are computed from its levels alone.
+Each node has a lower bound of its loss (see :mod:`sdcflow.kernels.privacy.loss`: the
+loss of its generalisation alone, which grows with generalisation). For precision and
+non-uniform entropy it is known from the levels: with monotone targets and a node's
+loss its bound when it meets them (no suppression, or suppression not charged), Flash
+starts no path from a node whose bound cannot beat the best node found so far; with a
+target that is not monotone the nodes are visited by their bound and the search stops
+at the first node that cannot beat the best (as ARX prunes with a monotone loss). For the other losses the search
+visits the nodes level-wise from the bottom (by their sum of levels, then in
+lexicographic order), each passing its bound to the nodes above. Either way the result
+is the first node in that order of least loss among those meeting the targets, and the
+search is exact: a node is skipped only when it is known to fail or when its bound
+shows it cannot be better. A node known to meet the targets whose loss is its bound (no
+suppression, or suppression not charged) is never checked.
 
-Classes are computed on *units*: the distinct key combinations with their counts, or the
-records themselves when a target needs them (a sensitive variable); a node's classes are
-rolled up from the classes of the checked node one level below with the fewest
-classes, when there is one.
+A node's classes are rolled up from the stored class table of a checked node below it
+(:class:`sdcflow.kernels.privacy.class_tables.History`, ARX's history of snapshots):
+first the class sizes alone, then, when the cheap targets pass, the classes with the
+counts of the sensitive values the targets on records read; targets are checked cheap
+first, and a node fails as soon as its failing classes hold more records than allowed.
 """
 
 from __future__ import annotations
