@@ -47,8 +47,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "arx_adult"
 
@@ -126,71 +124,45 @@ DIFFERS = {"Combinations 1", "Combinations 50", "Combinations 53", "Combinations
 ARX_SECONDS = {"KAnonymity 0": 1.85, "t-closeness (slowest)": 1.1, "delta-presence": 0.04}
 
 
-def read(name: str) -> list[dict]:
-    with open(DATA / name, newline="") as fh:
-        return list(csv.DictReader(fh, delimiter=";"))
+def arx_test():
+    """The ARX test module (tests/methods/non_perturbative/test_anonymize_arx.py): its
+    readers of ARX's data, codes and sensitive hierarchy."""
+    sys.path.insert(0, str(ROOT / "tests" / "methods" / "non_perturbative"))
+    import test_anonymize_arx
+    return test_anonymize_arx
 
 
-def load() -> tuple[list[dict], list[dict], dict]:
-    data, subset, levels = read("adult.csv"), read("adult_subset.csv"), {}
-    for key in data[0]:
+def load() -> tuple:
+    arx = arx_test()
+    data, levels = arx.read("adult.csv"), {}
+    for key in data.columns:
         with open(DATA / f"adult_hierarchy_{key}.csv", newline="") as fh:
             rows = [r for r in csv.reader(fh, delimiter=";") if r]
         levels[key] = [list(col) for col in zip(*rows, strict=True)]
-    return data, subset, levels
-
-
-def key_codes(records: list[dict], levels: dict, keys: list[str]):
-    """The records' level-0 codes and the hierarchies' maps of ``keys``."""
-    from sdcflow.kernels.non_perturbative.hierarchies import hierarchy_maps
-    codes, maps = [], []
-    for key in keys:
-        mapping, _ = hierarchy_maps(levels[key])
-        index = {v: i for i, v in enumerate(levels[key][0])}
-        codes.append(np.array([index[r[key]] for r in records], dtype=np.int64))
-        maps.append(mapping)
-    return np.column_stack(codes), maps
-
-
-def sensitive_codes(records: list[dict], population: list[dict], name: str) -> np.ndarray:
-    """Codes in the order of the values as text (ARX's ordered distance)."""
-    values = sorted({r[name] for r in population})
-    index = {v: i for i, v in enumerate(values)}
-    return np.array([index[r[name]] for r in records], dtype=np.int64)
-
-
-def ancestors(population: list[dict], levels: list, name: str) -> np.ndarray:
-    """Each sensitive value's ancestor id at each level above the values."""
-    values = sorted({r[name] for r in population})
-    tree = np.zeros((len(values), len(levels) - 1), dtype=np.int64)
-    for j, level in enumerate(levels[1:]):
-        parent = dict(zip(levels[0], level, strict=True))
-        names = sorted({parent[v] for v in values})
-        tree[:, j] = [names.index(parent[v]) for v in values]
-    return tree
+    return arx, data, arx.read("adult_subset.csv"), levels
 
 
 def prepare(loaded, case: dict):
     """The search's arguments for one configuration."""
     from sdcflow.kernels.privacy import lattice
     from sdcflow.kernels.privacy.model_targets import delta_presence_target
-    data, subset, levels = loaded
-    keys = [c for c in data[0] if c != case.get("sensitive")]
+    arx, data, subset, levels = loaded
+    keys = [c for c in data.columns if c != case.get("sensitive")]
     sample = subset if "delta" in case else data
-    codes, maps = key_codes(sample, levels, keys)
+    codes, maps = arx.key_codes(sample, levels, keys)
     targets = []
     if "k" in case:
         targets.append(lattice.k_anonymity(case["k"]))
     if "delta" in case:
-        population, _ = key_codes(data, levels, keys)
+        population, _ = arx.key_codes(data, levels, keys)
         targets.append(delta_presence_target(population, maps, *case["delta"]))
     if "l" in case:
         kind, l_value, c = case["l"]
-        sens = sensitive_codes(sample, data, case["sensitive"])
+        sens = arx.sensitive_codes(sample, data, case["sensitive"])
         targets.append(lattice.l_diversity_target(sens, l_value, kind, c))
     if "t" in case:
-        sens = sensitive_codes(sample, data, case["sensitive"])
-        tree = ancestors(data, levels[case["sensitive"]], case["sensitive"])
+        sens = arx.sensitive_codes(sample, data, case["sensitive"])
+        tree = arx.ancestors(data, levels[case["sensitive"]], case["sensitive"])
         distance = case["t"][1]
         targets.append(lattice.t_closeness_target(
             sens, case["t"][0], distance, tree if distance == "hierarchical" else None))
