@@ -23,22 +23,30 @@ beta-likeness, delta-presence (see
 re-identification risk are monotone; with suppression k-anonymity and distinct
 l-diversity stay monotone (a failing class merged with a meeting one meets them, so the
 suppressed records only shrink), the others are not (as ARX treats them).
-When some target is not monotone, no node is classified in advance: every node is
-checked unless its loss bound rules it out.
+When some target is not monotone, the monotone ones among them (and the monotone
+relaxation some give: distinct l-diversity, met by every entropy or recursive l-diverse
+class) are classified alone, and only their failures are kept: a node failing them
+fails every target, as ARX's predictive tagging does.
 
-Then the search visits the nodes level-wise from the bottom (by their sum of levels,
-then in lexicographic order) and keeps the first node of least loss among those that
-meet the targets. It is exact: a node is skipped only when it is known to fail, or when
-a lower bound of its loss (see :mod:`sdcflow.kernels.privacy.loss`: the loss of its
-generalisation alone, which grows with generalisation and is passed from every node to
-the nodes above it) is not below the best loss found, so no skipped node could have
-been better. Without suppression the precision and non-uniform entropy of a node known
-to meet the targets are computed from its levels alone.
+Each node has a lower bound of its loss (see :mod:`sdcflow.kernels.privacy.loss`: the
+loss of its generalisation alone, which grows with generalisation). For precision and
+non-uniform entropy it is known from the levels: with monotone targets and a node's
+loss its bound when it meets them (no suppression, or suppression not charged), Flash
+starts no path from a node whose bound cannot beat the best node found so far; with a
+target that is not monotone the nodes are visited by their bound and the search stops
+at the first node that cannot beat the best (as ARX prunes with a monotone loss). For the other losses the search
+visits the nodes level-wise from the bottom (by their sum of levels, then in
+lexicographic order), each passing its bound to the nodes above. Either way the result
+is the first node in that order of least loss among those meeting the targets, and the
+search is exact: a node is skipped only when it is known to fail or when its bound
+shows it cannot be better. A node known to meet the targets whose loss is its bound (no
+suppression, or suppression not charged) is never checked.
 
-Classes are computed on *units*: the distinct key combinations with their counts, or the
-records themselves when a target needs them (a sensitive variable); a node's classes are
-rolled up from the classes of the checked node one level below with the fewest
-classes, when there is one.
+A node's classes are rolled up from the stored class table of a checked node below it
+(:class:`sdcflow.kernels.privacy.class_tables.History`, ARX's history of snapshots):
+first the class sizes alone, then, when the cheap targets pass, the classes with the
+counts of the sensitive values the targets on records read; targets are checked cheap
+first, and a node fails as soon as its failing classes hold more records than allowed.
 """
 
 from __future__ import annotations
@@ -50,10 +58,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..risk.frequencies import row_ids
-from ..risk.risk import l_diversity
-from ..risk.t_closeness import t_closeness
+from .class_tables import History
 from .loss import LossContext
-from .models import class_emd, recursive_l_diversity
+from .models import class_emd, distinct_l_diversity, entropy_l_diversity, recursive_l_diversity
 
 MAX_NODES = 1_000_000  # nodes of a lattice the search may visit
 
@@ -61,13 +68,25 @@ MAX_NODES = 1_000_000  # nodes of a lattice the search may visit
 @dataclass(frozen=True)
 class Partition:
     """A node's equivalence classes: the number of records of each (``counts``), when
-    the search works on records the class of each record (``record_class``), the
-    generalised key codes of each class (``keys``, one row per class) and the node."""
+    a target reads records the class of each record (``record_class``), the generalised
+    key codes of each class (``keys``, one row per class) and the node.
+
+    The search passes records grouped: ``record_class`` then holds the class of each
+    *group* of records with equal keys and equal values of the targets' sensitive
+    variables, ``weights`` the records of each group and ``rows`` one record of each
+    (so a target reads its per-record values as ``values[rows]``); both None: one
+    group per record."""
 
     counts: np.ndarray
     record_class: np.ndarray | None = None
     keys: np.ndarray | None = None
     node: tuple | None = None
+    weights: np.ndarray | None = None
+    rows: np.ndarray | None = None
+
+    def values_of(self, values: np.ndarray) -> np.ndarray:
+        """Per-record ``values`` as one value per entry of ``record_class``."""
+        return values if self.rows is None else values[self.rows]
 
 
 @dataclass(frozen=True)
@@ -87,6 +106,8 @@ class Target:
     needs_records: bool = False
     release: bool = False
     node_ok: Callable[[Partition], bool] | None = None
+    values: np.ndarray | None = None
+    relaxed: Target | None = None
 
     def monotone(self, suppressing: bool) -> bool:
         return (self.monotone_with_suppression if suppressing
@@ -123,22 +144,31 @@ def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "disti
             raise ValueError("recursive l-diversity needs an integer l >= 1")
 
         def recursive_ok(p: Partition) -> np.ndarray:
-            ratio = recursive_l_diversity(p.record_class, sensitive, int(l_value),
+            ratio = recursive_l_diversity(p.record_class, p.values_of(sensitive),
+                                          int(l_value), weights=p.weights,
                                           n_classes=len(p.counts))
             return ratio < c
 
+        # a recursive (c, l)-diverse class holds at least l distinct values
         return Target(f"recursive_l_diversity({c:g}, {l_value:g})", recursive_ok,
-                      needs_records=True)
-    column = 0 if kind == "distinct" else 1
+                      needs_records=True, values=sensitive,
+                      relaxed=l_diversity_target(sensitive, l_value))
 
     def ok(p: Partition) -> np.ndarray:
-        per_record = l_diversity(p.record_class, sensitive)[column]
-        per_class = np.zeros(len(p.counts))
-        per_class[p.record_class] = per_record
+        values = p.values_of(sensitive)
+        if kind == "distinct":
+            per_class = distinct_l_diversity(p.record_class, values, n_classes=len(p.counts))
+        else:
+            per_class = entropy_l_diversity(p.record_class, values, weights=p.weights,
+                                            n_classes=len(p.counts))
         return per_class >= l_value - 1e-9
 
+    # an entropy l-diverse class holds at least exp(H) >= l distinct values
     return Target(f"{kind}_l_diversity({l_value:g})", ok,
-                  monotone_with_suppression=(kind == "distinct"), needs_records=True)
+                  monotone_with_suppression=(kind == "distinct"), needs_records=True,
+                  values=sensitive,
+                  relaxed=None if kind == "distinct" else l_diversity_target(sensitive,
+                                                                             l_value))
 
 
 def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
@@ -153,24 +183,19 @@ def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
     Monotone without suppression (the paper's theorem: the distribution of a merged
     class is a mixture of the two, whose EMD to the whole is at most the larger of
     theirs); not with suppression, where a failing class merged into a meeting one may
-    make it fail."""
-    if distance == "hierarchical":
-        if hierarchy is None:
-            raise ValueError("the hierarchical distance needs the sensitive hierarchy")
-
-        def tree_ok(p: Partition) -> np.ndarray:
-            emd = class_emd(p.record_class, sensitive, "hierarchical", hierarchy=hierarchy,
-                            n_classes=len(p.counts))
-            return emd <= t + 1e-9
-
-        return Target(f"t_closeness({t:g}, hierarchical)", tree_ok, needs_records=True)
+    make it fail. (The distances of :func:`sdcflow.kernels.risk.t_closeness.class_emd`,
+    on the records' classes weighted by how many records each group stands for.)"""
+    if distance == "hierarchical" and hierarchy is None:
+        raise ValueError("the hierarchical distance needs the sensitive hierarchy")
+    tree = hierarchy if distance == "hierarchical" else None  # (others ignore it)
 
     def ok(p: Partition) -> np.ndarray:
-        per_class = np.zeros(len(p.counts))
-        per_class[p.record_class] = t_closeness(p.record_class, sensitive, distance)
-        return per_class <= t + 1e-9
+        emd = class_emd(p.record_class, p.values_of(sensitive), distance, hierarchy=tree,
+                        weights=p.weights, n_classes=len(p.counts))
+        return emd <= t + 1e-9
 
-    return Target(f"t_closeness({t:g}, {distance})", ok, needs_records=True)
+    return Target(f"t_closeness({t:g}, {distance})", ok, needs_records=True,
+                  values=sensitive)
 
 
 def average_risk(threshold: float) -> Target:
@@ -232,86 +257,214 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
     if len(maps) != m:
         raise ValueError("one hierarchy per key variable")
-    up = [_steps(mp) for mp in maps]
+    for mp in maps:
+        _steps(mp)  # each level a function of the one below
     size = lattice_size(maps)
     if size > MAX_NODES:
         raise ValueError(f"the lattice has {size} nodes, more than {MAX_NODES}")
     by_records = any(t.needs_records for t in targets)
-    if by_records:
-        units, counts = codes, np.ones(n, dtype=np.int64)
-        ids = np.arange(n)
-    else:
-        ids, rep = row_ids(codes)
-        units, counts = codes[rep], np.bincount(ids, minlength=len(rep))
+    values, per_record = _target_values(targets, n) if by_records else (None, False)
+    # the classes' sizes from a history of the keys alone (few rows), what targets on
+    # records read from one of the keys and their values
+    history = History(codes, maps)
+    with_values = History(codes, maps, values) if by_records else None
+    units, counts, ids = history.bottom.keys, history.bottom.counts, history.record_row
     w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
     ctx = LossContext(loss, units, counts, maps, w, k=k, suppression=suppression_loss)
     allowed = int(np.floor(suppression_limit * n + 1e-9))
-    monotone = all(t.monotone(allowed > 0) for t in targets)
+    suppressing = allowed > 0
+    monotone = all(t.monotone(suppressing) for t in targets)
+    targets = sorted(targets, key=_cost)  # cheap checks first (a node may fail early)
     shape = tuple(len(mp) for mp in maps)
     nodes = sorted(itertools.product(*(range(s) for s in shape)), key=lambda v: (sum(v), v))
     bound = np.zeros(size)
     known_ok = np.zeros(size, dtype=bool)
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
-    checked = 0
-    if monotone:
-        checked = _classify(nodes, shape, status, lambda v: _check(
-            _classes(v, units, counts, maps, up, {}, by_records)[0], targets, allowed,
-            False)[1])
-    # without suppression, these losses of a node meeting the targets need no classes
-    static = allowed == 0 and loss in ("precision", "non_uniform_entropy")
-    tables: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # node -> (class codes, counts)
-    best: tuple[float, tuple, np.ndarray, np.ndarray | None] | None = None
-    level_now = -1
-    for node in nodes:
-        if sum(node) != level_now:  # keep only the tables one level below
-            level_now = sum(node)
-            tables = {v: t for v, t in tables.items() if sum(v) == level_now - 1}
-        at = int(np.ravel_multi_index(node, shape))
-        bound[at] = max(bound[at], ctx.static_bound(node))
-        if status[at] == 1 and static:
-            if best is None or bound[at] < best[0]:
-                best = (ctx.static_bound(node), node, None, None)
-        elif status[at] >= 0 and (best is None or bound[at] < best[0]):
-            partition, table = _classes(node, units, counts, maps, up, tables, by_records)
-            tables[node] = table
-            checked += 1
-            ok, passed = _check(partition, targets, allowed, known_ok[at] or status[at] == 1)
-            bound[at] = max(bound[at], ctx.bound(node, partition.counts))
-            if passed:
-                suppressed = None
-                if loss == "non_uniform_entropy" and not ok.all():
-                    rc = (partition.record_class if by_records
-                          else _unit_class(units, maps, node))
-                    suppressed = ~ok[rc]
-                value = ctx.value(node, partition.counts, ok, suppressed)
-                if monotone:
-                    known_ok[at] = True
-                if best is None or value < best[0]:
-                    best = (value, node, ok, partition.record_class)
-        for j in range(m):  # pass what is known to the nodes one level above
-            if node[j] + 1 < shape[j]:
-                above = at + int(np.prod(shape[j + 1:], dtype=np.int64))
-                bound[above] = max(bound[above], bound[at])
-                known_ok[above] |= known_ok[at]
+
+    def partition(node: tuple) -> Callable[[bool], Partition]:
+        return _Partitions(node, history, with_values, per_record, n)
+
+    def meets(some: Sequence[Target]) -> Callable[[tuple], bool]:
+        return lambda node: _check(partition(node), some, allowed, False)[1]
+
+    # the loss of a node known to meet the targets is its generalisation's alone (no
+    # suppression, or suppression not charged): no classes needed
+    static = loss in ("precision", "non_uniform_entropy") and (
+        allowed == 0 or suppression_loss == "arx_monotonic")
+    # the targets that stay monotone when the others are not (k-anonymity, distinct
+    # l-diversity), and the monotone relaxations of the others: a node failing them
+    # alone fails all the targets (its suppressed records only grow with more
+    # targets), and so does every node below it (ARX's predictive tagging)
+    mono = [] if monotone else [
+        t if t.monotone(suppressing) else t.relaxed for t in targets
+        if (t.monotone(suppressing) and not t.release and t.node_ok is None)
+        or (not t.monotone(suppressing) and t.relaxed is not None)]
+
+    def value(node: tuple, part: Partition, ok: np.ndarray) -> float:
+        suppressed = None
+        if loss == "non_uniform_entropy" and not ok.all():
+            suppressed = ~ok[_unit_class(units, maps, node)]
+        return ctx.value(node, part.counts, ok, suppressed)
+
+    best: tuple[float, tuple, np.ndarray | None] | None = None
+    if not monotone and loss in ("precision", "non_uniform_entropy"):
+
+        def evaluate(node: tuple) -> tuple[int, tuple | None]:
+            part = partition(node)
+            ok, passed = _check(part, targets, allowed, False)
+            return 0, (value(node, part(False), ok), ok) if passed else None
+
+        checked = _classify(nodes, shape, status, meets(mono)) if mono else 0
+        status[status > 0] = 0  # (meeting the monotone part tells nothing)
+        lower = np.array([ctx.static_bound(v) for v in nodes])
+        best, more = _least_loss_first(nodes, shape, lower, evaluate, status)
+        checked += more
+    else:
+        # Flash's classification of monotone targets, or bounds known from classes only
+        # (discernibility, class sizes): nodes visited level-wise, bounds passed up
+        stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(m)]
+        checked = 0
+        if monotone and static:
+            # the loss of a node meeting the targets is known from its levels: a node
+            # (and every node above it) whose loss cannot beat the least found so far,
+            # or equal it and come first, need not be classified (ARX's pruning with a
+            # monotone loss)
+            position = np.empty(size, dtype=np.int64)
+            lower = np.empty(size)
+            for i, node in enumerate(nodes):
+                at = int(np.ravel_multi_index(node, shape))
+                position[at], lower[at] = i, ctx.static_bound(node)
+            least = [np.inf, size]
+
+            def meets_all(node: tuple) -> bool:
+                if not meets(targets)(node):
+                    return False
+                at = int(np.ravel_multi_index(node, shape))
+                least[:] = min(least, [lower[at], position[at]])
+                return True
+
+            checked = _classify(nodes, shape, status, meets_all,
+                                lambda at: [lower[at], position[at]] < least)
+        elif monotone:
+            checked = _classify(nodes, shape, status, meets(targets))
+        elif mono:
+            tags = np.zeros(size, dtype=np.int8)
+            checked = _classify(nodes, shape, tags, meets(mono))
+            status[tags < 0] = -1
+        for node in nodes:
+            at = int(np.ravel_multi_index(node, shape))
+            bound[at] = max(bound[at], ctx.static_bound(node))
+            if status[at] == 1 and static:
+                if best is None or bound[at] < best[0]:
+                    best = (ctx.static_bound(node), node, None)
+            elif status[at] >= 0 and (best is None or bound[at] < best[0]):
+                part = partition(node)
+                checked += 1
+                bound[at] = max(bound[at], ctx.bound(node, part(False).counts))
+                # (a node whose own bound is no better than the best cannot beat it)
+                ok, passed = None, False
+                if best is None or bound[at] < best[0]:
+                    ok, passed = _check(part, targets, allowed,
+                                        known_ok[at] or status[at] == 1)
+                if passed:
+                    loss_value = value(node, part(False), ok)
+                    if monotone:
+                        known_ok[at] = True
+                    if best is None or loss_value < best[0]:
+                        best = (loss_value, node, ok)
+            for j in range(m):  # pass what is known to the nodes one level above
+                if node[j] + 1 < shape[j]:
+                    above = at + stride[j]
+                    bound[above] = max(bound[above], bound[at])
+                    known_ok[above] |= known_ok[at]
     if best is None:
         return SearchResult(None, None, None, None, size, checked)
-    value, node, ok, record_class = best
-    unit_class = record_class if record_class is not None else _unit_class(units, maps, node)
-    record_class = unit_class[ids]
-    suppressed = ~ok[record_class] if ok is not None else np.zeros(n, dtype=bool)
-    return SearchResult(node, value, record_class, suppressed, size, checked)
+    least, node, ok = best
+    record_class = _unit_class(units, maps, node)[ids]
+    if ok is None:  # known to meet the targets, classes not computed
+        if allowed == 0:
+            return SearchResult(node, least, record_class, np.zeros(n, dtype=bool), size,
+                                checked)
+        ok = _check(partition(node), targets, allowed, True)[0]
+    return SearchResult(node, least, record_class, ~ok[record_class], size, checked)
 
 
-def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
-              meets: Callable[[tuple], bool]) -> int:
-    """Flash's idea for monotone targets (Kohlmayer et al. 2012): from each node not yet
-    classified, bottom-up, a path of unclassified nodes upwards, binary-searched for its
-    lowest node meeting the targets; a node that meets them marks every node above it,
-    one that fails every node below (``status`` 1 / -1). Returns the nodes checked."""
-    stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(len(shape))]
-    grid = np.array(list(itertools.product(*(range(s) for s in shape))), dtype=np.int64)
+def _cost(target: Target) -> int:
+    """The order in which targets are checked: on class sizes, on the population
+    (delta-presence), on records."""
+    return 2 if target.needs_records else 1 if target.node_ok is not None else 0
 
-    def mark(start: int, value: int) -> None:
+
+def _target_values(targets: Sequence[Target], n: int) -> tuple[np.ndarray, bool]:
+    """The per-record values the targets read (n x s; one column per distinct array),
+    and whether some target reads records without saying which values (then each
+    record is a group of its own, in record order)."""
+    columns: list[np.ndarray] = []
+    per_record = False
+    for t in targets:
+        if not t.needs_records:
+            continue
+        if t.values is None:
+            per_record = True
+            continue
+        values = np.asarray(t.values)
+        if values.shape != (n,):
+            raise ValueError(f"{t.name}: one value per record needed")
+        if not any(values is c or np.array_equal(values, c) for c in columns):
+            columns.append(values)
+    if per_record:
+        columns.append(np.arange(n))
+    return np.column_stack(columns).astype(np.int64), per_record
+
+
+class _Partitions:
+    """A node's partition, computed when asked for: ``(False)`` from the keys alone
+    (class sizes and keys), ``(True)`` with what targets on records read (the same
+    classes, in the same order)."""
+
+    def __init__(self, node: tuple, keys: History, with_values: History | None,
+                 per_record: bool, n: int) -> None:
+        self.node, self.keys, self.with_values = node, keys, with_values
+        self.per_record, self.n = per_record, n
+        self._made: dict[bool, Partition] = {}
+
+    def __call__(self, records: bool) -> Partition:
+        records = records and self.with_values is not None
+        if not records and True in self._made:  # (its class sizes and keys)
+            return self._made[True]
+        if records not in self._made:
+            history = self.with_values if records else self.keys
+            self._made[records] = _partition(history.table(self.node), records,
+                                             self.per_record, self.n)
+        return self._made[records]
+
+
+def _partition(table, by_records: bool, per_record: bool, n: int) -> Partition:
+    """A node's partition from its table (:class:`class_tables.Table`)."""
+    if not by_records:
+        return Partition(table.counts, None, table.keys, table.node)
+    counts, keys = table.class_counts(), table.class_keys()
+    if per_record:  # one row per record: each record's class, in record order
+        record_class = np.empty(n, dtype=np.int64)
+        record_class[table.rows] = table.row_class
+        return Partition(counts, record_class, keys, table.node)
+    return Partition(counts, table.row_class, keys, table.node, table.counts, table.rows)
+
+
+class _Marks:
+    """What is known of each node of a lattice (``status``: 1 / -1 known to meet / to
+    fail the targets), marked on a node and every node above or below it."""
+
+    def __init__(self, shape: tuple, status: np.ndarray | None = None) -> None:
+        self.shape = shape
+        self.stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(len(shape))]
+        self.grid = np.array(list(itertools.product(*(range(s) for s in shape))),
+                             dtype=np.int64).reshape(-1, len(shape))
+        self.status = np.zeros(len(self.grid), dtype=np.int8) if status is None else status
+
+    def mark(self, start: int, value: int) -> None:
+        """Mark the node and every node above it (value 1) or below it (-1)."""
+        status, grid, shape, stride = self.status, self.grid, self.shape, self.stride
         stack = [start]
         while stack:
             at = stack.pop()
@@ -324,10 +477,22 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
                 elif value < 0 and level > 0:
                     stack.append(at - stride[j])
 
+
+def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
+              meets: Callable[[tuple], bool],
+              worth: Callable[[int], bool] | None = None) -> int:
+    """Flash's idea for monotone targets (Kohlmayer et al. 2012): from each node not yet
+    classified, bottom-up, a path of unclassified nodes upwards, binary-searched for its
+    lowest node meeting the targets; a node that meets them marks every node above it,
+    one that fails every node below (``status`` 1 / -1). ``worth(flat index)``: whether
+    a node (and so every node above it) can still matter; no path starts from others.
+    Returns the nodes checked."""
+    marks = _Marks(shape, status)
+    stride, grid = marks.stride, marks.grid
     checked = 0
     for node in nodes:
         at = int(np.ravel_multi_index(node, shape))
-        if status[at]:
+        if status[at] or (worth is not None and not worth(at)):
             continue
         path = [at]
         while True:
@@ -341,29 +506,65 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
             mid = (lo + hi) // 2
             checked += 1
             if meets(tuple(int(v) for v in grid[path[mid]])):
-                mark(path[mid], 1)
+                marks.mark(path[mid], 1)
                 hi = mid - 1
             else:
-                mark(path[mid], -1)
+                marks.mark(path[mid], -1)
                 lo = mid + 1
     return checked
 
 
-def _check(partition: Partition, targets: Sequence[Target], allowed: int, known: bool
-           ) -> tuple[np.ndarray | None, bool]:
-    """(classes meeting every class target, whether the node meets the targets)."""
+def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
+                      evaluate: Callable[[tuple], tuple[int, tuple | None]],
+                      status: np.ndarray) -> tuple[tuple | None, int]:
+    """The first of ``nodes`` (in their order) of least loss among those meeting the
+    targets, visiting them by their loss bound ``lower`` (the loss of the generalisation
+    alone, known from the levels: precision, non-uniform entropy), as ARX does with a
+    monotone loss: no node of a bound above the least loss found can beat it, and the
+    search stops there. For targets that are not monotone, where every node below the
+    optimum's bound must be checked.
+
+    ``evaluate(node)`` checks a node and returns (-1 to mark every node below as failing
+    the targets, else 0; (loss, classes meeting the targets) when the node meets them,
+    else None); ``status``: -1 for the nodes known to fail. Returns ((loss, node,
+    classes meeting the targets), nodes checked)."""
+    marks = _Marks(shape, status)
+    order = np.lexsort((np.arange(len(nodes)), lower))  # by bound, then in order
+    best: tuple | None = None  # (loss, position in nodes, node, classes meeting)
+    checked = 0
+    for i in order.tolist():
+        if best is not None and (lower[i], i) >= (best[0], best[1]):
+            break  # no node left can have less loss, or as little and come first
+        node = nodes[i]
+        at = int(np.ravel_multi_index(node, shape))
+        if marks.status[at] < 0:
+            continue
+        checked += 1
+        tag, found = evaluate(node)
+        if tag:
+            marks.mark(at, tag)
+        if found is not None and (best is None or (found[0], i) < (best[0], best[1])):
+            best = (found[0], i, node, found[1])
+    return (None if best is None else (best[0], best[2], best[3])), checked
+
+
+def _check(parts: Callable[[bool], Partition], targets: Sequence[Target], allowed: int,
+           known: bool) -> tuple[np.ndarray | None, bool]:
+    """(classes meeting every class target, whether the node meets the targets);
+    ``parts(records)``: the node's partition (:class:`_Partitions`). Unless the node is
+    known to meet the targets, it fails as soon as the classes failing the targets
+    checked so far hold more than ``allowed`` records (the later targets can only add
+    to them)."""
+    # (when every target reads records, their partition gives the class sizes too)
+    partition = parts(all(t.needs_records for t in targets if not t.release))
     ok = np.ones(len(partition.counts), dtype=bool)
-    if known:
-        # a node above one that met monotone targets: same suppressions as computed
-        for t in targets:
-            if not t.release:
-                ok &= t.classes_ok(partition)
-        return ok, True
     for t in targets:
         if not t.release:
-            ok &= t.classes_ok(partition)
-    if partition.counts[~ok].sum() > allowed:
-        return ok, False
+            ok &= t.classes_ok(parts(t.needs_records))
+            if not known and partition.counts[~ok].sum() > allowed:
+                return ok, False
+    if known:  # above a node that met monotone targets: the suppressions as computed
+        return ok, True
     if not all(t.node_ok(partition) for t in targets if t.node_ok is not None):
         return ok, False
     return ok, all(bool(t.classes_ok(partition, ok)) for t in targets if t.release)
@@ -379,31 +580,6 @@ def _steps(maps: np.ndarray) -> list[np.ndarray]:
             raise ValueError("a hierarchy level is not a function of the level below")
         out.append(step)
     return out
-
-
-def _classes(node: tuple, units: np.ndarray, counts: np.ndarray, maps, up, tables, by_records
-             ) -> tuple[Partition, tuple[np.ndarray, np.ndarray]]:
-    """The node's partition, rolled up from a table one level below when there is one."""
-    if by_records:
-        ids, rep = row_ids(generalise(units, maps, node))
-        table = (generalise(units[rep], maps, node), np.bincount(ids, minlength=len(rep)))
-        return Partition(table[1], ids, table[0], node), table
-    # the checked node one level below with the fewest classes
-    below = [(len(tables[b][1]), j, b) for j in range(len(node)) if node[j] > 0
-             for b in [node[:j] + (node[j] - 1,) + node[j + 1:]] if b in tables]
-    if below:
-        _, j, b = min(below)
-        low_codes, low_counts = tables[b]
-        rolled = low_codes.copy()
-        rolled[:, j] = up[j][node[j] - 1][low_codes[:, j]]
-        ids, rep = row_ids(rolled)
-        table = (rolled[rep], np.bincount(ids, weights=low_counts, minlength=len(rep)))
-    else:
-        gen = generalise(units, maps, node)
-        ids, rep = row_ids(gen)
-        table = (gen[rep], np.bincount(ids, weights=counts, minlength=len(rep)))
-    table = (table[0], table[1].astype(np.int64))
-    return Partition(table[1], None, table[0], node), table
 
 
 def _unit_class(units: np.ndarray, maps, node) -> np.ndarray:

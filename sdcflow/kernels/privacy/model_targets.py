@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..risk.frequencies import row_ids
+from .class_tables import History
 from .lattice import Partition, Target, generalise
 from .models import beta_likeness, delta_presence
 
@@ -28,9 +29,10 @@ def beta_likeness_target(sensitive: np.ndarray, beta: float) -> Target:
         raise ValueError("beta must be >= 0")
 
     def ok(p: Partition) -> np.ndarray:
-        return beta_likeness(p.record_class, sensitive, n_classes=len(p.counts)) <= beta + 1e-9
+        return beta_likeness(p.record_class, p.values_of(sensitive), weights=p.weights,
+                             n_classes=len(p.counts)) <= beta + 1e-9
 
-    return Target(f"beta_likeness({beta:g})", ok, needs_records=True)
+    return Target(f"beta_likeness({beta:g})", ok, needs_records=True, values=sensitive)
 
 
 def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
@@ -60,6 +62,8 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
     low = delta_min * (1 - 1e-12)
     last: dict = {}  # the partition last seen -> its classes' shares, absent classes
+    # the population's classes at each node, rolled up as the data's are
+    history = History(population, maps) if population.shape[1] == len(maps) else None
 
     def shares(p: Partition) -> tuple[np.ndarray, int]:
         """The share of each class of the data, and the number of population classes
@@ -67,15 +71,32 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         if last.get("partition") is p:  # classes_ok and node_ok of one node
             return last["share"], last["absent"]
         size = len(p.counts)
-        gen = generalise(population, maps, p.node)
+        sample = np.repeat(np.arange(size), p.counts)
+        if history is None:  # (a population of other columns: as generalise tells)
+            gen, pop_counts = generalise(population, maps, p.node), None
+        else:
+            table = history.table(p.node)
+            gen, pop_counts = table.keys, table.counts  # one row per population class
+            # the population's classes are in the order of their keys: find the data's
+            pop_key, data_key = history.scalar(p.node, gen), history.scalar(p.node, p.keys)
+            if pop_key is not None and len(pop_key):
+                at = np.minimum(np.searchsorted(pop_key, data_key), len(pop_key) - 1)
+                if (pop_key[at] == data_key).all():
+                    pop_class = np.full(len(pop_key), -1, dtype=np.int64)
+                    pop_class[at] = np.arange(size)
+                    share = delta_presence(sample, pop_class, n_classes=size,
+                                           population_counts=pop_counts)
+                    absent = int((pop_class < 0).sum())
+                    last.update(partition=p, share=share, absent=absent)
+                    return share, absent
         both, _ = row_ids(np.vstack([p.keys, gen]))
         # the classes' ids in 'both' -> their position; population rows of other
         # combinations (no data record) belong to no class of the data
         position = np.full(int(both.max(initial=-1)) + 1, -1, dtype=np.int64)
         position[both[:size]] = np.arange(size)
         pop_class = position[both[size:]]
-        sample = np.repeat(np.arange(size), p.counts)
-        share = delta_presence(sample, pop_class, n_classes=size)
+        share = delta_presence(sample, pop_class, n_classes=size,
+                               population_counts=pop_counts)
         absent = int(np.unique(both[size:][pop_class < 0]).size)
         last.update(partition=p, share=share, absent=absent)
         return share, absent

@@ -1,0 +1,212 @@
+"""The equivalence classes of the nodes of a generalisation lattice, each rolled up from
+the class table of a finer node already computed, as ARX does (F. Kohlmayer, F. Prasser,
+C. Eckert, A. Kemper & K. Kuhn, "Flash: efficient, stable and optimal k-anonymity",
+IEEE SocialCom/PASSAT 2012, section on the implementation: the classes of a node are
+computed from a stored "snapshot" of a checked node below it, its history, instead of
+from the records). NumPy only.
+
+A *table* at a node holds one row per distinct combination of the generalised key codes
+and the codes of the *value* columns (the sensitive variables a target reads, never
+generalised), with its number of records and one record it stands for. Its rows are in
+lexicographic order (keys, then values), so each equivalence class (distinct keys) is a
+run of rows, and the classes are numbered in the lexicographic order of their keys.
+
+A node ``b`` at or above ``a`` (every level at least ``a``'s) has ``b``'s codes a
+function of ``a``'s: its table is a group-by of ``a``'s table, whose rows are far fewer
+than the records. The history keeps the tables of recently computed nodes (bounded by
+their rows) and rolls a node up from the stored node at or below it with the fewest
+rows; the table of the bottom node (level 0 everywhere) is always kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..risk.frequencies import row_ids
+
+MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the bottom's)
+MAX_STORED = 1024  # and their number
+
+
+@dataclass(frozen=True)
+class Table:
+    """A node's rows: generalised ``keys`` (R x m), ``values`` (R x s), record
+    ``counts``, one record index per row (``rows``), each row's class (``row_class``,
+    classes in the lexicographic order of their keys) and the number of classes."""
+
+    node: tuple
+    keys: np.ndarray
+    values: np.ndarray
+    counts: np.ndarray
+    rows: np.ndarray
+    row_class: np.ndarray
+    n_classes: int
+
+    def class_counts(self) -> np.ndarray:
+        """The records of each class."""
+        if self.values.shape[1] == 0:
+            return self.counts
+        return np.bincount(self.row_class, weights=self.counts,
+                           minlength=self.n_classes).astype(np.int64)
+
+    def class_keys(self) -> np.ndarray:
+        """The generalised keys of each class (C x m)."""
+        if self.values.shape[1] == 0:
+            return self.keys
+        first = np.ones(len(self.row_class), dtype=bool)
+        first[1:] = self.row_class[1:] != self.row_class[:-1]
+        return self.keys[first]
+
+
+class History:
+    """The class tables of a lattice's nodes. ``codes``: the records' level-0 key codes
+    (n x m); ``values``: codes of value columns (n x s, or None); ``maps[j]``: the
+    (levels x d_j) map of variable j's level-0 codes to each level (each level a
+    function of the one below); ``counts``: records each row of ``codes`` stands for
+    (default 1)."""
+
+    def __init__(self, codes: np.ndarray, maps: Sequence[np.ndarray],
+                 values: np.ndarray | None = None, counts: np.ndarray | None = None,
+                 max_rows: int = MAX_STORED_ROWS) -> None:
+        codes = np.asarray(codes, dtype=np.int64)
+        n, m = codes.shape
+        values = (np.zeros((n, 0), dtype=np.int64) if values is None
+                  else np.asarray(values, dtype=np.int64).reshape(n, -1))
+        counts = np.ones(n, dtype=np.int64) if counts is None else np.asarray(counts)
+        self.maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
+        # the radix of each variable's codes at each level, and of each value column
+        self._radix = [[int(level.max(initial=0)) + 1 for level in mp] for mp in self.maps]
+        self._value_radix = [int(v.max(initial=-1)) + 2 for v in values.T]
+        self.max_rows = max_rows
+        self._jumps: dict[tuple[int, int, int], np.ndarray] = {}
+        ids, rep = row_ids(np.hstack([codes, values]))
+        #: each record's row of the bottom table
+        self.record_row = ids
+        self.bottom = self._table((0,) * m, codes[rep], values[rep],
+                                  np.bincount(ids, weights=counts, minlength=len(rep)), rep)
+        # the stored tables in slots reused oldest first: their nodes' levels and rows
+        # (an empty slot: levels above every node)
+        self._slots: list[Table | None] = [None] * MAX_STORED
+        self._levels = np.full((MAX_STORED, m), np.iinfo(np.int64).max, dtype=np.int64)
+        self._sizes = np.zeros(MAX_STORED, dtype=np.int64)
+        self._next = 0  # the slot to fill next
+        self._oldest = 0  # the oldest slot filled
+        self._stored_rows = 0
+
+    def table(self, node: Sequence[int]) -> Table:
+        """The node's table, rolled up from the stored table at or below it with the
+        fewest rows (stored in turn)."""
+        node = tuple(int(v) for v in node)
+        source = self.bottom
+        below = np.flatnonzero((self._levels <= np.asarray(node)).all(axis=1))
+        if below.size:
+            source = self._slots[int(below[np.argmin(self._sizes[below])])]
+        if source.node == node:
+            return source
+        keys = source.keys.copy()
+        for j, (low, high) in enumerate(zip(source.node, node, strict=True)):
+            if low != high:
+                keys[:, j] = self._jump(j, low, high)[keys[:, j]]
+        ids, rep = self._group(node, keys, source.values)
+        table = self._table(node, keys[rep], source.values[rep],
+                            np.bincount(ids, weights=source.counts, minlength=len(rep)),
+                            source.rows[rep])
+        self._store(table)
+        return table
+
+    def scalar(self, node: Sequence[int], keys: np.ndarray) -> np.ndarray | None:
+        """Generalised keys at the node (C x m) as one integer each, in their
+        lexicographic order (mixed radix); None when that overflows."""
+        radices = [self._radix[j][lv] for j, lv in enumerate(node)]
+        space = 1
+        for r in radices:
+            space *= r
+        if space >= 1 << 62:
+            return None
+        key = np.zeros(len(keys), dtype=np.int64)
+        for j, r in enumerate(radices):
+            key *= r
+            key += keys[:, j]
+        return key
+
+    def _group(self, node: tuple, keys: np.ndarray, values: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """As :func:`sdcflow.kernels.risk.frequencies.row_ids` of the rows (keys, then
+        values) -- ids in lexicographic order, one row per id -- with each column's
+        radix known from the hierarchies."""
+        radices = [self._radix[j][lv] for j, lv in enumerate(node)] + self._value_radix
+        space = 1
+        for r in radices:
+            space *= r
+        if space >= 1 << 62 or len(keys) == 0:
+            return row_ids(np.hstack([keys, values]))
+        key = np.zeros(len(keys), dtype=np.int64)
+        for j in range(keys.shape[1]):
+            key *= radices[j]
+            key += keys[:, j]
+        for c in range(values.shape[1]):
+            key *= radices[keys.shape[1] + c]
+            key += values[:, c] + 1
+        if space <= max(4 * len(key), 1 << 16):  # a small key space: no sort
+            present = np.zeros(space, dtype=bool)
+            present[key] = True
+            ids = (np.cumsum(present) - 1)[key]
+            count = int(present.sum())
+        else:
+            order = np.argsort(key)
+            ordered = key[order]
+            new = np.ones(len(key), dtype=bool)
+            new[1:] = ordered[1:] != ordered[:-1]
+            ids = np.empty(len(key), dtype=np.int64)
+            ids[order] = np.cumsum(new) - 1
+            count = int(new.sum())
+        rep = np.empty(count, dtype=np.int64)
+        rep[ids] = np.arange(len(key))
+        return ids, rep
+
+    def _table(self, node, keys, values, counts, rows) -> Table:
+        counts = counts.astype(np.int64)
+        if values.shape[1] == 0 or len(keys) == 0:
+            row_class = np.arange(len(keys), dtype=np.int64)
+        else:
+            change = (keys[1:] != keys[:-1]).any(axis=1)
+            row_class = np.concatenate([[0], np.cumsum(change)]).astype(np.int64)
+        size = int(row_class[-1]) + 1 if len(row_class) else 0
+        return Table(node, keys, values, counts, rows, row_class, size)
+
+    def _store(self, table: Table) -> None:
+        """Keep the table, forgetting the oldest ones beyond ``max_rows`` rows or
+        :data:`MAX_STORED` tables."""
+        rows = len(table.counts)
+        if rows > self.max_rows or rows >= len(self.bottom.counts):
+            return
+        while self._slots[self._next] is not None or (
+                self._stored_rows + rows > self.max_rows and self._stored_rows):
+            self._forget(self._oldest)
+            self._oldest = (self._oldest + 1) % MAX_STORED
+        slot = self._next
+        self._slots[slot] = table
+        self._levels[slot] = table.node
+        self._sizes[slot] = rows
+        self._stored_rows += rows
+        self._next = (slot + 1) % MAX_STORED
+
+    def _forget(self, slot: int) -> None:
+        table = self._slots[slot]
+        if table is not None:
+            self._stored_rows -= len(table.counts)
+            self._slots[slot] = None
+            self._levels[slot] = np.iinfo(np.int64).max
+
+    def _jump(self, j: int, low: int, high: int) -> np.ndarray:
+        """Variable j's level-``low`` codes mapped to level ``high``."""
+        key = (j, low, high)
+        if key not in self._jumps:
+            lo, hi = self.maps[j][low], self.maps[j][high]
+            out = np.zeros(int(lo.max(initial=-1)) + 1, dtype=np.int64)
+            out[lo] = hi
+            self._jumps[key] = out
+        return self._jumps[key]

@@ -1,0 +1,72 @@
+"""Class tables rolled up from a finer node's table (ARX's history, Kohlmayer et al.,
+"Flash: efficient, stable and optimal k-anonymity", 2012) equal the classes computed
+from the records at that node directly."""
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdcflow.kernels.privacy.class_tables import History
+from sdcflow.kernels.privacy.lattice import generalise
+from sdcflow.kernels.risk.frequencies import row_ids
+
+
+def nested(d, levels):
+    """Codes 0..d-1 at level l: c // 2**l; the last level one code."""
+    return np.array([np.arange(d) // 2**lv for lv in range(levels - 1)] + [np.zeros(d, int)])
+
+
+def direct(codes, values, maps, node):
+    """(class keys, class counts, each record's class, (class, value) pair counts) from
+    the records."""
+    gen = generalise(codes, maps, node)
+    cls, rep = row_ids(gen)
+    pairs, pair_rep = row_ids(np.column_stack([cls, values]))
+    return (gen[rep], np.bincount(cls), cls,
+            sorted(zip(cls[pair_rep].tolist(), values[pair_rep].tolist(),
+                       np.bincount(pairs).tolist(), strict=True)))
+
+
+def from_table(table, values):
+    rows_value = values[table.rows]
+    return (table.class_keys(), table.class_counts(),
+            sorted(zip(table.row_class.tolist(), rows_value.tolist(), table.counts.tolist(),
+                       strict=True)))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60))
+def test_every_node_rolled_up_equals_its_classes_from_the_records(seed, n):
+    rng = np.random.default_rng(seed)
+    codes = np.column_stack([rng.integers(0, 8, n), rng.integers(0, 4, n)])
+    values = rng.integers(-1, 3, n)  # -1: a missing sensitive value
+    maps = [nested(8, 4), nested(4, 3)]
+    history = History(codes, maps, values[:, None], max_rows=40)
+    # visit the nodes in a scrambled order, so that tables roll up from various nodes
+    nodes = list(itertools.product(range(4), range(3)))
+    rng.shuffle(nodes)
+    for node in nodes:
+        table = history.table(tuple(node))
+        keys, counts, _, pairs = direct(codes, values, maps, node)
+        got_keys, got_counts, got_pairs = from_table(table, values)
+        assert np.array_equal(got_keys, keys) and np.array_equal(got_counts, counts)
+        assert got_pairs == pairs
+        # each record's row of the bottom table leads to its class at the node
+        assert table.counts.sum() == n
+
+
+def test_classes_in_the_order_of_their_keys_and_scalar_keys_keep_it():
+    # 4 records on the diagonal; at (1, 0) the first variable in pairs: classes
+    # (0,0) (0,1) (1,2) (1,3); at (2, 2), the top, one class of 4
+    codes = np.array([[3, 3], [2, 2], [1, 1], [0, 0]])
+    maps = [nested(4, 3), nested(4, 3)]
+    history = History(codes, maps)
+    table = history.table((1, 0))
+    assert table.class_keys().tolist() == [[0, 0], [0, 1], [1, 2], [1, 3]]
+    assert table.class_counts().tolist() == [1, 1, 1, 1]
+    scalar = history.scalar((1, 0), table.keys)
+    assert (np.diff(scalar) > 0).all()
+    top = history.table((2, 2))
+    assert top.counts.tolist() == [4] and top.class_keys().tolist() == [[0, 0]]
