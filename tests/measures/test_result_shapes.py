@@ -123,9 +123,10 @@ CASES = {
 # tests/measures/utility/test_camouflage_widths_measure.py) and partial_linkage needs an
 # identifier kept in both files, which these data lack (checked in
 # tests/measures/linkage/test_partial_linkage_measure.py); cell_key_utility measures a
-# table perturbed by cell_key (checked in tests/methods/tabular/test_cell_key_method.py)
+# table perturbed by cell_key (checked in tests/methods/tabular/test_cell_key_method.py);
+# table_utility a protected table (tests/measures/utility/test_table_utility_measure.py)
 ENGINE_ONLY = {"score", "ranking", "table_audit", "camouflage_widths", "partial_linkage",
-               "cell_key_utility"}
+               "cell_key_utility", "table_utility"}
 # graph measures compare two edge lists (see test_graph_summaries_have_the_declared_shape)
 EDGES = {"source": "a", "target": "b"}
 GRAPH_CASES = {
