@@ -37,6 +37,8 @@ not published exactly.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 from .perturbation_utility import count_table_utility
@@ -49,7 +51,7 @@ def size_class_labels(bounds) -> list[str]:
     ``100+`` for ``bounds`` 3, 5, ..., 100 (a class of one size is named by it alone)."""
     edges = [1, *(int(b) for b in bounds)]
     labels = ["0"]
-    for lo, hi in zip(edges, edges[1:]):
+    for lo, hi in pairwise(edges):
         labels.append(str(lo) if hi - lo == 1 else f"{lo}-{hi - 1}")
     labels.append(f"{edges[-1]}+")
     return labels

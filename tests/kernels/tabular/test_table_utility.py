@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow.kernels.tabular.table_utility import (size_class_labels, size_classes,
-                                                   table_utility)
+from sdcflow.kernels.tabular.table_utility import size_class_labels, size_classes, table_utility
 
 #: eight cells of a frequency table (original count = size): a zero made 1 (a false
 #: positive), a 1 made 0 (a false zero), a 1 kept, a 2 suppressed, a 3 made 4, a 6

@@ -5,21 +5,13 @@ cell key table is the one worked out by hand in tests/methods/tabular/test_cell_
 import json
 
 import pytest
+from helpers import CELL_KEY_RECORDS
 
 from sdcflow import registry, run, validate
 from sdcflow.errors import PluginError, RecipeError
 from sdcflow.testing import result_problems
 
-DATA = """g,h,rkey
-A,x,0.6
-A,y,0.3
-A,y,0.4
-B,x,0.9
-B,x,0.8
-B,x,0.7
-B,x,0.05
-B,y,0.95
-"""
+DATA = CELL_KEY_RECORDS
 CELL_KEY = "{D: 2, V: 1.05, js: 1, mono: [true, true, false, true], record_key: rkey}"
 UTILITY = "{size_classes: [3, 5]}"
 
