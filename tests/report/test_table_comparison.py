@@ -123,3 +123,32 @@ def test_the_external_report_shows_only_what_is_published(reports):
     assert "<td>by_cell_key</td>" in section and "by_suppression" not in section
     assert "<svg" not in section
     assert not re.search(r"suppressed\.\d|\.cells\b", section)
+
+
+def test_score_steps_of_several_alternatives_leave_the_axes_unnamed(tmp_path):
+    # the R-U map's axes were named by the first score's expressions, here "u_ck...",
+    # under the point of u_sup too; the points come from the score steps
+    from sdcflow.report.from_run import report_data
+
+    (tmp_path / "data.csv").write_text(DATA, encoding="utf-8")
+    text = RECIPE.replace("release:", """  - {id: s_ck, measure: score, params: {il: "u_ck.loss_percent", dr: "u_ck.false_zero"}}
+  - {id: s_sup, measure: score, params: {il: "u_sup.loss_percent", dr: "u_sup.false_zero"}}
+release:""")
+    (tmp_path / "r.yaml").write_text(text, encoding="utf-8")
+    result = run(tmp_path / "r.yaml", write=False)
+    data = report_data(result.validated, result, released_ok=True)
+    assert [p[0] for p in data.ru] == ["s_ck", "s_sup"]
+    assert data.ru_axes == ("disclosure risk (DR)", "information loss (IL)")
+
+
+def test_one_score_names_the_axes_by_its_expressions(tmp_path):
+    from sdcflow.report.from_run import report_data
+
+    (tmp_path / "data.csv").write_text(DATA, encoding="utf-8")
+    text = RECIPE.replace("release:", """  - {id: s_ck, measure: score, params: {il: "u_ck.loss_percent", dr: "u_ck.false_zero"}}
+release:""")
+    (tmp_path / "r.yaml").write_text(text, encoding="utf-8")
+    result = run(tmp_path / "r.yaml", write=False)
+    data = report_data(result.validated, result, released_ok=True)
+    assert data.ru_axes == ("disclosure risk: u_ck.false_zero",
+                            "information loss: u_ck.loss_percent")
