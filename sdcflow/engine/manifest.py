@@ -54,6 +54,8 @@ def full_manifest(validated: Validated, records: list[StepRecord], chosen: int |
         # what protects each released artefact, the attacks acknowledged and why
         **({"release_policy": recipe.policy.as_dict()} if recipe.policy is not None
            and chosen is not None else {}),
+        # the privacy budget, each DP step's spend and the total (public: see below)
+        **({"privacy": recipe.privacy} if recipe.privacy is not None else {}),
         "files": {},
         "environment": environment(),
     }
@@ -123,6 +125,10 @@ def public_manifest(validated: Validated, records: list[StepRecord], chosen: int
         "measures": public_measures,
         "checks": public_checks,
     }
+    if recipe.privacy is not None:
+        # DP's budget and spends are public by design: an analyst needs them to judge
+        # the noise, and they give away nothing of the data (the seed stays internal)
+        out["privacy"] = recipe.privacy
     out.update(extra or {})
     return out
 

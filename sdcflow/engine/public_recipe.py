@@ -72,6 +72,8 @@ def public_form(recipe: Recipe) -> dict:
     }
     if doc.get("tables"):
         out["tables"] = [_public_table(t) for t in doc["tables"] if isinstance(t, Mapping)]
+    if isinstance(doc.get("privacy_budget"), Mapping):  # (public: the DP budget)
+        out["privacy_budget"] = dict(doc["privacy_budget"])
     return out
 
 

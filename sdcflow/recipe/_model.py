@@ -109,6 +109,9 @@ class Recipe:
     released: list = field(default_factory=list)  # the variables a data release holds
     # the --set PATH=VALUE overrides applied to the file's values (._overrides.Override)
     overrides: list = field(default_factory=list)
+    # the privacy budget, what each DP step spends and the total, as OpenDP composes them
+    # (set by validation: sdcflow.recipe._privacy; None without DP steps and budget)
+    privacy: dict | None = None
 
     @property
     def base_dir(self) -> Path:

@@ -34,7 +34,8 @@ artefact holds, from which columns, and which step last changed the records).
      perturbed in one is read or averaged from the other. Steps that give a cell the
      same protected value in every table (the cell key method, with the same
      parameters: :attr:`sdcflow.registry.TableMethod.consistent_across_tables`) are
-     consistent apart.
+     consistent apart; tables protected by differentially private steps only are too
+     (the privacy budget composes their spends).
    - ``published_counts``: a measure published in ``public/`` (``release.measures``)
      whose result counts the records by variables of a protected table, as the table
      counted them (:attr:`sdcflow.registry.Measure.counts_combinations`): its figures
@@ -403,7 +404,7 @@ class _Flow:
         if not (t1.own or t2.own) or t1.records != t2.records:
             return []
         shared = [d for d in t1.table.dims if d in t2.table.dims and self.related(t1, t2, d)]
-        if not shared or self.consistent(t1, t2, shared):
+        if not shared or self.consistent(t1, t2, shared) or self.private(t1, t2):
             return []
 
         def by(t: Artefact) -> str:
@@ -425,6 +426,14 @@ class _Flow:
             f"({by(t1)}; {by(t2)}): a cell suppressed, rounded or perturbed in one is "
             f"published otherwise in the other, and together they give it away; {fix}"),
             key=True)]
+
+    @staticmethod
+    def private(t1: Artefact, t2: Artefact) -> bool:
+        """Both tables protected by differentially private steps only: what they give
+        away together is bounded by the composition of their spends, which the recipe's
+        privacy budget already counts (:mod:`sdcflow.recipe._privacy`)."""
+        return bool(t1.own and t2.own) and all(
+            getattr(s.plugin, "differentially_private", False) for s in t1.own + t2.own)
 
     def consistent(self, t1: Artefact, t2: Artefact, shared: list[str]) -> bool:
         """Both tables protected by steps that give a cell the same protected value in

@@ -22,6 +22,7 @@ from ._graph_release import graph_release_problems
 from ._households import household_declarations
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 from ._policy import release_policy
+from ._privacy import privacy_problems
 from ._release import release_problems
 from ._schema import where
 from ._stat_release import stat_name_problems
@@ -336,6 +337,8 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             out.append(doc.problem(("release", "variant"), "release.variant: no step has a grid"))
         else:
             out += _check_variant(recipe, grid_steps)
+    # the privacy budget the DP steps spend (sdcflow.recipe._privacy)
+    out += privacy_problems(recipe)
     # what protects each released artefact, and what the artefacts give away together
     # (judged on a recipe without other errors: a broken step protects nothing)
     if not any(p.severity == "error" for p in out):

@@ -116,6 +116,8 @@ CASES = {
     "fuzzy_clustering_loss": [{"variables": NUMERIC, "clusters": 3, "restarts": 1}],
     "classification_loss": [{"target": "sex", "variables": ["income", "urbrur"]},
                             {"target": "walls", "variables": NUMERIC}],
+    "dp_histogram": [{"variable": "water", "categories": ["1", "2", "3"], "epsilon": 1.0}],
+    "dp_mean": [{"variable": "income", "lower": 0, "upper": 1000, "rho": 0.5}],
 }
 # score and ranking combine other results and table_audit measures a table: they are
 # checked on what the engine gives them (test_engine_results_conform below);

@@ -205,7 +205,7 @@ def test_tables_need_a_protection_step_too(write_recipe, capsys):
                   "  tables: {by_water: water.csv}\n", tables=TABLES)
     [line] = refused(path, capsys)
     assert "release.tables.by_water: nothing protects table 'by_water': no protection step " \
-        "works on it (cell_key, controlled_adjustment, controlled_rounding, " \
+        "works on it (cell_key, controlled_adjustment, controlled_rounding, dp_table, " \
         "secondary_suppression, sensitivity_rules), none changed the records it is " \
         "counted from" in line
     assert "{id: primary, method: sensitivity_rules, table: by_water" in line

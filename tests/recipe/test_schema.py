@@ -65,8 +65,8 @@ def test_misspelt_section_suggests_the_right_one():
     assert problems(text) == [
         "r.yaml:1:1: recipe: missing required key 'steps'",
         ("r.yaml:7:1: recipe: unknown key 'stpes' (did you mean 'steps'?) (allowed: checks, "
-         "constraints, data, description, execution, name, release, sdcflow, seed, steps, tables, variables, "
-         "version)"),
+         "constraints, data, description, execution, name, privacy_budget, release, sdcflow, "
+         "seed, steps, tables, variables, version)"),
     ]
 
 
