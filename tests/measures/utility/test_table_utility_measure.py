@@ -145,3 +145,28 @@ def plugin_params(text: str) -> dict:
     from sdcflow.registry import with_defaults
 
     return with_defaults(registry.get("table_utility").params, yaml.safe_load(text))
+
+
+def test_a_dp_table_against_the_office_copy(tmp_path):
+    # table_utility reads what dp_table keeps of the original (original_value,
+    # original_freq): its L1, changes and false zeros are those of the office's copy of
+    # the table (tables/gh.csv: value = original, published_value = released)
+    import pandas as pd
+
+    steps = """
+        - {id: dp, method: dp_table, table: gh, params: {epsilon: 1}}
+        - {id: u_dp, measure: table_utility, table: gh}
+    """
+    path = write(tmp_path, steps, release="{tables: {gh: gh.csv}, measures: [u_dp]}")
+    path.write_text(path.read_text().replace("seed: 7\n", "seed: 7\nprivacy_budget: "
+                                                         "{epsilon: 1}\n"))
+    result = run(path, tmp_path / "out", use_cache=False)
+    got = result.measures["u_dp"]
+    office = pd.read_csv(tmp_path / "out" / "tables" / "gh.csv")
+    o, p = office["value"], office["published_value"]
+    assert got["cells"] == len(office) == 9 and got["suppressed"] == 0
+    assert got["l1"] == (p - o).abs().sum()
+    assert got["changed"] == int((p != o).sum())
+    assert got["false_zero"] == int(((p == 0) & (o > 0)).sum())
+    ones = office["freq" if "original_freq" not in office else "original_freq"] == 1
+    assert got["small_cells_exact"]["exact"] == int((ones & (p == o)).sum())
