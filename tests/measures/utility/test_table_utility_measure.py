@@ -170,3 +170,12 @@ def test_a_dp_table_against_the_office_copy(tmp_path):
     assert got["false_zero"] == int(((p == 0) & (o > 0)).sum())
     ones = office["freq" if "original_freq" not in office else "original_freq"] == 1
     assert got["small_cells_exact"]["exact"] == int((ones & (p == o)).sum())
+
+
+def test_the_dask_engine_gives_the_same_figures(compared, tmp_path):
+    pytest.importorskip("distributed")
+    result, _ = compared
+    path = write(tmp_path, BOTH)
+    dask = run(path, tmp_path / "out", engine="dask", workers=1)
+    assert dask.measures["u_ck"] == result.measures["u_ck"]
+    assert dask.measures["u_supp"] == result.measures["u_supp"]
