@@ -48,6 +48,7 @@ FAMILY_TITLES = {
     ("measures", "utility"): "Information loss and utility",
     ("measures", "graphs"): "Graph measures",
     ("measures", "scores"): "Scores and rankings",
+    ("measures", "dp"): "Differentially private statistics",
 }
 README_MARK = re.compile(r"^<!-- readme: (?P<title>.+?)(?: \| (?P<keep>heading))? -->$", re.MULTILINE)
 PLUGINS_MARK = re.compile(r"^<!-- plugins: (?P<kind>methods|measures) -->$", re.MULTILINE)

@@ -48,6 +48,13 @@ class DPStep:
                 return name, float(params[name])
         return None
 
+    def spend_text(self, params: Mapping) -> str:
+        """What the step spends, in words for the report: "epsilon 0.5"."""
+        from ..plain_words import figure
+
+        spend = self.spend_of(params)
+        return f"{spend[0]} {figure(spend[1])}" if spend else "its share of the budget"
+
     def check_spend(self, params: Mapping) -> Iterable[tuple[tuple, str]]:
         given = [n for n in SPEND_NAMES if params.get(n) is not None]
         if not given:

@@ -16,8 +16,9 @@ def _spend_path(step, measure: str) -> tuple:
     return (*step.path, where_, measure)
 
 
-def privacy_problems(recipe: Recipe) -> list[Problem]:
-    """What is wrong with the budget and the DP steps' spending (see the module)."""
+def privacy_problems(recipe: Recipe, broken: bool = False) -> list[Problem]:
+    """What is wrong with the budget and the DP steps' spending (see the module);
+    ``broken``: the budget has schema errors (reported already: nothing more is said)."""
     from ..dp.budget import Budget, composed
     from ..dp.steps import UNIT
 
@@ -31,6 +32,8 @@ def privacy_problems(recipe: Recipe) -> list[Problem]:
             path = (*step.path, "params", UNIT)
             out.append(doc.problem(path, f"{where(path)}: set by sdcflow from "
                                    "privacy_budget (unit, max_records): do not give it"))
+    if broken:
+        return out
     if not isinstance(spec, dict):
         for step in dp_steps:
             measure = (step.plugin.spend_of(step.params) or ("epsilon", 0))[0]

@@ -338,7 +338,7 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
         else:
             out += _check_variant(recipe, grid_steps)
     # the privacy budget the DP steps spend (sdcflow.recipe._privacy)
-    out += privacy_problems(recipe)
+    out += privacy_problems(recipe, broken(("privacy_budget",)))
     # what protects each released artefact, and what the artefacts give away together
     # (judged on a recipe without other errors: a broken step protects nothing)
     if not any(p.severity == "error" for p in out):

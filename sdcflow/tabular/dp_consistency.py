@@ -13,7 +13,10 @@ The non-negative additive tables are parametrised by their leaf cells ``l >= 0``
 table is ``A l`` where ``A`` (cells x leaf cells) says which cells each leaf cell counts
 in -- the Kronecker product, over the dimensions, of each dimension's code x leaf
 ancestry. The first stage is the bounded least-squares problem
-``min || W^(1/2) (A l - y) ||^2, l >= 0`` (``scipy.optimize.lsq_linear``).
+``min || W^(1/2) (A l - y) ||^2, l >= 0``, solved exactly by the active-set method of
+C. L. Lawson and R. J. Hanson (*Solving Least Squares Problems*, Prentice-Hall, 1974;
+``scipy.optimize.nnls``), or, for tables too large for a dense matrix, approximately by
+a trust-region method (``scipy.optimize.lsq_linear``).
 
 Post-processing uses only the noisy answers and public structure, so it spends no privacy
 (Dwork, McSherry, Nissim & Smith 2006: any function of a DP release is DP).
@@ -26,14 +29,19 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import lsq_linear
+from scipy.optimize import lsq_linear, nnls
 
 from .controlled_rounding import NoControlledRounding, controlled_rounding
 from .hierarchy import Dimension
 
 __all__ = ["ConsistentTable", "consistent_table", "leaf_aggregation", "slice_ids"]
 
-_DENSE_LIMIT = 4_000_000  # entries of A solved exactly with the dense BVLS solver
+# entries of A (8 bytes each) up to which the exact active-set solver of Lawson & Hanson
+# runs on the dense matrix (scipy.optimize.nnls: 0.3 s for a 941 x 2 table with its
+# margins, 2,826 cells); beyond, the trust-region solver with LSMR, which keeps memory
+# to the sparse matrix but only approaches the optimum (its leaves rounded to 1e-6 so
+# that the last bits of an iterative solution do not decide a rounding)
+_DENSE_LIMIT = 16_000_000
 
 
 def _ancestry(dim: Dimension) -> sp.csr_matrix:
@@ -93,11 +101,12 @@ def consistent_table(noisy: np.ndarray, dimensions: Sequence[Dimension],
     root = np.sqrt(w)
     weighted = sp.diags(root) @ a
     if weighted.shape[0] * weighted.shape[1] <= _DENSE_LIMIT:
-        res = lsq_linear(weighted.toarray(), root * y, bounds=(0.0, np.inf), method="bvls")
+        x, _ = nnls(weighted.toarray(), root * y, maxiter=50 * weighted.shape[1])
     else:
         res = lsq_linear(weighted.tocsr(), root * y, bounds=(0.0, np.inf), method="trf",
                          lsq_solver="lsmr", tol=1e-12, lsmr_tol="auto")
-    leaves = np.clip(res.x, 0.0, None)
+        x = np.round(res.x, 6)
+    leaves = np.clip(x, 0.0, None)
     fitted = a @ leaves
     try:
         rounded = controlled_rounding(fitted, relations, 1.0, time_limit=time_limit).values
@@ -112,7 +121,7 @@ def _round_keeping_total(x: np.ndarray) -> np.ndarray:
     """Non-negative values rounded to whole numbers with their (rounded) sum kept: the
     largest fractional parts go up (ties by position)."""
     low = np.floor(x)
-    missing = int(round(float(x.sum()))) - int(low.sum())
+    missing = round(float(x.sum())) - int(low.sum())
     order = np.lexsort((np.arange(len(x)), -(x - low)))
     up = np.zeros(len(x))
     up[order[:max(missing, 0)]] = 1.0

@@ -72,3 +72,21 @@ def test_results_are_whole_non_negative_and_additive(rows, cols, seed):
     assert np.abs(rel @ v).max(initial=0) == 0
     # the rounding moved no cell by a whole unit from the least-squares fit
     assert np.abs(v - out.fitted).max() < 1
+
+
+def test_the_large_table_solver_comes_near_the_exact_one(monkeypatch):
+    # tables too large for a dense matrix are solved by a trust-region method: its
+    # least-squares objective within 5 % of the exact active-set solution's, and its
+    # result as consistent
+    import sdcflow.tabular.dp_consistency as module
+
+    dims = [make_dimension("r", [str(i) for i in range(40)], None),
+            make_dimension("c", ["1", "2", "3"], None)]
+    rel = relations(dims)
+    noisy = np.random.default_rng(4).integers(-8, 40, dims[0].size * 4).astype(float)
+    exact = consistent_table(noisy, dims, rel)
+    monkeypatch.setattr(module, "_DENSE_LIMIT", 0)
+    iterative = consistent_table(noisy, dims, rel)
+    assert ((iterative.fitted - noisy) ** 2).sum() <= 1.05 * ((exact.fitted - noisy) ** 2).sum()
+    v = iterative.values
+    assert (v >= 0).all() and np.abs(rel @ v).max() == 0 and np.array_equal(v, np.rint(v))

@@ -32,8 +32,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["KeyedBits", "discrete_gaussian", "discrete_laplace", "dp_noise",
-           "discrete_gaussian_pmf", "discrete_laplace_pmf"]
+__all__ = ["KeyedBits", "discrete_gaussian", "discrete_gaussian_pmf", "discrete_laplace",
+           "discrete_laplace_pmf", "dp_noise"]
 
 _BLOCK = 64  # bytes of one BLAKE2b output
 

@@ -15,7 +15,6 @@ import numpy as np
 from ...dp.accounting import Part
 from ...dp.steps import SPEND_PARAMS, UNIT_PARAM, DPMeasureMixin
 from ...errors import PluginError
-from ...plain_words import figure
 from ...registry import Measure, MeasureResult, register
 from ...results import COUNT, NUMBER, TEXT, by_values, record
 
@@ -75,8 +74,7 @@ class DPHistogram(DPMeasureMixin, Measure):
                       total=COUNT, scale=NUMBER, spent=NUMBER, mechanism=TEXT)
 
     def explain(self, params, result):
-        spend = self.spend_of(params)
-        what = f"{spend[0]} {figure(spend[1])}" if spend else "its budget"
+        what = self.spend_text(params)
         return (f"The counts of {params.get('variable')} by category were published with "
                 f"differentially private noise spending {what}.")
 

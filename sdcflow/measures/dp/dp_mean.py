@@ -65,8 +65,7 @@ class DPMean(DPMeasureMixin, Measure):
                       count_scale=NUMBER, spent=NUMBER, mechanism=TEXT)
 
     def explain(self, params, result):
-        spend = self.spend_of(params)
-        what = f"{spend[0]} {figure(spend[1])}" if spend else "its budget"
+        what = self.spend_text(params)
         mean = f" ({figure(result['mean'])})" if isinstance(result, dict) and \
             result.get("mean") is not None else ""
         return (f"The mean of {params.get('variable')}{mean}, its values clamped to "

@@ -17,7 +17,6 @@ import numpy as np
 from ...dp.accounting import Part
 from ...dp.steps import SPEND_PARAMS, UNIT_PARAM, DPStep
 from ...errors import PluginError
-from ...plain_words import figure
 from ...registry import MethodResult, TableMethod, register
 
 
@@ -78,6 +77,13 @@ class DPTable(DPStep, TableMethod):
         spec = recipe.tables[step.table]
         if spec.weight is not None:
             raise ValueError("a DP table counts records: give a table without weight")
+        if spec.response is not None:
+            var = recipe.variables.get(spec.response)
+            if var is not None and var.type != "integer":
+                # a sum of fractional values rounded once per cell could move by more than
+                # the clamping bound when one record goes
+                raise ValueError(f"a DP table sums whole numbers: '{spec.response}' must be "
+                                 "an integer variable (express it in whole units)")
         slices = (1,) * math.prod(table_levels(recipe, spec.id))
         return self._parts(params, slices, spec.response is not None)
 
@@ -91,8 +97,7 @@ class DPTable(DPStep, TableMethod):
                 Part("sums", slices, lower=0, upper=int(params["upper"]), share=0.5))
 
     def explain(self, params, result):
-        spend = self.spend_of(params)
-        what = f"{spend[0]} {figure(spend[1])}" if spend else "its share of the budget"
+        what = self.spend_text(params)
         text = (f"Every cell of the table, margins included, got differentially private "
                 f"noise spending {what}")
         if params.get("consistent", True):
@@ -148,7 +153,7 @@ class DPTable(DPStep, TableMethod):
             cal.measure: cal.spent,
             "scales": [float(s) for s in cal.scales],
             "slices": len(sizes),
-            "cells": int(len(cells)),
+            "cells": len(cells),
             "max_abs_noise": int(max(np.abs(n - c).max(initial=0)
                                      for n, c in zip(noisy, columns, strict=True))),
         }

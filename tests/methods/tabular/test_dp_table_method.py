@@ -78,6 +78,9 @@ def test_released_tables_are_consistent_and_the_spends_are_stated(tmp_path):
     # 2-way table with margins: a person counts in 4 cells; 4 / 0.5 = scale 8
     info = manifest["steps"][0]["info"]
     assert info["scales"] == [8.0] and info["slices"] == 4
+    # OpenDP's map with the table's real categories (at run time) is the spend that
+    # validation composed (without the data)
+    assert info["epsilon"] == privacy["steps"]["dp_uw"]["epsilon"]
     # the noise was added: the released cells are not the counts
     internal = pd.read_csv(out / "tables" / "uw.csv")
     assert (internal["freq"] != internal["original_freq"]).any()
@@ -211,3 +214,36 @@ def test_the_dask_engine_releases_the_same_bytes(tmp_path):
     for name in ("uw.csv", "ur.csv"):
         assert (tmp_path / "d" / "public" / name).read_bytes() == \
             (tmp_path / "m" / "public" / name).read_bytes()
+
+
+def test_a_continuous_response_is_refused(tmp_path, capsys):
+    path = _sums(tmp_path, 1000)
+    path.write_text(path.read_text().replace("type: integer", "type: continuous"))
+    code, lines = _problems(path, capsys)
+    assert code == 1
+    assert any("must be an integer variable" in line for line in lines)
+
+
+def test_a_grid_counts_its_most_expensive_variant(tmp_path, capsys):
+    path = recipe(tmp_path, spend1="")
+    text = path.read_text().replace("params: {}}", "params: {}, grid: {epsilon: [0.2, 0.6]}}")
+    path.write_text(text.replace("release:\n", "release:\n  variant: {epsilon: 0.2}\n"))
+    code, lines = _problems(path, capsys)
+    assert code == 1
+    assert any("epsilon 1.1 in all (dp_uw epsilon 0.6, dp_ur epsilon 0.5)" in ln
+               for ln in lines)
+
+
+@pytest.mark.parametrize("budget, message", [
+    ("{epsilon: abc}", "privacy_budget.epsilon: expected a number, got 'abc'"),
+    ("{epsilon: -1}", "privacy_budget.epsilon: -1 is less than or equal to the minimum"),
+    ("{rho: 1, epsilon: 1}", "give epsilon (pure or, with delta, approximate DP) or rho"),
+    ("{epsilon: 1, unit: household, max_records: 3}", "household needs a variable with role"),
+    ("{epsilon: 1, max_records: 3}", "max_records: only with unit household"),
+    ("[1]", "privacy_budget: expected a mapping, got a list"),
+    ("{}", "privacy_budget: give epsilon or rho"),
+])
+def test_a_malformed_budget_is_a_positioned_error(tmp_path, capsys, budget, message):
+    code, lines = _problems(recipe(tmp_path, budget=budget), capsys)
+    assert code == 1
+    assert any(":4:" in ln and message in ln for ln in lines), lines
