@@ -152,3 +152,22 @@ release:""")
     data = report_data(result.validated, result, released_ok=True)
     assert data.ru_axes == ("disclosure risk: u_ck.false_zero",
                             "information loss: u_ck.loss_percent")
+
+
+def test_the_shipped_census_comparison_says_what_its_run_gives():
+    # the figures its comments and the README quote; the internal report compares the
+    # three protections, the external one publishes the released one alone
+    from helpers import ROOT
+
+    result = run(ROOT / "recipes" / "census_table_comparison.yaml", write=False)
+    m = result.measures
+    assert [round(m[s]["loss_percent"], 1) for s in
+            ("utility_cell_key", "utility_suppression", "utility_dp")] == [17.2, 18.2, 40.1]
+    assert m["utility_suppression"]["suppressed"] == 134
+    assert m["utility_cell_key"]["by_size"]["1-2"]["cells"] == 62
+    assert m["utility_dp"]["small_cells_exact"] == {"small": 1, "cells": 29, "exact": 1,
+                                                    "percent": 100 / 29}
+    internal = _section(result.report())
+    assert internal.count("<tr>") == 4 and "epsilon=1" in internal and "<svg" in internal
+    external = _section(result.external_report())
+    assert external.count("<tr>") == 2 and "by_dp" not in external
