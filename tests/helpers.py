@@ -80,3 +80,17 @@ SUDA_GUIDELINE = {
     "Labor": ["Employed", "Employed", "Non-LF", "Employed", "Unemployed", "Employed",
               "Non-LF", "Unemployed", "Non-LF", "Non-LF"],
 }
+
+
+# eight records of two key variables with a record key each: the cell key table worked
+# out by hand in tests/methods/tabular/test_cell_key_method.py
+CELL_KEY_RECORDS = """g,h,rkey
+A,x,0.6
+A,y,0.3
+A,y,0.4
+B,x,0.9
+B,x,0.8
+B,x,0.7
+B,x,0.05
+B,y,0.95
+"""

@@ -105,7 +105,7 @@ def test_every_builtin_says_what_it_is_to_the_release_policy():
                  "l_diversity", "t_closeness", "record_linkage", "graph_reidentification"):
         assert measures[name].risk_measure, name
     for name in ("information_loss", "propensity", "constraints", "suppressions", "score",
-                 "cell_key_utility", "graph_utility", "table_audit"):
+                 "cell_key_utility", "graph_utility", "table_audit", "table_utility"):
         assert not measures[name].risk_measure, name
     # those whose results are functions of the frequencies of their variables' values
     assert {n for n, p in measures.items() if p.counts_combinations} == {

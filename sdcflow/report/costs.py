@@ -129,6 +129,14 @@ def _table_costs(plugin: str, info: Mapping) -> list[str]:
                    f"{figure(info.get('cells'))}")
         if info.get("max_abs_perturbation") is not None:
             out.append(f"largest change of a cell: {figure(info['max_abs_perturbation'])}")
+    elif plugin == "dp_table" and isinstance(info.get("cells"), int):
+        # (every cell gets noise; the post-processing then moves them again)
+        spent = next((f"; {k} spent: {figure(info[k])}" for k in ("epsilon", "rho")
+                      if isinstance(info.get(k), (int, float))), "")
+        out.append(f"table cells given differentially private noise: "
+                   f"{figure(info['cells'])}{spent}")
+        if info.get("max_abs_noise") is not None:
+            out.append(f"largest noise on a cell: {figure(info['max_abs_noise'])}")
     return out
 
 

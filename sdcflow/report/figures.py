@@ -253,19 +253,22 @@ _LEADER = {"arrowstyle": "-", "color": "#999", "linewidth": 0.5, "shrinkA": 0, "
 @contextmanager
 def ru_map_drawn(points: Sequence[tuple[str, float, float]], *, released: str | None = None,
                  dr_name: str = "disclosure risk (DR)",
-                 il_name: str = "information loss (IL)"):
+                 il_name: str = "information loss (IL)",
+                 title: str = "R-U map: each variant's risk and loss", connect: bool = True):
     """The R-U map of :func:`ru_map` as a laid-out matplotlib figure: yields ``(fig, ax,
     labels, legend)`` (the label Text artists; the legend, or None). Each label is put at
     the first of a list of offsets round its point where its box (as the renderer draws
     it) meets no marker, no label placed before it and stays inside the axes; the legend
     sits outside the axes, beside them. A label that finds no such place is drawn at its
-    last offset with a leader line."""
+    last offset with a leader line. ``connect``: the points joined in their order (the
+    variants of a grid); ``title``: the map's title."""
     from matplotlib.transforms import Bbox
 
     xs = np.array([p[1] for p in points], dtype=float)
     ys = np.array([p[2] for p in points], dtype=float)
     with _figure(6.0, 4.2) as (fig, ax):
-        ax.plot(xs, ys, "-", color="#b8c4d0", linewidth=1, zorder=1)
+        if connect:
+            ax.plot(xs, ys, "-", color="#b8c4d0", linewidth=1, zorder=1)
         ax.scatter(xs, ys, color=AFTER, s=POINT_SIZE, zorder=2)
         legend = None
         if released is not None and any(p[0] == released for p in points):
@@ -278,7 +281,7 @@ def ru_map_drawn(points: Sequence[tuple[str, float, float]], *, released: str | 
                                bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
         ax.set_xlabel(dr_name)
         ax.set_ylabel(il_name)
-        ax.set_title("R-U map: each variant's risk and loss", loc="left")
+        ax.set_title(title, loc="left")
         ax.grid(True, linewidth=0.3)
         ax.margins(0.18)  # room round the outer points for their labels
         # the labels are placed in the final layout (display units depend on it)
@@ -343,16 +346,16 @@ def marker_boxes(ax, points: Sequence[tuple[str, float, float]], released: str |
 
 @memoised
 def ru_map(points: Sequence[tuple[str, float, float]], *, released: str | None = None,
-           dr_name: str = "disclosure risk (DR)", il_name: str = "information loss (IL)"
-           ) -> str:
+           dr_name: str = "disclosure risk (DR)", il_name: str = "information loss (IL)",
+           **how) -> str:
     """The R-U confidentiality map (Duncan, Keller-McNulty & Stokes 2001): one point per
     variant (label, DR, IL), the axes named by the measures used, the released variant
     circled; labels and legend are placed where they cover no point (see
-    :func:`ru_map_drawn`)."""
+    :func:`ru_map_drawn`; ``how``: its ``title`` and ``connect``)."""
     if not points:
         return ""
-    with ru_map_drawn(points, released=released, dr_name=dr_name, il_name=il_name) as \
-            (fig, _, _, _):
+    with ru_map_drawn(points, released=released, dr_name=dr_name, il_name=il_name,
+                      **how) as (fig, _, _, _):
         return _svg(fig, layout=False)
 
 

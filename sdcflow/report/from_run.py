@@ -161,10 +161,13 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
         {node: canonical(summary) for node, summary in result.measures.items()}
     points = ru_points(measures)
     axes = ("disclosure risk (DR)", "information loss (IL)")
-    score = next((v for v in measures.values() if isinstance(v, dict)
-                  and {"dr_expr", "il_expr"} <= set(v)), None)
-    if score is not None:
-        axes = (f"disclosure risk: {score['dr_expr']}", f"information loss: {score['il_expr']}")
+    # the axes named by the scores' expressions when they all share them (score steps of
+    # several alternatives read several measures: no one expression names their axes)
+    named = {(v["dr_expr"], v["il_expr"]) for v in measures.values() if isinstance(v, dict)
+             and {"dr_expr", "il_expr"} <= set(v)}
+    if len(named) == 1:
+        dr_expr, il_expr = next(iter(named))
+        axes = (f"disclosure risk: {dr_expr}", f"information loss: {il_expr}")
     labels = release_labels(validated)["value_labels"]
     original = None if external or validated.data is None else validated.data.frame
     released = result.data if not external or "path" in release else None

@@ -285,6 +285,37 @@ def _ru(data: ReportData) -> str:
                      {1, 2, 3, 4}) + "</section>")
 
 
+def _comparison(data: ReportData) -> str:
+    """Several protections of one table side by side (sdcflow.report.table_comparison):
+    a row per table_utility result and, with two or more, their R-U map."""
+    from .table_comparison import IL_NAME, alternatives, comparison_table, dr_name, ru_points
+
+    rows = alternatives(data.steps, list(data.tables))
+    if not rows:
+        return ""
+    points = ru_points(rows)
+    released = next((a.label for a in rows if a.released), None)
+    svg = figures.ru_map(points, released=released, dr_name=dr_name(rows), il_name=IL_NAME,
+                         title="R-U map: each protection's risk and loss", connect=False) \
+        if len(points) > 1 else ""
+    header, body = comparison_table(rows)
+    # each column of figures in its one format
+    columns = [number_column([r[k] for r in body]) for k in range(3, len(header))]
+    text_rows = [[*r[:3], *cells] for r, *cells in zip(body, *columns)]
+    return ('<section id="table-comparison"><h2>Protections of a table compared</h2>'
+            "<p>Each protected version of a table measured by <code>table_utility</code>, "
+            "against the original table: the share of its cells suppressed and changed, "
+            "the errors of its published cells (a suppressed cell has no published value, "
+            "so no error: it counts in the cells suppressed, and as wholly lost in the "
+            "information lost), the cells made zero and the zeros made positive, the "
+            "relative error by class of original cell size, and as the risk figure the "
+            "share of the small cells published with their exact value (Shlomo, Tudor and "
+            "Groom 2010). On the map, lower and further left is better.</p>"
+            + (f"<figure>{svg}</figure>" if svg else "")
+            + _table(header, text_rows, set(range(3, len(header))), "comparison")
+            + "</section>")
+
+
 def _tables(data: ReportData) -> str:
     if not data.tables:
         return ""
@@ -328,6 +359,7 @@ def render_report(data: ReportData) -> str:
         parts.append(_step(number, data, step, last_writer))
     parts.append("</section>")
     parts.append(_ru(data))
+    parts.append(_comparison(data))
     parts.append(_tables(data))
     from .pictures import key_variables
 

@@ -102,8 +102,10 @@ def test_public_holds_only_the_release_its_manifest_and_the_external_report(rele
     households = {"household_ids"} if result.data is not None and any(
         v.role == "household" and n in result.data for n, v in recipe.variables.items()) \
         else set()
+    # (a recipe with a privacy budget publishes it, with each DP step's spend)
+    privacy = {"privacy"} if recipe.privacy is not None else set()
     assert set(manifest) == {"sdcflow", "layout", "recipe", "variant", "released", "steps",
-                             "measures", "checks"} | households
+                             "measures", "checks"} | households | privacy
     # the recipe named by its public form's hash, never by the file's (which holds the seed)
     assert manifest["recipe"] == {"name": recipe.name, "public_sha256": public_sha256(recipe)}
     assert result.manifest["recipe"]["public_sha256"] == public_sha256(recipe)

@@ -124,3 +124,14 @@ def test_suppression_alone_is_not_called_generalisation():
     row = out["variables"][0]
     assert row[2:8] == ("records", 0, 1, 3, 2, False)
     assert change_rows(out)[0][4] == "3 \u2192 2 distinct values"
+
+
+def test_a_dp_table_says_what_it_spent_and_its_largest_noise():
+    # dp_table's result counted nothing in the report (census_table_comparison showed
+    # "(its result counts nothing)"): every cell got noise, spending the step's epsilon
+    info = {"mechanism": "discrete laplace", "epsilon": 1.0, "scales": [8.0], "slices": 8,
+            "cells": 738, "max_abs_noise": 54, "rounding": "controlled"}
+    assert method_costs("dp_table", info) == [
+        "table cells given differentially private noise: 738; epsilon spent: 1",
+        "largest noise on a cell: 54"]
+    assert method_costs("dp_table", {"rho": 0.5, "cells": 9})[0].endswith("rho spent: 0.5")

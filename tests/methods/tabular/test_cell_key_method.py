@@ -9,22 +9,14 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import CELL_KEY_RECORDS
 
 from sdcflow import registry, run, validate
 from sdcflow.errors import PluginError, RecipeError
 from sdcflow.kernels.tabular.ptable import count_ptable
 from sdcflow.testing import result_problems
 
-DATA = """g,h,rkey
-A,x,0.6
-A,y,0.3
-A,y,0.4
-B,x,0.9
-B,x,0.8
-B,x,0.7
-B,x,0.05
-B,y,0.95
-"""
+DATA = CELL_KEY_RECORDS
 PT_EX = "D: 2, V: 1.05, js: 1, mono: [true, true, false, true]"
 
 #: the cells by hand: (count, cell key = sum of record keys mod 1) -> the ptable row
