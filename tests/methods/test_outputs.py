@@ -114,7 +114,7 @@ CASES = {
 CASES["sanitise_text"] = [{"variable": "water"}, {"variable": "water", "numbers": "keep"}]
 # table methods leave the records alone
 TABLE_METHODS = {"controlled_adjustment", "controlled_rounding", "secondary_suppression",
-                 "sensitivity_rules", "cell_key"}
+                 "sensitivity_rules", "cell_key", "dp_table"}
 # graph methods work on an edge list (two node variables), integer or text node labels
 EDGES = {"source": "a", "target": "b"}
 GRAPH_CASES = {
