@@ -31,11 +31,11 @@ before): KAnonymity 0 (k = 5, 4 % suppression) 1.85 s; its slowest t-closeness c
 1.1 s; its delta-presence case 0.04 s; the 74 whole ARX processes (JVM start included)
 64 CPU s.
 
-Measured (the shared 2-core machine): 84.5 CPU s for the 56 configurations, every node
+Measured (the shared 2-core machine): 77.0 CPU s for the 56 configurations, every node
 and loss as ARX's tests expect (the six differences above apart); KAnonymity 0 1.3 s
-(ARX 1.85 s; 7.9 s before the class-table history and the tagging), 38 searches at most
+(ARX 1.85 s; 7.9 s before the class-table history and the tagging), 37 searches at most
 1.1 s, 42 at most 1.85 s; the slowest: Combinations 102 and 117 (hierarchical
-t-closeness alone with 5 % suppression, 11 s) and RiskBased 0 (11 s).
+t-closeness alone with 5 % suppression, 8 s) and RiskBased 0 (11 s).
 """
 
 from __future__ import annotations
