@@ -78,3 +78,17 @@ def test_matches_the_dense_formula(rows, distance):
     out = t_closeness(classes, codes, distance)
     np.testing.assert_allclose(out, brute_force(classes, codes, distance), atol=1e-12)
     assert ((out >= 0) & (out <= 1)).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 300), min_size=1, max_size=50), st.booleans())
+def test_ranks_are_those_of_np_unique(codes, large):
+    # the sort-free ranking of the EMD's sensitive codes equals np.unique's (large codes
+    # take np.unique's own path)
+    from sdcflow.kernels.risk.t_closeness import _ranks
+
+    x = np.array(codes, dtype=np.int64) * (10 ** 9 if large else 1)
+    values, ranks = _ranks(x)
+    expected_values, expected_ranks = np.unique(x, return_inverse=True)
+    assert values.tolist() == expected_values.tolist()
+    assert ranks.tolist() == expected_ranks.reshape(-1).tolist()
