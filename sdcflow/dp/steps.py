@@ -4,6 +4,7 @@ budget."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
@@ -26,7 +27,7 @@ UNIT_PARAM: dict = {
 }
 
 
-class DPStep:
+class DPStep(ABC):
     """Mixin of the plugins that spend the recipe's privacy budget. A plugin lists its
     noisy queries in :meth:`dp_parts`; the budget's validation
     (:mod:`sdcflow.recipe._privacy`) and the plugin itself calibrate them with
@@ -34,11 +35,11 @@ class DPStep:
 
     differentially_private: ClassVar[bool] = True
 
+    @abstractmethod
     def dp_parts(self, params: Mapping, recipe, step) -> tuple[Part, ...]:
         """The step's noisy queries, from its parameters and the recipe's declarations
         (the number of cells of a slice does not change the privacy map: validation may
-        give 1)."""
-        raise NotImplementedError
+        give 1); every DP plugin declares its own."""
 
     @staticmethod
     def spend_of(params: Mapping) -> tuple[str, float] | None:
