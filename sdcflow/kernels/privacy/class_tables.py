@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..risk.frequencies import row_ids
+from ..risk.frequencies import key_ranks, row_ids
 
 MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the bottom's)
 MAX_STORED = 1024  # and their number
@@ -150,19 +150,8 @@ class History:
         for c in range(values.shape[1]):
             key *= radices[keys.shape[1] + c]
             key += values[:, c] + 1
-        if space <= max(4 * len(key), 1 << 16):  # a small key space: no sort
-            present = np.zeros(space, dtype=bool)
-            present[key] = True
-            ids = (np.cumsum(present) - 1)[key]
-            count = int(present.sum())
-        else:
-            order = np.argsort(key)
-            ordered = key[order]
-            new = np.ones(len(key), dtype=bool)
-            new[1:] = ordered[1:] != ordered[:-1]
-            ids = np.empty(len(key), dtype=np.int64)
-            ids[order] = np.cumsum(new) - 1
-            count = int(new.sum())
+        ids, distinct = key_ranks(key, space)
+        count = distinct.size
         rep = np.empty(count, dtype=np.int64)
         rep[ids] = np.arange(len(key))
         return ids, rep

@@ -54,19 +54,26 @@ def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             size = int(key.max(initial=0)) + 1
         key = key * radix + col
         size *= radix
-    if size <= max(4 * n, 1 << 16):
-        # small key space: dense ids without sorting
-        present = np.zeros(size, dtype=bool)
-        present[key] = True
-        ids = (np.cumsum(present) - 1)[key]
-        count = int(present.sum())
-    else:
-        _, ids = np.unique(key, return_inverse=True)
-        ids = ids.reshape(-1).astype(np.int64)
-        count = int(ids.max(initial=-1)) + 1
-    rep = np.empty(count, dtype=np.int64)
+    ids, distinct = key_ranks(key, size)
+    rep = np.empty(distinct.size, dtype=np.int64)
     rep[ids] = np.arange(n)  # rows of one id are identical: any of them represents it
     return ids, rep
+
+
+def key_ranks(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each of the integer keys' rank among the distinct keys (int64), and the distinct
+    keys in increasing order: ``np.unique(key, return_inverse=True)``, without a sort
+    where the keys lie in ``[0, size)`` (``size`` default: the largest key + 1) and that
+    range is small (at most ``max(4 n, 2**16)``: a table of the keys present)."""
+    key = np.asarray(key, dtype=np.int64)
+    if size is None:
+        size = int(key.max(initial=-1)) + 1
+    if key.size and key.min() >= 0 and size <= max(4 * key.size, 1 << 16):
+        present = np.zeros(size, dtype=bool)
+        present[key] = True
+        return (np.cumsum(present) - 1)[key], np.flatnonzero(present)
+    distinct, ids = np.unique(key, return_inverse=True)
+    return ids.reshape(-1).astype(np.int64), distinct
 
 
 @njit(cache=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .frequencies import row_ids
+from .frequencies import key_ranks, row_ids
 
 DISTANCES = ("ordered", "equal", "hierarchical")
 
@@ -133,7 +133,8 @@ def _emd(classes: np.ndarray, sensitive: np.ndarray, w: np.ndarray, n_classes: i
     if not seen.any() or total_w <= 0:
         return out
     # the observed values renumbered 0..m-1 in their order
-    values, code_all = _ranks(sensitive[seen])
+    # (the lattice search computes this for thousands of nodes: no sort where it can)
+    code_all, values = key_ranks(sensitive[seen])
     m = values.size
     if m < 2:
         return out
@@ -161,19 +162,6 @@ def _emd(classes: np.ndarray, sensitive: np.ndarray, w: np.ndarray, n_classes: i
     else:
         out[has] = _ordered_emd(pair_class, pair_value, p, q, n_classes)[has]
     return np.clip(out, 0.0, 1.0)
-
-
-def _ranks(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct codes (>= 0) in increasing order and each code's rank among them, as
-    ``np.unique(codes, return_inverse=True)``; without a sort where the codes are small
-    (the lattice search computes this for thousands of nodes)."""
-    top = int(codes.max(initial=-1))
-    if top < max(4 * codes.size, 1 << 16):
-        present = np.zeros(top + 1, dtype=bool)
-        present[codes] = True
-        return np.flatnonzero(present), (np.cumsum(present) - 1)[codes]
-    values, inverse = np.unique(codes, return_inverse=True)
-    return values, inverse.reshape(-1)
 
 
 def _ordered_emd(pair_class: np.ndarray, pair_value: np.ndarray, p: np.ndarray,

@@ -82,13 +82,13 @@ def test_matches_the_dense_formula(rows, distance):
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 300), min_size=1, max_size=50), st.booleans())
-def test_ranks_are_those_of_np_unique(codes, large):
-    # the sort-free ranking of the EMD's sensitive codes equals np.unique's (large codes
-    # take np.unique's own path)
-    from sdcflow.kernels.risk.t_closeness import _ranks
+def test_key_ranks_are_those_of_np_unique(codes, large):
+    # the sort-free ranking of keys (the EMD's sensitive codes, row_ids, the lattice's
+    # class tables) equals np.unique's (large keys take np.unique's own path)
+    from sdcflow.kernels.risk.frequencies import key_ranks
 
     x = np.array(codes, dtype=np.int64) * (10 ** 9 if large else 1)
-    values, ranks = _ranks(x)
+    ranks, values = key_ranks(x)
     expected_values, expected_ranks = np.unique(x, return_inverse=True)
     assert values.tolist() == expected_values.tolist()
     assert ranks.tolist() == expected_ranks.reshape(-1).tolist()
