@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...distribution import Whole
+from ...kernels.risk.frequencies import row_ids
 from ...kernels.utility.subdomain_information_loss import KINDS, subdomain_information_loss
 from ...plain_words import figure
 from ...registry import Measure, MeasureResult, register, variables_param
@@ -158,9 +159,9 @@ def _subdomain_codes(a, b, names: list[str]) -> tuple[np.ndarray, np.ndarray, li
     cb = np.column_stack([p[1] for p in per]).astype(np.int64)
     holes_a = a[names].isna().any(axis=1).to_numpy()
     holes_b = b[names].isna().any(axis=1).to_numpy()
-    keys, inverse = np.unique(np.concatenate([ca[~holes_a], cb[~holes_b]]), axis=0,
-                              return_inverse=True)
-    inverse = inverse.ravel()
+    both = np.concatenate([ca[~holes_a], cb[~holes_b]])
+    inverse, rep = row_ids(both)  # (ids in lexicographic order of the codes)
+    keys = both[rep]
     kept_a = int((~holes_a).sum())
     codes_a = np.full(len(ca), -1, dtype=np.int64)
     codes_b = np.full(len(cb), -1, dtype=np.int64)
