@@ -1,6 +1,7 @@
 """The documentation site (mkdocs.yml, docs/): it builds with ``mkdocs build --strict``
 (every link and anchor resolves), its generated pages cover the whole recipe schema and
-every registered plugin, and the README's table of plugins is complete."""
+every registered plugin, and the pages that list what the repository holds (every plugin,
+every shipped recipe, every benchmark) are complete."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def test_the_recipe_reference_names_every_key_of_the_schema(site: Path) -> None:
                  "tables[].from.path", "steps[].grid", "release.household_ids",
                  "execution.collect_limit"):
         assert path in text, path
-    # a key without a description in the schema takes the README's meaning
+    # a key without a description in the schema takes the recipe guide's meaning
     assert "quasi-identifier" in text
 
 
@@ -100,13 +101,28 @@ def test_the_overview_pages_list_every_plugin(site: Path) -> None:
                 assert plugin.name in text, (kind, plugin.name)
 
 
-def test_readme_table_links_every_plugin_to_its_family_page() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `(\w+)` \| .*?\]\((docs/[\w/]+\.md)\) \|$", readme, re.MULTILINE))
+def test_the_plugin_list_links_every_plugin_to_its_family_page() -> None:
+    # docs/plugin-list.md: the hand-written table of every method and measure (the
+    # README's until issue 25)
+    page = (ROOT / "docs" / "plugin-list.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| .*?\]\(([\w/]+\.md)\) \|$", page, re.MULTILINE))
     for plugin in registry.plugins():
         kind, family = generate.family_of(plugin)
-        assert rows.get(plugin.name) == f"docs/{kind}/{family}.md", plugin.name
-        assert (ROOT / rows[plugin.name]).is_file()
+        assert rows.get(plugin.name) == f"{kind}/{family}.md", plugin.name
+        assert (ROOT / "docs" / rows[plugin.name]).is_file()
+
+
+def test_every_shipped_recipe_is_on_the_recipes_page() -> None:
+    page = (ROOT / "docs" / "recipes.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `([\w.-]+\.yaml)` \|", page, re.MULTILINE)
+    shipped = sorted(p.name for p in (ROOT / "recipes").glob("*.yaml"))
+    assert sorted(listed) == shipped
+
+
+def test_every_benchmark_is_on_the_benchmarks_page() -> None:
+    page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
+        assert f"`{script.name}`" in page, script.name
 
 
 def test_readme_sections_included_in_the_site_exist() -> None:
@@ -118,10 +134,12 @@ def test_readme_sections_included_in_the_site_exist() -> None:
 
 
 def test_readme_links_are_rewritten_into_the_site() -> None:
-    readme = "## A\n\nSee [Outputs](#outputs) and [the schema](schemas/x.json).\n\n## Outputs\n\nx\n"
+    readme = ("## A\n\nSee [Outputs](#outputs), [the guide](docs/recipe-guide.md) and "
+              "[the schema](schemas/x.json).\n\n## Outputs\n\nx\n")
     anchors = {"outputs": "outputs.md"}
     out = generate.readme_section("A", False, "methods/noise.md", readme, anchors)
     assert "[Outputs](../outputs.md)" in out and "the schema" in out and "x.json" not in out
+    assert "[the guide](../recipe-guide.md)" in out
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,8 @@ so that they can never disagree with the code.
   of that kind with its family page;
 - ``<!-- readme: TITLE -->``: the README's section TITLE (its body, headings one level
   up), with its links pointing into the site; ``<!-- readme: TITLE | heading -->`` keeps
-  the heading at its level.
+  the heading at its level. The README is a landing page: the site shares only its
+  "Quick start" (on the home page), so that the commands CI runs are written once.
 
 A plugin's family is the package it lives in: ``sdcflow/methods/perturbative/noise.py``
 is on ``methods/perturbative.md``. Modules directly under ``sdcflow/measures/`` (the SDC
@@ -53,6 +54,7 @@ FAMILY_TITLES = {
 README_MARK = re.compile(r"^<!-- readme: (?P<title>.+?)(?: \| (?P<keep>heading))? -->$", re.MULTILINE)
 PLUGINS_MARK = re.compile(r"^<!-- plugins: (?P<kind>methods|measures) -->$", re.MULTILINE)
 SCHEMA = ROOT / "sdcflow" / "schemas" / "recipe.schema.json"
+GUIDE = "recipe-guide.md"  # holds the table "Sections and fields" of the recipe's keys
 
 
 # --- families --------------------------------------------------------------------------
@@ -229,6 +231,8 @@ def readme_section(title: str, keep_heading: bool, page_uri: str, readme: str,
             return f"[{text}]({_relative(goal, page_uri)})"
         if re.match(r"[a-z]+://", target):
             return match.group(0)
+        if target.startswith("docs/"):  # a page of the site, as the README links it
+            return f"[{text}]({_relative(target.removeprefix('docs/'), page_uri)})"
         return text  # a file of the repository, not of the site
     body = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", link, body)
     # GitHub needs `a\|b` for a pipe in a code span of a table; Python-Markdown reads
@@ -293,11 +297,11 @@ def _object_of(spec: Mapping, schema: Mapping) -> tuple[str, Mapping] | None:
     return None
 
 
-def guide_meanings(readme: str) -> dict[str, str]:
-    """The meanings of the recipe guide's table ("Sections and fields"), by key path
-    (``variables.NAME.role``, ``steps[].measure``): the description of a key whose schema
-    has none."""
-    level_body = readme_sections(readme).get("Sections and fields")
+def guide_meanings(guide: str) -> dict[str, str]:
+    """The meanings of the recipe guide's table ("Sections and fields", in
+    ``docs/recipe-guide.md``), by key path (``variables.NAME.role``, ``steps[].measure``):
+    the description of a key whose schema has none."""
+    level_body = readme_sections(guide).get("Sections and fields")
     out: dict[str, str] = {}
     if level_body is None:
         return out
@@ -343,10 +347,11 @@ def _alternatives(obj: Mapping) -> str:
     return f"Exactly one of: {'; '.join(forms)}{note}.\n\n"
 
 
-def recipe_reference(schema: Mapping, readme: str = "") -> str:
+def recipe_reference(schema: Mapping, guide: str = "") -> str:
     """The recipe reference, section by section, from the JSON Schema (a key the schema
-    does not describe takes its meaning from the README's table of fields)."""
-    meanings = guide_meanings(readme)
+    does not describe takes its meaning from the recipe guide's table of fields,
+    ``guide`` being the guide's Markdown)."""
+    meanings = guide_meanings(guide)
     intro = (
         "Generated from the recipe's JSON Schema (`sdcflow/schemas/recipe.schema.json`, "
         f"`$id` `{schema.get('$id', '')}`) each time the site is built; `sdcflow schema` "
@@ -442,9 +447,9 @@ def on_files(files, config):
     from mkdocs.structure.files import File
 
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guide = (Path(config["docs_dir"]) / GUIDE).read_text(encoding="utf-8")
     files.append(File.generated(config, "reference.md",
-                                content=recipe_reference(schema, readme)))
+                                content=recipe_reference(schema, guide)))
     for kind, family in families():
         uri = family_page(kind, family)
         if files.get_file_from_path(uri) is None:
