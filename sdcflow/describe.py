@@ -204,7 +204,7 @@ def describe(plugin: Plugin, dask: str = "") -> tuple[str, dict]:
 
 
 def policy_roles(plugin: Plugin) -> dict:
-    """What the release policy (README, "Release policy") takes the plugin for: whether
+    """What the release policy (recipe guide, "Release policy") takes the plugin for: whether
     a method protects (and, on tables, gives a cell the same value in every table);
     whether a measure is a risk measure and counts key combinations."""
     if plugin.kind == "method":
@@ -298,4 +298,4 @@ def _distribution_text(plugin) -> str:
         return "not available"
     custom = type(plugin).distributes is not Distributable.distributes
     return plugin.distribution.describe() + (
-        " (some parameters differ: see the README, Scaling out)" if custom else "")
+        " (some parameters differ: see the page Scaling out, docs/scaling.md)" if custom else "")

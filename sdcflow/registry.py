@@ -4,7 +4,7 @@ Built-ins register themselves with the :func:`register` class decorator when the
 is imported; every module of :mod:`sdcflow.methods` and :mod:`sdcflow.measures` is
 imported on first use, so a new built-in is one new module and nothing else.
 Third-party packages expose plugin classes through the entry-point group
-``sdcflow.methods`` (see the README, "Writing a plugin").
+``sdcflow.methods`` (see docs/plugins.md, "Writing a plugin").
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ class Method(Plugin):
     # Whether the method protects: it changes the records or table cells it writes so
     # that they disclose less (recoding, suppression, perturbation, swapping, synthesis,
     # sampling, ...). A release needs a protection step acting on it, or a passing check
-    # on a risk measure of it (README, "Release policy"). Dropping variables or replacing
+    # on a risk measure of it (recipe guide, "Release policy"). Dropping variables or replacing
     # labels (remove_variables, relabel_nodes) is not protection. A plugin that does not
     # say is taken not to protect: a recipe does not become safe by an unknown method.
     protects: ClassVar[bool] = False
@@ -261,7 +261,7 @@ class Measure(Plugin):
     # A risk measure: its result says how much the records it reads disclose (k-anonymity,
     # individual risk, record linkage, ...). A passing check on it, measuring the
     # released records, states that they are safe as they are: a release no protection
-    # step acts on is written only then (README, "Release policy").
+    # step acts on is written only then (recipe guide, "Release policy").
     risk_measure: ClassVar[bool] = False
     # Its result is computed from the frequencies of the combinations of its variables'
     # values (a tabulation of the records by them: k-anonymity's violations are the

@@ -15,7 +15,7 @@ sha256); the measures (every value that differs, both values, by its path in the
 measure's result); the checks (passed or not); the files (sha256 equal or not, present in
 one run only). The sdcflow version and the environment (Python, NumPy, pandas) are shown
 when they differ but do not make two runs different: the same recipe on the same input
-gives the same bytes whatever they are (README, "Reproducibility").
+gives the same bytes whatever they are (docs/recipe-guide.md, "Reproducibility").
 """
 
 from __future__ import annotations

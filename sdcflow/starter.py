@@ -222,7 +222,7 @@ def starter_recipe(data_file: Path, recipe_file: Path) -> str:
     if not keys:
         raise InitError(f"{data_file}: no column looks like a key variable (few distinct "
                         "values), so there is no k-anonymity to measure; write the recipe "
-                        "by hand (see the README, The recipe format)")
+                        "by hand (see the recipe guide, docs/recipe-guide.md)")
     stem = re.sub(r"[^A-Za-z0-9_-]+", "-", data_file.stem).strip("-") or "data"
     relative = Path(os.path.relpath(data_file.resolve(), recipe_file.resolve().parent))
     width = max(len(_yaml_name(g.name)) for g in guesses)
@@ -235,7 +235,7 @@ def starter_recipe(data_file: Path, recipe_file: Path) -> str:
         "sdcflow: 1",
         f"name: {stem}",
         # a key drawn at random, too large to be found by trying seeds (a small seed can
-        # be, from a few values an intruder knows: see the README, Outputs)
+        # be, from a few values an intruder knows: see docs/outputs.md)
         (f"seed: {secrets.randbits(63)}  # the key of every random draw: keep it internal "
          "and unchanged"),
         *([(f"# the data lie outside this recipe's folder: give --allow-path "

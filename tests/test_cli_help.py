@@ -18,7 +18,7 @@ def _help(capsys, *argv: str) -> str:
 def test_main_help_has_examples_and_every_exit_code(capsys):
     out = _help(capsys)
     assert "examples:\n  sdcflow init data/survey.csv -o survey.yaml" in out
-    # the exit codes of the contract (DESIGN.md, README "Command line")
+    # the exit codes of the contract (DESIGN.md, docs/cli.md)
     for code in ("0  success", "1  a mistake in the recipe", "2  wrong command-line usage",
                  "3  a release check failed: nothing is released", "4  an internal error"):
         assert f"\n  {code}" in out

@@ -113,7 +113,7 @@ def test_census_recipe_releases_tables_and_a_sample_that_cannot_recount_them(tmp
     the swapped records and perturbed by the cell key method; the records released
     beside them are a sample of the swapped households, protected for that release, so
     recounting them cannot read off the tables' noise. The figures are this run's own
-    (measures.json, the steps' info), quoted in the README's table of recipes."""
+    (measures.json, the steps' info), quoted in the table of recipes, docs/recipes.md."""
     result = run(ROOT / "recipes" / "census_swap.yaml", tmp_path / "out", use_cache=False)
     info = {s.node: s.info for s in result.steps}
     # the old recipe released the swapped records themselves: 2978 of 20000 (14.9 %)

@@ -32,7 +32,7 @@ def allow_path(p: argparse.ArgumentParser) -> None:
                    metavar="DIR",
                    help="let the recipe read files in DIR (a folder, or one file) besides "
                         "its own folder; repeatable (see 'Files a recipe reads' in the "
-                        "README)")
+                        "recipe guide, docs/recipe-guide.md)")
 
 
 def positive(text: str) -> int:

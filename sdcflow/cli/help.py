@@ -1,5 +1,5 @@
 """The texts of ``sdcflow --help`` and ``sdcflow COMMAND --help``: examples and the exit
-codes (the contract of the README's "Command line" section)."""
+codes (the contract of the "Command line" page, docs/cli.md)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ examples:
   sdcflow methods global_recode                   one in full, with an example step
   sdcflow run survey.yaml --dry-run               what would run and be written
   sdcflow run survey.yaml                         run; release if every check passes
-  sdcflow validate --format json recipes/*.yaml   in CI (see the README)"""
+  sdcflow validate --format json recipes/*.yaml   in CI (see docs/cli.md)"""
 
 # one example (or a few) per command: shown at the end of ``sdcflow COMMAND --help``
 COMMAND_EXAMPLES = {

@@ -118,7 +118,7 @@ def _numbers(text: str) -> list:
 def unprotected_failures(recipe: Recipe, failures: list[dict]) -> list[str]:
     """For each released artefact no protection step acts on, whose release rests on
     risk checks that failed (``failures``: the failed check entries), a line saying so
-    with the risk figures (README, "Release policy")."""
+    with the risk figures (docs/recipe-guide.md, "Release policy")."""
     policy = recipe.policy
     if policy is None:
         return []

@@ -309,8 +309,8 @@ def not_released(validated: Validated, result: RunResult, target: Path | None,
     exception (``write_error``) and DIR is left as it was."""
     failed_checks = [c for c in result.checks if not c["passed"]]
     failures = [failure_text(c) for c in failed_checks]
-    # (and what a failed risk check meant: the release rested on it, README "Release
-    # policy")
+    # (and what a failed risk check meant: the release rested on it, the recipe guide's "Release
+    # policy", docs/recipe-guide.md)
     failed = CheckFailed(failures + unprotected_failures(validated.recipe, failed_checks),
                          result)
     result.manifest["released"] = False

@@ -1,4 +1,4 @@
-"""The release policy: what may be released, and what may be released together (README,
+"""The release policy: what may be released, and what may be released together (recipe guide,
 "Release policy"). Decided from the recipe alone, along the data flow of the released
 grid variant (:func:`sdcflow.plan.follow_data`: which step wrote each column a released
 artefact holds, from which columns, and which step last changed the records).

@@ -174,8 +174,8 @@ def test_graph_methods_leave_the_declared_metadata(name, kind):
 
 
 def test_group_merge_of_an_unobserved_ordinal_category():
-    # the README: "an ordinal order is kept with the merged category at its first
-    # member's place" -- whether or not the data hold every member
+    # docs/methods/non_perturbative.md: "an ordinal order is kept with the merged category
+    # at its first member's place" -- whether or not the data hold every member
     plugin = registry.get("global_recode")
     params = registry.with_defaults(plugin.params, {"variable": "relat",
                                                     "groups": {"8-9": ["8", "9"]}})

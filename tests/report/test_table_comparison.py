@@ -155,7 +155,7 @@ release:""")
 
 
 def test_the_shipped_census_comparison_says_what_its_run_gives():
-    # the figures its comments and the README quote; the internal report compares the
+    # the figures its comments and docs/recipes.md quote; the internal report compares the
     # three protections, the external one publishes the released one alone
     from helpers import ROOT
 

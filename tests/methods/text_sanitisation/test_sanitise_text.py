@@ -116,7 +116,7 @@ def test_shipped_recipe_releases_the_sanitised_notes(tmp_path):
         assert original not in released
     assert result.measures["audit"]["residual"] == 0
     assert result.measures["audit"]["documents"] == 12
-    # the figures the README's table of recipes quotes
+    # the figures the table of recipes (docs/recipes.md) quotes
     info = {s.node: s.info for s in result.steps}["sanitise"]
     assert info["replaced"] == 42 and info["changed"] == 12
     assert round(100 * result.measures["audit"]["information_kept"]) == 62
