@@ -45,7 +45,9 @@ def _text(page: Path) -> str:
 def test_the_site_builds_strictly_with_every_page_of_the_nav(site: Path) -> None:
     for page in ("index.html", "tutorial/index.html", "recipe-guide/index.html",
                  "reference/index.html", "sdcmicro/index.html", "cli/index.html",
-                 "methods/perturbative/index.html", "measures/risk/index.html"):
+                 "methods/perturbative/index.html", "measures/risk/index.html",
+                 "recipes/index.html", "plugin-list/index.html", "development/index.html",
+                 "benchmarks/index.html"):
         assert (site / page).is_file(), page
 
 
