@@ -298,9 +298,7 @@ def parse_form(schema: dict, form: Mapping[str, str | list[str]]
     for problem in schema_problems(YamlDocument("form"), params, schema):
         if problem.path[:1] and problem.path[0] in bad:
             continue
-        message = problem.message
-        if message.startswith("recipe: "):  # (the parameters as a whole)
-            message = message[len("recipe: "):]
+        message = problem.message.removeprefix("recipe: ")  # (the parameters as a whole)
         missing = re.match(r"missing required key '(.+)'\Z", message)
         if missing:
             if missing.group(1) in bad:

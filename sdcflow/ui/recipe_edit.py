@@ -79,10 +79,9 @@ class RecipeDocument:
     def _lookup(self, path):
         value = self._data
         for part in path:
-            if isinstance(value, dict) and isinstance(part, str) and part in value:
-                value = value[part]
-            elif isinstance(value, list) and isinstance(part, int) \
-                    and not isinstance(part, bool) and 0 <= part < len(value):
+            if (isinstance(value, dict) and isinstance(part, str) and part in value) or (
+                    isinstance(value, list) and isinstance(part, int)
+                    and not isinstance(part, bool) and 0 <= part < len(value)):
                 value = value[part]
             else:
                 return _MISSING

@@ -130,8 +130,8 @@ def test_every_step_disabled_is_an_error():
     found = problems("""\
       - {id: risk, measure: k_anonymity, enabled: false}
     """)
-    assert found == ["r.yaml:10:1: steps: every step is disabled (enabled: false); "
-                     "enable at least one"]
+    assert found == [("r.yaml:10:1: steps: every step is disabled (enabled: false); "
+                      "enable at least one")]
 
 
 def test_the_plan_leaves_a_disabled_step_out(tmp_path):
