@@ -117,8 +117,14 @@ class RecipeDocument:
                 self._changed(check_path, expected)
             except (yaml.YAMLError, RecipeError) as exc:
                 # (deleting an anchor (&name) that an alias still uses, say)
-                raise EditError(f"the edit would leave the recipe unreadable: "
-                                f"{str(exc).splitlines()[0]}") from None
+                message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                if isinstance(exc, yaml.YAMLError) and getattr(exc, "problem", None):
+                    message = exc.problem
+                if "undefined alias" in message:
+                    message += (" (the value it names, written with &, is used again "
+                                "further on: write it out there first)")
+                raise EditError(f"the edit would leave the recipe unreadable: {message}"
+                                ) from None
         except BaseException:
             self._yaml = YamlText(before)
             self._data = self._read(before, self.source)
