@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pytest
 from helpers import QUICKSTART, ROOT
 from hypothesis import given, settings
@@ -306,6 +307,10 @@ def test_values_are_checked_and_quoted_as_needed():
         doc.set(["name"], object())
     with pytest.raises(EditError, match="not text"):
         doc.set(["release"], {1: "x"})
+    assert doc.text() == QUICK
+    doc.set(["seed"], np.int64(2026))  # (a NumPy number is written as the number it is)
+    assert doc.text() == QUICK
+    doc.set(["steps", 0, "params", "k"], (np.int32(2), 3, 5))
     assert doc.text() == QUICK
     for text in ("yes", "NO", "08", "1.5", "null", "~", "", "a: b", "#x", "x #y", "[a]",
                  "- a", "true", "ünï code", "tab\there", "line\nbreak", "\x85\u2028"):
