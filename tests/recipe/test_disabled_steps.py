@@ -200,6 +200,25 @@ def test_sdcflow_plan_shows_a_disabled_step_as_skipped(tmp_path, capsys):
     assert [s["step"] for s in data["steps"]] == ["risk"]
 
 
+def test_a_dry_run_shows_a_disabled_step_as_skipped(tmp_path, capsys):
+    from sdcflow.cli import main
+
+    path = tmp_path / "r.yaml"
+    path.write_text(HEAD + textwrap.dedent("""\
+      - {id: risk, measure: k_anonymity}
+      - {id: recode, method: global_recode, params: {variable: age, width: 10}, enabled: false}
+    """))
+    assert main(["run", str(path), "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("would run 1 step in this order:")
+    assert out[at + 1].split()[:2] == ["1.", "risk"]
+    assert out[at + 2].split() == ["-", "recode", "method", "global_recode", "skipped",
+                                   "(enabled:", "false)"]
+    assert main(["run", str(path), "--dry-run", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == [
+        {"id": "recode", "kind": "method", "plugin": "global_recode"}]
+
+
 def _run(tmp_path, name: str, steps: str) -> dict:
     from sdcflow import run
 
