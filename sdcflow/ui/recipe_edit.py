@@ -23,6 +23,7 @@ import yaml
 
 from ..errors import Problem, RecipeError
 from ..recipe import load_yaml
+from ..recipe._schema import where
 from .yaml_text import EditError, YamlText, check_value
 
 __all__ = ["EditError", "RecipeDocument", "recipe_diff", "starter_document"]
@@ -144,7 +145,7 @@ class RecipeDocument:
         possible: mappings are updated key by key (existing keys keep their place and
         comments, new keys are appended, keys not in ``value`` removed), lists of the
         same length item by item. Missing mappings on the way are created."""
-        check_value(value, _path_text(path))
+        check_value(value, where(path))
         value = _plain(value)
         if not path:
             if not isinstance(value, dict):
@@ -170,14 +171,14 @@ class RecipeDocument:
                     return
             elif isinstance(here, list) and isinstance(part, int) and not isinstance(part, bool):
                 if not 0 <= part < len(here):
-                    raise IndexError(f"{_path_text(path[:depth + 1])}: no such item "
+                    raise IndexError(f"{where(path[:depth + 1])}: no such item "
                                      f"(there are {len(here)})")
             elif isinstance(part, str) and depth > 0:
                 self._yaml.replace(path[:depth], _nest(path[depth:], value))  # (a scalar becomes a mapping)
                 self._data = self._read(self._yaml.text, self.source)
                 return
             else:
-                raise EditError(f"{_path_text(path[:depth + 1])}: no such place in the recipe")
+                raise EditError(f"{where(path[:depth + 1])}: no such place in the recipe")
         self._assign(path, value)
 
     def _assign(self, path: list, value) -> None:
@@ -212,7 +213,7 @@ class RecipeDocument:
         """Remove the value at ``path`` (a key with its value and the comment lines right
         above it, or a list item); KeyError when there is none."""
         if not path or self._lookup(path) is _MISSING:
-            raise KeyError(f"{_path_text(path)}: not in the recipe")
+            raise KeyError(f"{where(path)}: not in the recipe")
         parent, last = list(path[:-1]), path[-1]
         if self._yaml.alias_depth(path) not in (None, len(path)):
             container = self.get(parent)
@@ -228,18 +229,18 @@ class RecipeDocument:
     def insert(self, path: list[str | int], index: int, value) -> None:
         """Insert ``value`` into the list at ``path`` before item ``index`` (``len``:
         at the end); a missing list is created."""
-        check_value(value, _path_text(path))
+        check_value(value, where(path))
         value = _plain(value)
         items = self._lookup(path)
         if items is _MISSING or items is None:
             if index != 0:
-                raise IndexError(f"{_path_text(path)}: no position {index} (there are 0)")
+                raise IndexError(f"{where(path)}: no position {index} (there are 0)")
             self.set(path, [value])
             return
         if not isinstance(items, list):
-            raise EditError(f"{_path_text(path)} is not a list")
+            raise EditError(f"{where(path)} is not a list")
         if not 0 <= index <= len(items):
-            raise IndexError(f"{_path_text(path)}: no position {index} (there are "
+            raise IndexError(f"{where(path)}: no position {index} (there are "
                              f"{len(items)})")
         expected = [*items[:index], value, *items[index:]]
         if self._yaml.alias_depth(path) is not None:
@@ -253,9 +254,9 @@ class RecipeDocument:
         the move), with the comment lines right above it."""
         items = self._lookup(path)
         if not isinstance(items, list) or not 0 <= index < len(items):
-            raise IndexError(f"{_path_text([*path, index])}: no such item")
+            raise IndexError(f"{where([*path, index])}: no such item")
         if not 0 <= position < len(items):
-            raise IndexError(f"{_path_text(path)}: no position {position} (there are "
+            raise IndexError(f"{where(path)}: no position {position} (there are "
                              f"{len(items)})")
         expected = list(items)
         expected.insert(position, expected.pop(index))
@@ -378,13 +379,6 @@ def _nest(path: list, value):
             raise EditError(f"list item {part} does not exist")
         value = {part: value}
     return value
-
-
-def _path_text(path) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "recipe"
 
 
 def recipe_diff(old: str, new: str, name: str = "recipe.yaml") -> str:

@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 
 import yaml
 
+from ..recipe._schema import where
+
 WIDTH = 96  # the longest line a new flow value is written on (the recipes keep to ~100)
 
 Path = Sequence  # of str (mapping keys) and int (sequence indexes)
@@ -204,13 +206,13 @@ class YamlText:
             for key, value in node.value:
                 if key.value == part:
                     return value
-            raise KeyError(_where(path))
+            raise KeyError(where(path))
         if isinstance(node, yaml.SequenceNode) and isinstance(part, int) \
                 and not isinstance(part, bool):
             if 0 <= part < len(node.value):
                 return node.value[part]
-            raise IndexError(f"{_where(path)}: no such item (there are {len(node.value)})")
-        raise KeyError(_where(path))
+            raise IndexError(f"{where(path)}: no such item (there are {len(node.value)})")
+        raise KeyError(where(path))
 
     def _pair(self, mapping, key: str):
         for j, (k, v) in enumerate(mapping.value):
@@ -329,7 +331,7 @@ class YamlText:
         """Append ``key: value`` to the mapping at ``path``."""
         mapping = self.node(path)
         if not isinstance(mapping, yaml.MappingNode):
-            raise EditError(f"{_where(path)} is not a mapping")
+            raise EditError(f"{where(path)} is not a mapping")
         if _flow(mapping) or not mapping.value:
             entry = f"{scalar(key)}: {flow(value)}"
             if mapping.value:
@@ -347,7 +349,7 @@ class YamlText:
     def delete_key(self, path: Path, key: str) -> None:
         mapping = self.node(path)
         if not isinstance(mapping, yaml.MappingNode):
-            raise KeyError(_where([*path, key]))
+            raise KeyError(where([*path, key]))
         j, knode, vnode = self._pair(mapping, key)
         pairs = mapping.value
         if len(pairs) == 1:
@@ -378,10 +380,10 @@ class YamlText:
         """Insert ``value`` into the sequence at ``path`` before item ``index``."""
         seq = self.node(path)
         if not isinstance(seq, yaml.SequenceNode):
-            raise EditError(f"{_where(path)} is not a list")
+            raise EditError(f"{where(path)} is not a list")
         items = seq.value
         if not 0 <= index <= len(items):
-            raise IndexError(f"{_where(path)}: no position {index} (there are {len(items)})")
+            raise IndexError(f"{where(path)}: no position {index} (there are {len(items)})")
         if _flow(seq) or not items:
             at = items[index].start_mark.index if index < len(items) else (
                 self.end(items[-1]) if items else seq.end_mark.index - 1)
@@ -427,7 +429,7 @@ class YamlText:
         seq = self.node(path)
         self.child(seq, index, [*path, index])
         if not 0 <= position < len(seq.value):
-            raise IndexError(f"{_where(path)}: no position {position}")
+            raise IndexError(f"{where(path)}: no position {position}")
         if position == index:
             return
         if _flow(seq):
@@ -449,10 +451,3 @@ class YamlText:
         else:
             at = self.line_end(self.end(items[-1]))
         self._insert_lines(at, chunk)
-
-
-def _where(path: Path) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "the document"
