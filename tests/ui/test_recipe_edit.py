@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdcflow.errors import RecipeError
-from sdcflow.recipe import load_yaml, recipe_from_text
+from sdcflow.recipe import load_yaml, recipe_from_text, validate
 from sdcflow.ui.recipe_edit import EditError, RecipeDocument, recipe_diff, starter_document
 
 SHIPPED = sorted([*(ROOT / "recipes").glob("*.yaml"), *(ROOT / "tests" / "recipes").rglob("*.yaml")])
@@ -320,7 +320,7 @@ def test_values_are_checked_and_quoted_as_needed():
     assert doc.text() == QUICK
 
 
-def test_edits_keep_the_document_valid_for_sdcflow():
+def test_edits_keep_the_document_valid_for_sdcflow(tmp_path):
     doc = quick()
     doc.set_variable("roof", role="key", type="categorical")
     doc.set_variable("age", role="key", type="integer", description="age in years")
@@ -330,6 +330,12 @@ def test_edits_keep_the_document_valid_for_sdcflow():
     doc.move_step("walls_pram", 2)
     doc.add_check("risk.violations[3] == 0", "not 3-anonymous")
     valid(doc.text())
+    # and with its data and plan, as sdcflow run checks it
+    path = tmp_path / "quickstart.yaml"
+    path.write_text(doc.text(), encoding="utf-8")
+    validated = validate(path)
+    assert [ps.node for ps in validated.plan.steps].count("local_suppression") == 1
+    assert "income_top" not in [ps.node for ps in validated.plan.steps]
     again = RecipeDocument.parse(doc.text())
     assert again.text() == doc.text() and again.get([]) == doc.get([])
 
