@@ -80,6 +80,7 @@ def dry_run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
         lines.append(f"{i:>3}. {ps.node:<24} {ps.kind} {ps.step.plugin_name}"
                      + (f" [variant {variant}]" if variant else "") + f" <- {deps}")
         steps.append(ps.as_dict())
+    lines += recipe.skipped_lines()
     if len(plan.variants) > 1:
         which = (f"variant {chosen + 1} ({_variant_text(plan.variants[chosen])})"
                  if chosen is not None else "no variant (release.variant chooses none)")
@@ -104,4 +105,6 @@ def dry_run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
             "variants": plan.variants, "released_variant": chosen, "files": files,
             "checks": [c.text for c in recipe.checks],
             "if_not_released": {"files": failed, "withdrawn": withdrawn}}
+    if recipe.disabled:
+        data["skipped"] = recipe.disabled_steps()
     return "\n".join(lines), data

@@ -64,7 +64,9 @@ def cmd_plan(args) -> int:
         deps = ", ".join(ps.deps) if ps.deps else "original data"
         what = f"{ps.kind} {ps.step.plugin_name}"
         lines.append(f"{i:>3}. {ps.node:<24} {what:<34} <- {deps}")
-    emit(args, "\n".join(lines), {"steps": steps})
+    skipped = validated.recipe.disabled_steps()
+    lines += validated.recipe.skipped_lines()
+    emit(args, "\n".join(lines), {"steps": steps, **({"skipped": skipped} if skipped else {})})
     return 0
 
 

@@ -112,6 +112,26 @@ class Recipe:
     # the privacy budget, what each DP step spends and the total, as OpenDP composes them
     # (set by validation: sdcflow.recipe._privacy; None without DP steps and budget)
     privacy: dict | None = None
+    # the steps written with ``enabled: false``: id -> position in ``steps``; they are
+    # not planned or run, and nothing may use them (set by validation)
+    disabled: dict = field(default_factory=dict)
+
+    def disabled_steps(self) -> list[dict]:
+        """The steps written with ``enabled: false``, in the recipe's order: their id,
+        kind (method or measure) and plugin name, as ``sdcflow plan`` lists them."""
+        written = self.doc.data.get("steps") if isinstance(self.doc.data, dict) else None
+        out = []
+        for sid, i in sorted(self.disabled.items(), key=lambda item: item[1]):
+            spec = written[i]
+            kind = "method" if "method" in spec else "measure"
+            out.append({"id": sid, "kind": kind, "plugin": str(spec.get(kind))})
+        return out
+
+    def skipped_lines(self) -> list[str]:
+        """One line per disabled step, for the lists of steps ``sdcflow plan`` and
+        ``sdcflow run --dry-run`` print."""
+        return [f"  -  {s['id']:<24} {s['kind'] + ' ' + s['plugin']:<34} skipped "
+                "(enabled: false)" for s in self.disabled_steps()]
 
     @property
     def base_dir(self) -> Path:
