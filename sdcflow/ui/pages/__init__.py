@@ -1,0 +1,11 @@
+"""The workbench's pages, in the order of the navigation bar. A page is one module that
+declares ``PAGE`` (a :class:`Page`); adding one is adding its module here."""
+
+from __future__ import annotations
+
+from . import home, recipe_view
+from ._page import Page
+
+PAGES: list[Page] = [home.PAGE, recipe_view.PAGE]
+
+__all__ = ["PAGES", "Page"]
