@@ -125,31 +125,15 @@ class Runner:
 
 
 def release_files(out_dir: Path) -> list[dict]:
-    """The files the run's manifest lists with their sha256 (``path`` relative to the
-    output folder), or [] when there is no manifest."""
-    manifest = out_dir / "manifest.json"
+    """The files the run's manifest lists (``files``: path relative to the output folder
+    -> sha256), or [] when there is no manifest."""
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
+        data = json.loads((out_dir / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    return manifest_files(data)
-
-
-def manifest_files(data) -> list[dict]:
-    """The ``{path, sha256}`` entries of a manifest, wherever they are nested."""
-    found: list[dict] = []
-
-    def walk(node, key=""):
-        if isinstance(node, dict):
-            if isinstance(node.get("sha256"), str) and isinstance(
-                    node.get("path") or node.get("file"), str):
-                found.append({"path": node.get("path") or node.get("file"),
-                              "sha256": node["sha256"], "where": key})
-            for k, v in node.items():
-                walk(v, k)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item, key)
-
-    walk(data)
-    return found
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        return []
+    return [{"path": str(path), "sha256": str(digest),
+             "public": str(path).startswith("public/")}
+            for path, digest in sorted(files.items())]
