@@ -112,6 +112,9 @@ class Recipe:
     # the privacy budget, what each DP step spends and the total, as OpenDP composes them
     # (set by validation: sdcflow.recipe._privacy; None without DP steps and budget)
     privacy: dict | None = None
+    # the steps written with ``enabled: false``: id -> position in ``steps``; they are
+    # not planned or run, and nothing may use them (set by validation)
+    disabled: dict = field(default_factory=dict)
 
     @property
     def base_dir(self) -> Path:

@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from ..errors import Problem
 from ..suggest import did_you_mean
 from ._model import Recipe
+from ._steps import disabled_use
 
 # sdcflow's own files in public/ (compared case-insensitively: some file systems are)
 RESERVED = ("manifest.json", "report.html", "report.pdf")
@@ -59,7 +60,9 @@ def release_problems(recipe: Recipe) -> list[Problem]:
     for i, sid in enumerate(release.get("measures") or []):
         where = ("release", "measures", i)
         step = measures.get(sid)
-        if step is None:
+        if sid in recipe.disabled:
+            out.append(disabled_use(recipe, where, "release.measures", sid))
+        elif step is None:
             names = [s.id for s in recipe.steps if s.kind == "measure"]
             out.append(doc.problem(where, f"release.measures: no step '{sid}'"
                                    f"{did_you_mean(sid, names)}"))

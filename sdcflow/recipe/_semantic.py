@@ -26,7 +26,7 @@ from ._privacy import privacy_problems
 from ._release import release_problems
 from ._schema import where
 from ._stat_release import stat_name_problems
-from ._steps import _step
+from ._steps import _step, disabled_steps, disabled_use
 from ._yaml import YamlDocument
 
 
@@ -242,8 +242,9 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     # steps
     steps = section("steps", list) or []
     ids = [s.get("id") if isinstance(s, dict) else None for s in steps]
+    out += disabled_steps(recipe, steps)
     for i, spec in enumerate(steps):
-        if broken(("steps", i), skip=("params",)):
+        if broken(("steps", i), skip=("params",)) or recipe.disabled.get(spec.get("id")) == i:
             continue
         out += _step(recipe, i, spec, ids)
     out += linked_use(recipe, doc)
@@ -271,6 +272,8 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             if used == step.id:
                 out.append(doc.problem(rpath, f"{where(rpath)}: a measure cannot use its own "
                                        "result"))
+            elif used in recipe.disabled:
+                out.append(disabled_use(recipe, rpath, where(rpath), used))
             elif used not in by_id:
                 out.append(doc.problem(rpath, f"{where(rpath)}: '{used}' is not a step"
                                        f"{did_you_mean(used, measures)}"))
@@ -296,7 +299,9 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
             continue
         for name in sorted(expr.names):
             head = name.split(".")[0]
-            if head not in ids:
+            if head in recipe.disabled:
+                out.append(disabled_use(recipe, path, f"checks[{i}]", head))
+            elif head not in ids:
                 out.append(doc.problem(path, f"checks[{i}]: '{head}' is not a step"
                                        f"{did_you_mean(head, measures)}"))
             elif head in by_id and by_id[head].kind != "measure":
@@ -312,7 +317,9 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
     out += release_problems(recipe)
     out += graph_release_problems(recipe, variants)
     out += stat_name_problems(recipe, variants)
-    if "from" in release and release["from"] != ORIGINAL and release["from"] not in ids:
+    if release.get("from") in recipe.disabled:
+        out.append(disabled_use(recipe, ("release", "from"), "release.from", release["from"]))
+    elif "from" in release and release["from"] != ORIGINAL and release["from"] not in ids:
         out.append(doc.problem(("release", "from"), f"release.from: no step "
                                f"'{release['from']}'{did_you_mean(release['from'], ids)}"))
     grid_steps = [s for s in recipe.steps if s.grid]
@@ -362,7 +369,10 @@ def _check_variant(recipe: Recipe, grid_steps: list[StepSpec]) -> list[Problem]:
             known[f"{s.id}.{param}"] = [(s.id, values)]
     out = []
     for key, value in variant.items():
-        if key not in known:
+        if key not in known and key.split(".")[0] in recipe.disabled:
+            out.append(disabled_use(recipe, ("release", "variant", key), "release.variant",
+                                    key.split(".")[0]))
+        elif key not in known:
             out.append(doc.problem(("release", "variant", key), f"release.variant: '{key}' is not"
                                    f" a grid parameter{did_you_mean(key, known)}", key=True))
         elif len(known[key]) > 1:

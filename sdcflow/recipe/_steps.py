@@ -14,6 +14,34 @@ from ._model import ORIGINAL, Recipe, StepSpec
 from ._schema import schema_problems, where
 
 
+def disabled_steps(recipe: Recipe, steps: list) -> list[Problem]:
+    """Record the steps written with ``enabled: false`` (``recipe.disabled``): they are
+    checked against the schema only, and not planned or run. Their ids stay taken."""
+    out = []
+    ids = [s.get("id") if isinstance(s, dict) else None for s in steps]
+    for i, spec in enumerate(steps):
+        if not (isinstance(spec, dict) and spec.get("enabled") is False
+                and isinstance(spec.get("id"), str)):
+            continue
+        sid = spec["id"]
+        if ids.index(sid) != i:
+            out.append(recipe.doc.problem(("steps", i, "id"), f"steps[{i}].id: '{sid}' is "
+                                          f"already the id of steps[{ids.index(sid)}]"))
+            continue
+        recipe.disabled[sid] = i
+    if steps and len(recipe.disabled) == len(steps):
+        out.append(recipe.doc.problem(("steps",), "steps: every step is disabled "
+                                      "(enabled: false); enable at least one"))
+    return out
+
+
+def disabled_use(recipe: Recipe, path: tuple, label: str, sid: str) -> Problem:
+    """The error for a use of the results of a disabled step ``sid`` at ``path``."""
+    return recipe.doc.problem(path, f"{label}: step '{sid}' is disabled (steps"
+                              f"[{recipe.disabled[sid]}] has enabled: false); enable it or "
+                              "remove this use of it")
+
+
 def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
     doc = recipe.doc
     path = ("steps", i)
@@ -78,6 +106,8 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
         label = where(ref_path)
         if ref == sid:
             out.append(doc.problem(ref_path, f"{label}: a step cannot depend on itself"))
+        elif ref in recipe.disabled:
+            out.append(disabled_use(recipe, ref_path, label, ref))
         elif ref not in ids and not (ref == ORIGINAL and ref_path[-1] == "input"):
             out.append(doc.problem(ref_path, f"{label}: no step '{ref}'"
                                    f"{did_you_mean(ref, [*ids, ORIGINAL])}"))
@@ -118,6 +148,8 @@ def _step(recipe: Recipe, i: int, spec: dict, ids: list[str]) -> list[Problem]:
         rpath = (*path, "params", "reference")
         if ref == sid:
             out.append(doc.problem(rpath, f"{where(rpath)}: a step cannot compare with itself"))
+        elif ref in recipe.disabled:
+            out.append(disabled_use(recipe, rpath, where(rpath), ref))
         elif ref not in ids:
             out.append(doc.problem(rpath, f"{where(rpath)}: no step '{ref}'"
                                    f"{did_you_mean(ref, [*ids, ORIGINAL])}"))

@@ -17,6 +17,8 @@ import json
 import re
 from pathlib import Path
 
+import yaml
+
 from ..errors import Problem, RecipeError
 from ..recipe import load_yaml
 from .yaml_text import EditError, YamlText, check_value
@@ -111,8 +113,13 @@ class RecipeDocument:
     def _edit(self, action, check_path=None, expected=_MISSING) -> None:
         before = self._yaml.text
         try:
-            action()
-            self._changed(check_path, expected)
+            try:
+                action()
+                self._changed(check_path, expected)
+            except (yaml.YAMLError, RecipeError) as exc:
+                # (deleting an anchor (&name) that an alias still uses, say)
+                raise EditError(f"the edit would leave the recipe unreadable: "
+                                f"{str(exc).splitlines()[0]}") from None
         except BaseException:
             self._yaml = YamlText(before)
             self._data = self._read(before, self.source)
@@ -133,6 +140,14 @@ class RecipeDocument:
         self._edit(lambda: self._set(list(path), value), list(path), value)
 
     def _set(self, path: list, value) -> None:
+        aliased = self._yaml.alias_depth(path)
+        if aliased is not None and aliased < len(path):
+            # inside a value written as an alias (*name): the alias is replaced by the
+            # value it stands for, changed (the anchored value and its other uses stay)
+            whole = self._lookup(path[:aliased])
+            self._yaml.replace(path[:aliased], _put(copy.deepcopy(whole), path[aliased:],
+                                                    value))
+            return
         for depth, part in enumerate(path):
             here = self._lookup(path[:depth])
             if isinstance(here, dict) and isinstance(part, str):
@@ -154,6 +169,10 @@ class RecipeDocument:
     def _assign(self, path: list, value) -> None:
         old = self._lookup(path)
         if _same(old, value):
+            return
+        if path and self._yaml.alias_depth(path) is not None:
+            self._yaml.replace(path, value)
+            self._data = self._read(self._yaml.text, self.source)
             return
         if isinstance(old, dict) and isinstance(value, dict) and old and value:
             for key in old:
@@ -181,6 +200,11 @@ class RecipeDocument:
         if not path or self._lookup(path) is _MISSING:
             raise KeyError(f"{_path_text(path)}: not in the recipe")
         parent, last = list(path[:-1]), path[-1]
+        if self._yaml.alias_depth(path) not in (None, len(path)):
+            container = self.get(parent)
+            del container[last]
+            self.set(parent, container)
+            return
         if isinstance(last, str):
             self._edit(lambda: self._yaml.delete_key(parent, last), list(path))
         else:
@@ -204,6 +228,9 @@ class RecipeDocument:
             raise IndexError(f"{_path_text(path)}: no position {index} (there are "
                              f"{len(items)})")
         expected = [*items[:index], value, *items[index:]]
+        if self._yaml.alias_depth(path) is not None:
+            self.set(path, expected)
+            return
         self._edit(lambda: self._yaml.insert_item(list(path), index, value), list(path),
                    expected)
 
@@ -218,6 +245,9 @@ class RecipeDocument:
                              f"{len(items)})")
         expected = list(items)
         expected.insert(position, expected.pop(index))
+        if self._yaml.alias_depth(path) is not None:
+            self.set(path, expected)
+            return
         self._edit(lambda: self._yaml.move_item(list(path), index, position, items),
                    list(path), expected)
 
@@ -313,6 +343,19 @@ def _updated(current: dict, fields: dict) -> dict:
     out = {k: v for k, v in current.items() if not (k in fields and fields[k] is None)}
     out.update({k: v for k, v in fields.items() if v is not None})
     return out
+
+
+def _put(container, path: list, value):
+    """``container`` with ``value`` at ``path`` (missing mappings created)."""
+    if not path:
+        return value
+    here = container
+    for part in path[:-1]:
+        if isinstance(here, dict) and part not in here:
+            here[part] = {}
+        here = here[part]
+    here[path[-1]] = value
+    return container
 
 
 def _nest(path: list, value):

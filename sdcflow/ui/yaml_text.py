@@ -17,6 +17,7 @@ text under YAML 1.1), otherwise double-quoted (JSON's escapes are YAML's)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import numbers
@@ -32,6 +33,10 @@ Path = Sequence  # of str (mapping keys) and int (sequence indexes)
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/]*\Z")
 # read as booleans or null by YAML 1.1 or 1.2: quoted so that every reader sees text
 _RESERVED = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"}
+# characters written as escapes in quoted text: what YAML may not hold raw, and the line
+# breaks YAML 1.1 knows beyond \n and \r (NEL, LS, PS), which a reader would fold
+_ESCAPE = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+                     "\U00010000-\U0010ffff]")
 
 
 class EditError(ValueError):
@@ -80,7 +85,13 @@ def scalar(value) -> str:
     text = str(value)
     if _PLAIN.match(text) and text.lower() not in _RESERVED:
         return text
-    return json.dumps(text, ensure_ascii=False)
+    quoted = json.dumps(text, ensure_ascii=False)
+    return _ESCAPE.sub(lambda m: "".join(f"\\u{u:04x}" for u in _utf16(m.group())), quoted)
+
+
+def _utf16(char: str) -> list[int]:
+    data = char.encode("utf-16-be", "surrogatepass")
+    return [int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data), 2)]
 
 
 def flow(value) -> str:
@@ -133,9 +144,32 @@ def item_text(item, col: int, width: int = WIDTH, prefer_flow: bool = True) -> s
 
 # ---------------------------------------------------------------- the text and its nodes
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe composer, except that an alias (``*name``) becomes a copy of its
+    anchored node marked ``alias`` and placed where the alias is written (PyYAML gives
+    the anchored node itself, placed at the anchor)."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            node = copy.copy(super().compose_node(parent, index))
+            node.start_mark, node.end_mark = event.start_mark, event.end_mark
+            node.alias = True
+            return node
+        return super().compose_node(parent, index)
+
+
 def compose(text: str):
     """The node tree of ``text`` (None for an empty document); marks index the text."""
-    return yaml.compose(text, Loader=yaml.SafeLoader)
+    loader = _Loader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def is_alias(node) -> bool:
+    return getattr(node, "alias", False)
 
 
 def _flow(node) -> bool:
@@ -184,6 +218,8 @@ class YamlText:
     def end(self, node) -> int:
         """Where the node's own text ends (a block collection: where its last entry's
         does; trailing line breaks of block scalars excluded)."""
+        if is_alias(node):
+            return node.end_mark.index
         if isinstance(node, yaml.MappingNode) and not _flow(node) and node.value:
             return self.end(node.value[-1][1])
         if isinstance(node, yaml.SequenceNode) and not _flow(node) and node.value:
@@ -233,6 +269,30 @@ class YamlText:
             lines = "\n" + lines
         self._splice(pos, pos, lines)
 
+    def alias_depth(self, path: Path) -> int | None:
+        """How many parts of ``path`` lead to an alias on the way (None: no alias)."""
+        node = self.root
+        for depth, part in enumerate(path):
+            if is_alias(node):
+                return depth
+            try:
+                node = self.child(node, part, path[:depth + 1])
+            except (KeyError, IndexError):
+                return None
+        return len(path) if is_alias(node) else None
+
+    def _after_anchor(self, pos: int) -> int:
+        """``pos``, or after the anchor (``&name``) written there (kept when the value
+        after it is replaced: aliases refer to it)."""
+        at = pos
+        while at < len(self.text) and self.text[at] == " ":
+            at += 1
+        if self.text.startswith("&", at):
+            while at < len(self.text) and self.text[at] not in " \n\r\t":
+                at += 1
+            return at
+        return pos
+
     # -- edits
     def replace(self, path: Path, value) -> None:
         """Write ``value`` in place of the value at ``path`` (not the root)."""
@@ -241,20 +301,25 @@ class YamlText:
         if isinstance(parent, yaml.MappingNode):
             _, key, node = self._pair(parent, last)
             if _flow(parent):
-                self._splice(node.start_mark.index, self.end(node), flow(value))
+                start = self._after_anchor(node.start_mark.index)
+                gap = " " if start != node.start_mark.index else ""
+                self._splice(start, self.end(node), gap + flow(value))
                 return
             colon = self.text.index(":", key.end_mark.index)
-            stop = max(self.end(node), colon + 1)
+            start = self._after_anchor(colon + 1)
+            stop = max(self.end(node), start)
             col = key.start_mark.column
-            used = colon + 1 - key.start_mark.index
-            self._splice(colon + 1, stop, after_key(value, col, used))
+            used = start - key.start_mark.index
+            self._splice(start, stop, after_key(value, col, used))
             return
         node = self.child(parent, last, path)
+        start = self._after_anchor(node.start_mark.index)
+        gap = " " if start != node.start_mark.index else ""
         if _flow(parent):
-            self._splice(node.start_mark.index, self.end(node), flow(value))
+            self._splice(start, self.end(node), gap + flow(value))
             return
         col = node.start_mark.column
-        self._splice(node.start_mark.index, self.end(node), item_text(value, col))
+        self._splice(start, self.end(node), gap + item_text(value, col))
 
     def add_key(self, path: Path, key: str, value) -> None:
         """Append ``key: value`` to the mapping at ``path``."""
