@@ -1,0 +1,141 @@
+"""The Steps page: every registered plugin in the picker, steps added with parameters
+checked against their schema, edited, moved, disabled, removed, grids, the released
+variant, checks, undo, and the preview of a step (a partial run that never releases)."""
+
+from __future__ import annotations
+
+import re
+
+from sdcflow import registry
+
+
+def _open(client):
+    assert client.post("/open", data={"path": "quickstart.yaml"}).status_code == 200
+
+
+def _step_ids(draft: str) -> list[str]:
+    return re.findall(r"^  - id: (\w+)", draft, re.M)
+
+
+def test_the_picker_lists_every_plugin_with_its_summary(ui_client):
+    client, _ = ui_client
+    _open(client)
+    html = client.get("/steps").text
+    for plugin in registry.plugins():
+        assert f'<option value="{plugin.name}"' in html, plugin.name
+    assert '<optgroup label="Methods">' in html and '<optgroup label="Measures">' in html
+    chosen = client.get("/steps?add=global_recode").text
+    assert "(required)" in chosen or "breaks" in chosen
+    assert registry.get("global_recode").summary.split()[0] in chosen
+
+
+def test_an_unknown_method_is_refused(ui_client):
+    client, app = ui_client
+    _open(client)
+    draft = app.state.workbench.workspace.draft
+    assert client.get("/steps?add=no_such").status_code == 400
+    response = client.post("/steps/add", data={"plugin": "no_such", "params": ""})
+    assert response.status_code == 400 and "no method or measure named" in response.text
+    assert app.state.workbench.workspace.draft == draft
+
+
+def test_adding_a_step_with_bad_params_shows_the_error_at_the_field(ui_client):
+    client, app = ui_client
+    _open(client)
+    draft = app.state.workbench.workspace.draft
+    response = client.post("/steps/add", data={"plugin": "global_recode", "id": "r",
+                                               "params": "variable: age\nbreaks: oops"})
+    assert response.status_code == 400
+    field = re.search(r'<textarea id="add-params".*?</textarea>\s*(<span class="field-error">'
+                      r'[^<]*</span>)', response.text, re.S)
+    assert field and "breaks: expected a list" in field.group(1)
+    assert "breaks: oops" in response.text  # what the user wrote is kept
+    malformed = client.post("/steps/add", data={"plugin": "k_anonymity", "params": "k: [1"})
+    assert malformed.status_code == 400 and "malformed YAML" in malformed.text
+    assert app.state.workbench.workspace.draft == draft
+
+
+def test_add_edit_move_disable_remove_and_undo(ui_client):
+    client, app = ui_client
+    _open(client)
+    ws = app.state.workbench.workspace
+    original = ws.draft
+    assert client.post("/steps/add", data={"plugin": "k_anonymity", "id": "kan",
+                                           "params": "k: [3]", "before": "risk"}
+                       ).status_code == 200
+    ids = _step_ids(ws.draft)
+    assert ids[ids.index("kan") + 1] == "risk"
+    assert "measure: k_anonymity\n    params: {k: [3]}" in ws.draft
+    assert client.post("/steps/update", data={"id": "kan", "params": "k: [2, 4]"}
+                       ).status_code == 200
+    assert "params: {k: [2, 4]}" in ws.draft
+    before = _step_ids(ws.draft).index("kan")
+    client.post("/steps/move", data={"id": "kan", "direction": "up"})
+    assert _step_ids(ws.draft).index("kan") == before - 1
+    assert client.post("/steps/move", data={"id": _step_ids(ws.draft)[0],
+                                            "direction": "up"}).status_code == 400
+    client.post("/steps/enable", data={"id": "kan", "enabled": "0"})
+    assert "enabled: false" in ws.draft
+    assert 'class="disabled"' in client.get("/steps").text
+    client.post("/steps/enable", data={"id": "kan", "enabled": "1"})
+    assert "enabled: false" not in ws.draft
+    client.post("/steps/remove", data={"id": "kan"})
+    assert "kan" not in _step_ids(ws.draft)
+    assert client.post("/steps/remove", data={"id": "kan"}).status_code == 400
+    while ws.history:
+        client.post("/recipe/undo", data={"back": "/steps"})
+    assert ws.draft == original
+
+
+def test_a_grid_and_the_released_variant(ui_client):
+    client, app = ui_client
+    _open(client)
+    ws = app.state.workbench.workspace
+    bad = client.post("/steps/grid", data={"id": "walls_pram", "param": "retention",
+                                           "values": "0.7"})
+    assert bad.status_code == 400 and "as a list" in bad.text
+    client.post("/steps/grid", data={"id": "walls_pram", "param": "retention",
+                                     "values": "[0.8, 0.9]"})
+    # the gridded parameter leaves params (the recipe gives it in one place)
+    assert "params: {variables: [walls]}\n    grid: {retention: [0.8, 0.9]}" in ws.draft
+    client.post("/steps/variant", data={"id": "walls_pram", "variant": "retention: 0.8"})
+    assert "variant: {retention: 0.8}" in ws.draft
+    assert ws.problems() == [], [str(p) for p in ws.problems()]
+    client.post("/steps/grid", data={"id": "walls_pram", "param": "retention",
+                                     "values": ""})
+    assert "grid:" not in ws.draft
+
+
+def test_checks_are_added_and_removed(ui_client):
+    client, app = ui_client
+    _open(client)
+    ws = app.state.workbench.workspace
+    count = ws.draft.count("\n  - ")
+    assert client.post("/steps/check/add", data={"expr": ""}).status_code == 400
+    client.post("/steps/check/add", data={"expr": "risk.violations[3] == 0",
+                                          "message": "not 3-anonymous"})
+    assert '{expr: "risk.violations[3] == 0", message: not 3-anonymous}' in ws.draft or \
+        "risk.violations[3] == 0" in ws.draft
+    html = client.get("/steps").text
+    assert "not 3-anonymous" in html
+    index = html[:html.index("not 3-anonymous")].count('action="/steps/check/remove"')
+    client.post("/steps/check/remove", data={"index": str(index)})
+    assert ws.draft.count("\n  - ") == count
+    assert client.post("/steps/check/remove", data={"index": "99"}).status_code == 400
+    assert client.post("/steps/check/remove", data={"index": "x"}).status_code == 400
+
+
+def test_preview_runs_up_to_the_step_and_never_releases(ui_client, ui_project):
+    client, app = ui_client
+    _open(client)
+    response = client.post("/steps/preview", data={"id": "risk_original"})
+    assert response.status_code == 200
+    preview = response.text[response.text.index('id="preview"'):]
+    assert "A preview, not a release" in preview
+    # sdcMicro's testdata: 1,087 records violate 3-anonymity before protection (the quick
+    # start's risk_original, README Quick start)
+    assert "records violating 3-anonymity" in preview and "1087" in preview
+    folder = ui_project / ".sdcflow-ui" / "preview"
+    assert (folder / "manifest.json").is_file() and not (folder / "public").exists()
+    unknown = client.post("/steps/preview", data={"id": "nosuch"})
+    assert "has no step" in unknown.text
