@@ -255,8 +255,14 @@ def source_of(recipe: Recipe, step: StepSpec) -> str:
         return ORIGINAL
     if step.input is not None:
         return step.input
-    # (validation follows recipes whose broken steps were left out: the data as loaded)
-    before = [s for s in recipe.steps if s.index == step.index - 1]
+    # the step listed before it, passing over disabled steps (enabled: false), which are
+    # not run; (validation follows recipes whose broken steps were left out: the data as
+    # loaded)
+    previous = step.index - 1
+    disabled = set(recipe.disabled.values())
+    while previous in disabled:
+        previous -= 1
+    before = [s for s in recipe.steps if s.index == previous]
     return before[0].id if before else ORIGINAL
 
 

@@ -64,8 +64,22 @@ def cmd_plan(args) -> int:
         deps = ", ".join(ps.deps) if ps.deps else "original data"
         what = f"{ps.kind} {ps.step.plugin_name}"
         lines.append(f"{i:>3}. {ps.node:<24} {what:<34} <- {deps}")
-    emit(args, "\n".join(lines), {"steps": steps})
+    skipped = disabled_steps(validated.recipe)
+    lines += [f"  -  {s['id']:<24} {s['kind'] + ' ' + s['plugin']:<34} skipped "
+              "(enabled: false)" for s in skipped]
+    emit(args, "\n".join(lines), {"steps": steps, **({"skipped": skipped} if skipped else {})})
     return 0
+
+
+def disabled_steps(recipe) -> list[dict]:
+    """The steps the recipe disables (``enabled: false``): id, kind and plugin name."""
+    written = recipe.doc.data.get("steps") if isinstance(recipe.doc.data, dict) else None
+    out = []
+    for sid, i in recipe.disabled.items():
+        spec = written[i]
+        kind = "method" if "method" in spec else "measure"
+        out.append({"id": sid, "kind": kind, "plugin": str(spec.get(kind))})
+    return out
 
 
 def cmd_public_recipe(args) -> int:
