@@ -1,28 +1,11 @@
-"""A step's parameters as the Steps page takes them: a YAML mapping, read by sdcflow's own
-safe YAML reader and checked against the plugin's parameter schema (the one ``sdcflow
-methods NAME`` prints), with the schema checker's messages."""
+"""Step values as the Steps page writes and shows them: a grid's values (a YAML list read
+by sdcflow's own safe reader) and the one-line summary of a step's parameters."""
 
 from __future__ import annotations
 
 import json
 
-from ..recipe._schema import schema_problems
 from ..recipe._yaml import load_yaml
-
-
-def parse_params(schema: dict, text: str) -> tuple[dict | None, list[str]]:
-    """The parameters written in ``text`` (empty: none) and what is wrong with them."""
-    if not text.strip():
-        text = "{}"
-    doc = load_yaml(text, "params")
-    problems = [p.message for p in doc.problems if p.severity == "error"]
-    if problems:
-        return None, problems
-    if not isinstance(doc.data, dict):
-        return None, ["write the parameters as a mapping, one 'name: value' per line"]
-    problems = [p.message.replace("recipe: ", "params: ", 1)
-                for p in schema_problems(doc, doc.data, schema)]
-    return (None, problems) if problems else (doc.data, [])
 
 
 def parse_values(text: str) -> tuple[list | None, str | None]:
@@ -34,12 +17,6 @@ def parse_values(text: str) -> tuple[list | None, str | None]:
     if not isinstance(doc.data, list) or not doc.data:
         return None, "write the values as a list, e.g. [3, 5]"
     return doc.data, None
-
-
-def params_text(params: dict) -> str:
-    """Parameters as the editor shows them: one ``name: value`` line each (values in
-    flow style, JSON being YAML)."""
-    return "".join(f"{k}: {json.dumps(v)}\n" for k, v in (params or {}).items())
 
 
 def summary(params: dict, limit: int = 110) -> str:

@@ -32,12 +32,16 @@ def _step_button(page, step_id, label):
                                                                    exact=True)
 
 
-def _add_step(page, plugin, step_id, params, before=""):
+def _add_step(page, plugin, step_id, params, before="", shot=None):
+    """Add a step through the form generated from the plugin's parameter schema."""
     page.select_option("#plugin-picker", plugin)
     _submit(page, page.locator("#choose-plugin"))
-    page.fill("#add-id", step_id)
-    page.select_option("#add-before", before)
-    page.fill("#add-params", params)
+    page.fill("#step-id", step_id)
+    page.select_option("#step-position", before)
+    for name, value in params.items():
+        page.fill(f"#add-{name}", value)
+    if shot is not None:
+        page.screenshot(path=str(shot), full_page=True)
     _submit(page, page.locator("#add-step-button"))
     assert page.locator(f'li[data-step="{step_id}"]').count() == 1, page.content()
 
@@ -81,9 +85,10 @@ def test_protect_testdata_in_the_browser(tmp_path, live_workbench, browser_page,
     for sid in ("micro", "suppress"):
         _submit(page, _step_button(page, sid, "Remove"))
     _add_step(page, "global_recode", "recode_age",
-              "variable: age\nbreaks: [0, 15, 30, 45, 60, 120]", before="risk_original")
-    _add_step(page, "local_suppression", "suppress3", "k: 3", before="risk")
-    _add_step(page, "k_anonymity", "kanon", "k: [3]")
+              {"variable": "age", "breaks": "0, 15, 30, 45, 60, 120"}, before="risk_original")
+    _add_step(page, "local_suppression", "suppress3", {"k": "3"}, before="risk",
+              shot=screenshots / "e2e-steps-form.png")
+    _add_step(page, "k_anonymity", "kanon", {"k": "3"})
     page.goto(server.base + "/steps?edit=suppress3")
     page.fill("#grid-param", "k")
     page.fill("#grid-values", "[3, 4]")

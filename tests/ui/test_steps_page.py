@@ -25,8 +25,15 @@ def test_the_picker_lists_every_plugin_with_its_summary(ui_client):
         assert f'<option value="{plugin.name}"' in html, plugin.name
     assert '<optgroup label="Methods">' in html and '<optgroup label="Measures">' in html
     chosen = client.get("/steps?add=global_recode").text
-    assert "(required)" in chosen or "breaks" in chosen
-    assert registry.get("global_recode").summary.split()[0] in chosen
+    # one field per parameter of the schema, with its description
+    for name, spec in registry.get("global_recode").params["properties"].items():
+        assert f'name="p.{name}"' in chosen, name
+        assert spec["description"][:30] in chosen.replace("&#39;", "'").replace(
+            "&#34;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    # a parameter listing variables offers the recipe's variables
+    ls = client.get("/steps?add=local_suppression").text
+    assert '<select id="add-variables" name="p.variables" multiple' in ls
+    assert '<option value="relat"' in ls[ls.index('name="p.variables"'):]
 
 
 def test_an_unknown_method_is_refused(ui_client):
@@ -44,14 +51,19 @@ def test_adding_a_step_with_bad_params_shows_the_error_at_the_field(ui_client):
     _open(client)
     draft = app.state.workbench.workspace.draft
     response = client.post("/steps/add", data={"plugin": "global_recode", "id": "r",
-                                               "params": "variable: age\nbreaks: oops"})
+                                               "p.variable": "age", "p.breaks": "0, x"})
     assert response.status_code == 400
-    field = re.search(r'<textarea id="add-params".*?</textarea>\s*(<span class="field-error">'
-                      r'[^<]*</span>)', response.text, re.S)
-    assert field and "breaks: expected a list" in field.group(1)
-    assert "breaks: oops" in response.text  # what the user wrote is kept
-    malformed = client.post("/steps/add", data={"plugin": "k_anonymity", "params": "k: [1"})
-    assert malformed.status_code == 400 and "malformed YAML" in malformed.text
+    # the message is next to its field, and what the user wrote is kept
+    field = re.search(r'<div class="field" data-param="breaks">.*?</div>', response.text,
+                      re.S).group(0)
+    assert 'value="0, x"' in field
+    assert '<span class="field-error">breaks: &#39;x&#39; is not a number</span>' in field
+    malformed = client.post("/steps/add", data={"plugin": "local_suppression",
+                                                "p.k": "three"})
+    assert malformed.status_code == 400
+    field = re.search(r'<div class="field" data-param="k">.*?</div>', malformed.text,
+                      re.S).group(0)
+    assert "k: &#39;three&#39; is not a whole number" in field
     assert app.state.workbench.workspace.draft == draft
 
 
@@ -61,14 +73,17 @@ def test_add_edit_move_disable_remove_and_undo(ui_client):
     ws = app.state.workbench.workspace
     original = ws.draft
     assert client.post("/steps/add", data={"plugin": "k_anonymity", "id": "kan",
-                                           "params": "k: [3]", "before": "risk"}
+                                           "p.k": "3", "before": "risk"}
                        ).status_code == 200
     ids = _step_ids(ws.draft)
     assert ids[ids.index("kan") + 1] == "risk"
-    assert "measure: k_anonymity\n    params: {k: [3]}" in ws.draft
-    assert client.post("/steps/update", data={"id": "kan", "params": "k: [2, 4]"}
+    assert "measure: k_anonymity\n    params: {k: 3}" in ws.draft  # (k: one value or a list)
+    assert client.post("/steps/update", data={"id": "kan", "p.k": "2, 4",
+                                              "p.variables": ["sex", "age"]}
                        ).status_code == 200
-    assert "params: {k: [2, 4]}" in ws.draft
+    assert "params: {k: [2, 4], variables: [sex, age]}" in ws.draft
+    edit = client.get("/steps?edit=kan").text
+    assert 'value="2, 4"' in edit and '<option value="sex" selected>' in edit
     before = _step_ids(ws.draft).index("kan")
     client.post("/steps/move", data={"id": "kan", "direction": "up"})
     assert _step_ids(ws.draft).index("kan") == before - 1

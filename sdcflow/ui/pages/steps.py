@@ -10,9 +10,10 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from ... import registry
-from ...describe import example_step, parameters
+from ...describe import example_step
 from ...errors import RecipeError
-from ..params_text import params_text, parse_params, parse_values, summary
+from ..forms import form_fields, parse_form
+from ..params_text import parse_values, summary
 from ..preview import preview_step
 from ..recipe_edit import EditError, RecipeDocument
 from ..state import render, state
@@ -42,7 +43,7 @@ def _steps_view(doc: RecipeDocument | None) -> list[dict]:
                     "kind": "method" if "method" in step else "measure",
                     "plugin": step.get("method") or step.get("measure"),
                     "summary": summary(step.get("params") or {}),
-                    "params_text": params_text(step.get("params") or {}),
+                    "params": step.get("params") or {},
                     "grid": step.get("grid") or {}, "enabled": step.get("enabled", True),
                     "input": step.get("input"), "known": plugin is not None})
     return out
@@ -65,17 +66,50 @@ def page(request: Request, status_code: int = 200, **context):
     editing = context.pop("editing", None) or request.query_params.get("edit")
     steps = _steps_view(doc)
     edited = next((s for s in steps if s["id"] == editing), None)
+    variables = list(doc.variables()) if doc else []
+    answers = context.pop("answers", None)
+    edited_plugin = _plugin_of({edited["kind"]: edited["plugin"]}) if edited else None
     return render(request, "steps.html", status_code=status_code, steps=steps,
                   picker=_picker(), plugin=plugin,
-                  plugin_params=parameters(plugin) if plugin else [],
+                  add_fields=_fields(plugin, {}, variables, answers) if plugin else [],
                   example=example_step(plugin) if plugin else "",
                   edited=edited,
-                  edited_params=parameters(_plugin_of({edited["kind"]: edited["plugin"]}))
-                  if edited and edited["known"] else [],
+                  edit_fields=_fields(edited_plugin, edited["params"], variables, answers)
+                  if edited_plugin else [],
                   checks=doc.checks() if doc else [],
                   variant=(doc.get(["release", "variant"]) if doc else None),
                   preview=st.extras.get("preview"), problems=ws.problems(), diff=ws.diff(),
                   **{"error": None, "field_errors": {}, "form": {}, **context})
+
+
+def _fields(plugin, values: dict, variables: list[str], answers: dict | None = None):
+    """The form fields of ``plugin``'s parameters showing ``values`` (a step's params),
+    or, after a refused form, the answers as the user wrote them."""
+    fields = form_fields(plugin.params, values, variables=variables)
+    for f in fields if answers is not None else []:
+        raw = answers.get(f.name)
+        f.selected = raw if isinstance(raw, list) else ([raw] if raw else [])
+        f.value = raw[-1] if isinstance(raw, list) and raw else (raw or "")
+    return fields
+
+
+def read_params(plugin, form) -> tuple[dict, dict[str, list[str]], dict]:
+    """The parameters of a step form (fields ``p.NAME``, :mod:`sdcflow.ui.forms`), the
+    errors by field ("" for the parameters as a whole) and the answers as written."""
+    kinds = {f.name: f.kind for f in form_fields(plugin.params, {}, variables=[])}
+    answers: dict = {}
+    for name, kind in kinds.items():
+        values = form.getlist(f"p.{name}")
+        if kind == "multiselect" or len(values) > 1:
+            answers[name] = list(values)
+        elif values:
+            answers[name] = values[0]
+    params, errors = parse_form(plugin.params, answers)
+    by_field: dict[str, list[str]] = {}
+    for error in errors:
+        name = error.split(":", 1)[0].split("[", 1)[0].strip()
+        by_field.setdefault(name if name in kinds else "", []).append(error)
+    return params, by_field, answers
 
 
 def _needs_recipe(handler):
@@ -104,11 +138,11 @@ async def add(request: Request):
     if plugin is None:
         return page(request, 400, error=f"no method or measure named {name!r} ('sdcflow "
                                         "methods' lists them)")
-    params, problems = parse_params(plugin.params, str(form.get("params", "")))
+    params, problems, answers = read_params(plugin, form)
     step_id = str(form.get("id", "")).strip() or name
     if problems:
-        return page(request, 400, adding=name, field_errors={"params": problems},
-                    form=dict(form))
+        return page(request, 400, adding=name, field_errors=problems, form=dict(form),
+                    answers=answers)
     entry = {"id": step_id, plugin.kind: name}
     if params:
         entry["params"] = params
@@ -133,10 +167,10 @@ async def update(request: Request):
     if plugin is None:
         return page(request, 400, error=f"step {step_id}: no method or measure named "
                                         f"{step['plugin']!r}")
-    params, problems = parse_params(plugin.params, str(form.get("params", "")))
+    params, problems, answers = read_params(plugin, form)
     if problems:
-        return page(request, 400, editing=step_id, field_errors={"params": problems},
-                    form=dict(form))
+        return page(request, 400, editing=step_id, field_errors=problems, form=dict(form),
+                    answers=answers)
     try:
         ws.edit(lambda doc: doc.update_step(step_id, params=params or None))
     except EDIT_ERRORS as exc:
