@@ -72,8 +72,8 @@ def read_text_columns(spec: Mapping, recipe_dir: Path) -> tuple[pd.DataFrame | N
     try:
         file, findings = resolve_source(spec, files)
     except (KeyError, TypeError):
-        return None, ["the data section names no file ('path') or shipped data set "
-                      "('builtin')"]
+        return None, [("the data section names no file ('path') or shipped data set "
+                      "('builtin')")]
     if file is None:
         return None, [f.message for f in findings]
     fmt = table_format(spec, Path(file.name))

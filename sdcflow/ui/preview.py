@@ -16,8 +16,8 @@ from ..errors import CheckFailed, RecipeError, SdcflowError
 
 PREVIEW_DIR = Path(".sdcflow-ui") / "preview"
 _LOCK = threading.Lock()  # one preview at a time
-_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
-_CAPTION = re.compile(r"<figcaption>(.*?)</figcaption>", re.S)
+_SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
+_CAPTION = re.compile(r"<figcaption>(.*?)</figcaption>", re.DOTALL)
 
 
 @dataclass

@@ -16,7 +16,7 @@ def _open(client, path="quickstart.yaml"):
 
 
 def _row(html: str, name: str) -> str:
-    match = re.search(rf'<tr data-variable="{name}".*?</tr>', html, re.S)
+    match = re.search(rf'<tr data-variable="{name}".*?</tr>', html, re.DOTALL)
     assert match, name
     return match.group(0)
 

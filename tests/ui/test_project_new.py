@@ -45,7 +45,7 @@ def test_an_existing_file_is_never_replaced(ui_client, ui_project):
 
 
 def test_a_draft_is_not_saved_over_a_file_that_appeared_since(ui_client, ui_project):
-    client, app = ui_client
+    client, _app = ui_client
     client.post("/new", data={"data": "testdata.csv", "name": "late", "how": "draft"})
     (ui_project / "late.yaml").write_text("written by someone else\n")
     response = client.post("/recipe/save", data={})

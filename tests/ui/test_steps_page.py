@@ -14,7 +14,7 @@ def _open(client):
 
 
 def _step_ids(draft: str) -> list[str]:
-    return re.findall(r"^  - id: (\w+)", draft, re.M)
+    return re.findall(r"^  - id: (\w+)", draft, re.MULTILINE)
 
 
 def test_the_picker_lists_every_plugin_with_its_summary(ui_client):
@@ -55,14 +55,14 @@ def test_adding_a_step_with_bad_params_shows_the_error_at_the_field(ui_client):
     assert response.status_code == 400
     # the message is next to its field, and what the user wrote is kept
     field = re.search(r'<div class="field" data-param="breaks">.*?</div>', response.text,
-                      re.S).group(0)
+                      re.DOTALL).group(0)
     assert 'value="0, x"' in field
     assert '<span class="field-error">breaks: &#39;x&#39; is not a number</span>' in field
     malformed = client.post("/steps/add", data={"plugin": "local_suppression",
                                                 "p.k": "three"})
     assert malformed.status_code == 400
     field = re.search(r'<div class="field" data-param="k">.*?</div>', malformed.text,
-                      re.S).group(0)
+                      re.DOTALL).group(0)
     assert "k: &#39;three&#39; is not a whole number" in field
     assert app.state.workbench.workspace.draft == draft
 
@@ -141,7 +141,7 @@ def test_checks_are_added_and_removed(ui_client):
 
 
 def test_preview_runs_up_to_the_step_and_never_releases(ui_client, ui_project):
-    client, app = ui_client
+    client, _app = ui_client
     _open(client)
     response = client.post("/steps/preview", data={"id": "risk_original"})
     assert response.status_code == 200

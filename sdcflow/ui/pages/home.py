@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from ...starter import InitError
-from ..project import DATA_SUFFIXES, RECIPE_SUFFIXES, OutsideProject
-from ..state import render, state
+from ..project import DATA_SUFFIXES, RECIPE_SUFFIXES, OutsideProject, Project
 from ..recipe_edit import starter_document
+from ..state import render, state
 from ..workspace import Workspace
 from ._page import Page
 
@@ -52,27 +53,34 @@ def recipe_name(name: str, data: str) -> str:
     return name
 
 
+def create_recipe(project: Project, data_rel: str, name: str, draft: bool) -> Workspace:
+    """The starter recipe (``sdcflow init``'s) for the project's data file ``data_rel``,
+    as a recipe named ``name``: written (never over an existing file: the file is
+    created exclusively) or, with ``draft``, held unsaved."""
+    data = project.path(data_rel)
+    if not data.is_file() or not data.name.lower().endswith(DATA_SUFFIXES):
+        raise OutsideProject(f"not a data file in the project: {data_rel!r}")
+    target = project.path(recipe_name(name, data_rel))
+    if target.exists() or target.is_symlink():
+        raise InitError(f"{project.relative(target)} exists; choose another name "
+                        "(the workbench never replaces a file)")
+    text = starter_document(data, target).text()
+    if draft:
+        return Workspace.new(target, text)
+    with open(target, "x", encoding="utf-8", newline="") as out:
+        out.write(text)
+    return Workspace.open(target)
+
+
 async def new_recipe(request: Request):
-    """A starter recipe for a data file of the project (``sdcflow init``'s), saved under
-    the name given (never over an existing file) or held as an unsaved draft; then open."""
+    """Open a data file of the project as a new recipe (:func:`create_recipe`; reading
+    the data runs outside the event loop)."""
     st = state(request)
     form = await request.form()
-    data_rel = str(form.get("data", ""))
     try:
-        data = st.project.path(data_rel)
-        if not data.is_file() or not data.name.lower().endswith(DATA_SUFFIXES):
-            raise OutsideProject(f"not a data file in the project: {data_rel!r}")
-        target = st.project.path(recipe_name(str(form.get("name", "")), data_rel))
-        if target.exists() or target.is_symlink():
-            raise InitError(f"{st.project.relative(target)} exists; choose another name "
-                            "(the workbench never replaces a file)")
-        text = starter_document(data, target).text()
-        if form.get("how") == "draft":
-            st.workspace = Workspace.new(target, text)
-        else:
-            with open(target, "x", encoding="utf-8", newline="") as out:
-                out.write(text)
-            st.workspace = Workspace.open(target)
+        st.workspace = await run_in_threadpool(
+            create_recipe, st.project, str(form.get("data", "")), str(form.get("name", "")),
+            form.get("how") == "draft")
     except (OutsideProject, InitError, OSError) as exc:
         return _home(request, 400, str(exc), new_error=True)
     return RedirectResponse("/data", status_code=303)

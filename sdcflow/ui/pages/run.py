@@ -13,7 +13,7 @@ from starlette.routing import Route
 
 from ...errors import SdcflowError
 from ..project import OutsideProject
-from ..runner import Runner, RunBusy, release_files
+from ..runner import RunBusy, Runner, release_files
 from ..saving import save as save_draft
 from ..state import render, state
 from ._page import Page
