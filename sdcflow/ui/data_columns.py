@@ -33,7 +33,6 @@ class Column:
     guessed_role: str = ""
     guessed_type: str = ""
     why: str = ""
-    read_type: str = ""
     distinct: int | None = None
     missing: int | None = None
     examples: list[str] = field(default_factory=list)
@@ -111,7 +110,7 @@ def columns_of(frame: pd.DataFrame | None, declared: Mapping[str, dict]) -> list
         guess = guess_column(name, text)
         present = text.dropna()
         col = Column(name, dict(declared.get(name) or {}), guess.role, guess.type, guess.why,
-                     guess.type, int(present.nunique()), int(text.isna().sum()))
+                     int(present.nunique()), int(text.isna().sum()))
         if not col.hidden:
             col.examples = [str(v) for v in present.value_counts(sort=True).index[:EXAMPLES]]
         rows.append(col)
