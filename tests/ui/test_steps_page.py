@@ -154,3 +154,27 @@ def test_preview_runs_up_to_the_step_and_never_releases(ui_client, ui_project):
     assert (folder / "manifest.json").is_file() and not (folder / "public").exists()
     unknown = client.post("/steps/preview", data={"id": "nosuch"})
     assert "has no step" in unknown.text
+
+
+def test_a_broken_draft_never_breaks_a_page(ui_client):
+    """Malformed YAML, a recipe that is no mapping, sections of the wrong shape: every
+    page and action answers (400 for an edit it cannot make), never a server error."""
+    client, app = ui_client
+    _open(client)
+    ws = app.state.workbench.workspace
+    posts = [("/data/variable", {"name": "a", "role": "key"}), ("/data/undeclare",
+             {"name": "a"}), ("/steps/add", {"plugin": "k_anonymity"}),
+             ("/steps/remove", {"id": "x"}), ("/steps/check/add", {"expr": "a"}),
+             ("/steps/check/remove", {"index": "0"}),
+             ("/steps/grid", {"id": "x", "param": "k", "values": "[1]"}),
+             ("/steps/preview", {"id": "x"}), ("/steps/variant", {"id": "x",
+                                                                  "variant": "k: 1"})]
+    for draft in ["a: [", "- 1\n- 2\n", "sdcflow: 1\ndata: 5\nsteps: 7\nvariables: [1]\n",
+                  "sdcflow: 1\ndata: {path: ../x.csv}\nsteps: [1, {id: x}]\nchecks: 3\n"]:
+        ws.set_draft(draft)
+        for url in ("/data", "/steps", "/run", "/recipe", "/steps?edit=x"):
+            assert client.get(url).status_code < 500, (draft, url)
+        for url, data in posts:
+            assert client.post(url, data=data).status_code < 500, (draft, url)
+        if draft in ("a: [", "- 1\n- 2\n"):  # (no edit reads them: nothing changed)
+            assert ws.draft == draft

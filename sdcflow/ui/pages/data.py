@@ -116,6 +116,8 @@ async def undeclare(request: Request):
     except KeyError:
         return _page(request, status_code=400,
                      errors={"variable": name, "name": f"no variable named {name!r}"})
+    except (EditError, RecipeError) as exc:
+        return _page(request, status_code=400, errors={"variable": name, "name": str(exc)})
     return RedirectResponse("/data", status_code=303)
 
 

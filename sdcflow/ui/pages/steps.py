@@ -241,7 +241,10 @@ async def add_check(request: Request):
     message = str(form.get("message", "")).strip() or None
     if not expr:
         return page(request, 400, field_errors={"expr": ["write the check's expression"]})
-    ws.edit(lambda doc: doc.add_check(expr, message))
+    try:
+        ws.edit(lambda doc: doc.add_check(expr, message))
+    except EDIT_ERRORS as exc:
+        return page(request, 400, error=str(exc))
     return _done("#checks")
 
 
@@ -254,6 +257,8 @@ async def remove_check(request: Request):
         ws.edit(lambda doc: doc.remove_check(index))
     except (ValueError, KeyError, IndexError):
         return page(request, 400, error=f"no check number {form.get('index')!r}")
+    except EDIT_ERRORS as exc:
+        return page(request, 400, error=str(exc))
     return _done("#checks")
 
 
