@@ -9,7 +9,7 @@ import base64
 import html
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import CheckFailed, RecipeError, SdcflowError
@@ -17,6 +17,7 @@ from ..errors import CheckFailed, RecipeError, SdcflowError
 PREVIEW_DIR = Path(".sdcflow-ui") / "preview"
 _LOCK = threading.Lock()  # one preview at a time
 _SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
+_FIGURE = re.compile(r"<figure>.*?</figure>", re.S)
 _CAPTION = re.compile(r"<figcaption>(.*?)</figcaption>", re.DOTALL)
 
 
@@ -36,7 +37,7 @@ def _pictures(html_figures: list[str]) -> list[tuple[str, str]]:
     """The report's ``<figure>`` pictures as data: URLs of their SVG (an <img> draws
     them whatever the page's style policy) with their captions."""
     out = []
-    for fig in html_figures:
+    for fig in (f for html_text in html_figures for f in _FIGURE.findall(html_text)):
         svg = _SVG.search(fig)
         if svg is None:
             continue
@@ -45,6 +46,24 @@ def _pictures(html_figures: list[str]) -> list[tuple[str, str]]:
         out.append((f"data:image/svg+xml;base64,{data}",
                     html.unescape(caption.group(1)) if caption else ""))
     return out
+
+
+def _data_after(validated, step: str):
+    """The data as the (first instance of the) method ``step`` left them, from the
+    partial run's cache (every step just ran: nothing is computed again), or None for a
+    measure or a table step."""
+    from ..engine.cache import Cache
+    from ..engine.execution import execute
+    from ..engine.runner import CACHE_DIR
+
+    planned = next((ps for ps in validated.plan.steps if ps.step.id == step), None)
+    if planned is None or planned.kind != "method" or planned.table is not None:
+        return None
+    with Cache(validated.recipe.base_dir / CACHE_DIR, read=True) as cache:
+        store, *_ = execute(validated, cache, None)
+    view = dict(planned.view)
+    view.update(dict.fromkeys(store.columns.get(planned.node, {}), planned.node))
+    return store.dataset(view).frame
 
 
 def preview_step(draft: str, recipe_path: Path, project_root: Path, step: str) -> Preview:
@@ -72,6 +91,9 @@ def preview_step(draft: str, recipe_path: Path, project_root: Path, step: str) -
             out.problems = [str(exc)]
             return out
         data = report_data(result.validated, result, released_ok=True)
+        after = _data_after(result.validated, step)
+    if after is not None:  # (a partial run releases no data: the step's own output)
+        data = replace(data, released=after)
     last_writer: dict = {}
     for view in data.steps:
         for name in view.writes:

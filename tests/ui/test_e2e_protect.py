@@ -104,6 +104,9 @@ def test_protect_testdata_in_the_browser(tmp_path, live_workbench, browser_page,
     preview = page.locator("#preview")
     assert "not a release" in preview.inner_text()
     assert "recoded" in preview.inner_text()
+    # the report's picture of age in classes, drawn (an <img> of SVG: it has a width)
+    picture = preview.locator("figure img").last
+    assert picture.evaluate("i => i.complete && i.naturalWidth > 0")
     page.screenshot(path=str(screenshots / "e2e-steps.png"), full_page=True)
 
     # save, then run from the browser

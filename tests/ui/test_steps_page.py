@@ -152,6 +152,12 @@ def test_preview_runs_up_to_the_step_and_never_releases(ui_client, ui_project):
     assert "records violating 3-anonymity" in preview and "1087" in preview
     folder = ui_project / ".sdcflow-ui" / "preview"
     assert (folder / "manifest.json").is_file() and not (folder / "public").exists()
+    # a method's preview draws the report's pictures of the data as it left them
+    recode = client.post("/steps/preview", data={"id": "age10"}).text
+    recode = recode[recode.index('id="preview"'):]
+    assert recode.count('<img src="data:image/svg+xml;base64,') == 2
+    assert "age: original values" in recode
+    assert "age: records per category, released" in recode
     unknown = client.post("/steps/preview", data={"id": "nosuch"})
     assert "has no step" in unknown.text
 
