@@ -17,7 +17,7 @@ from ..errors import CheckFailed, RecipeError, SdcflowError
 PREVIEW_DIR = Path(".sdcflow-ui") / "preview"
 _LOCK = threading.Lock()  # one preview at a time
 _SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
-_FIGURE = re.compile(r"<figure>.*?</figure>", re.S)
+_FIGURE = re.compile(r"<figure>.*?</figure>", re.DOTALL)
 _CAPTION = re.compile(r"<figcaption>(.*?)</figcaption>", re.DOTALL)
 
 

@@ -33,6 +33,7 @@ class RunJob:
     lines: list[str] = field(default_factory=list)
     cancelled: bool = False
     started: float = field(default_factory=time.monotonic)
+    started_at: float = field(default_factory=time.time)  # (to tell this run's files)
     ended: float | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -84,7 +84,25 @@ def test_a_failing_recipe_says_so(ui_client, ui_project):
     client.post("/run/start", data={})
     job = _wait(app)
     assert job.returncode == 3 and job.outcome() == "not released: a check failed"
-    assert "nothing was released" in client.get("/run").text
+    html = client.get("/run").text
+    assert "nothing was released" in html and 'id="not-released"' in html
+
+
+def test_an_earlier_release_is_not_shown_as_this_runs(ui_client, ui_project):
+    client, app = ui_client
+    _open(client)
+    client.post("/run/start", data={})
+    assert _wait(app).outcome() == "released"
+    assert 'id="stale-output"' not in client.get("/run").text
+    ws = app.state.workbench.workspace
+    ws.set_draft(ws.draft.replace("data: {builtin: testdata}", "data: {path: gone.csv}"))
+    client.post("/run/start", data={})
+    job = _wait(app)
+    assert job.outcome() == "error" and job.returncode == 1
+    html = client.get("/run").text
+    # the CLI's note and the page both say the release there is an earlier run's
+    assert "still holds the release of an earlier run" in html
+    assert 'id="stale-output"' in html
 
 
 def test_the_command_is_the_cli():

@@ -50,8 +50,11 @@ def _context(request: Request) -> dict:
         for name in ("report.html", "public/report.html"):
             if (out / name).is_file():
                 reports.append(st.project.relative(out / name))
+    manifest = out / "manifest.json" if out is not None else None
+    fresh = manifest is not None and manifest.is_file() and \
+        manifest.stat().st_mtime >= job.started_at - 1
     return {"job": job, "out": st.project.relative(out) if out is not None and
-            out.is_dir() else None, "files": files, "reports": reports}
+            out.is_dir() else None, "files": files, "reports": reports, "fresh": fresh}
 
 
 async def show(request: Request):
