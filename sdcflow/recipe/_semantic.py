@@ -340,10 +340,14 @@ def _semantic(recipe: Recipe, bad: list[tuple]) -> list[Problem]:
                                    "which variant to release with release.variant, e.g. "
                                    f"{{{_example_variant(grid_steps)}}}"))
     if "variant" in release:
-        if not grid_steps:
+        off = [(key, sid) for key in release["variant"]
+               if (sid := _disabled_sweep(recipe, key)) is not None]
+        out += [disabled_use(recipe, ("release", "variant", key), "release.variant", sid)
+                for key, sid in off]
+        if not grid_steps and not off:
             out.append(doc.problem(("release", "variant"), "release.variant: no step has a grid"))
-        else:
-            out += _check_variant(recipe, grid_steps)
+        elif grid_steps:
+            out += _check_variant(recipe, grid_steps, {key for key, _ in off})
     # the privacy budget the DP steps spend (sdcflow.recipe._privacy)
     out += privacy_problems(recipe, broken(("privacy_budget",)))
     # what protects each released artefact, and what the artefacts give away together
@@ -359,7 +363,20 @@ def _example_variant(grid_steps: list[StepSpec]) -> str:
     return f"{key}: {json.dumps(values[0])}"
 
 
-def _check_variant(recipe: Recipe, grid_steps: list[StepSpec]) -> list[Problem]:
+def _disabled_sweep(recipe: Recipe, key: str) -> str | None:
+    """The disabled step whose grid ``key`` of ``release.variant`` names (``param`` or
+    ``step.param``), if any."""
+    written = recipe.doc.data.get("steps")
+    head, _, param = key.partition(".")
+    for sid, i in recipe.disabled.items():
+        grid = written[i].get("grid")
+        if sid == head and param or isinstance(grid, dict) and key in grid:
+            return sid
+    return None
+
+
+def _check_variant(recipe: Recipe, grid_steps: list[StepSpec], skip: set = frozenset()
+                   ) -> list[Problem]:
     doc = recipe.doc
     variant = recipe.release["variant"]
     known = {}
@@ -369,10 +386,9 @@ def _check_variant(recipe: Recipe, grid_steps: list[StepSpec]) -> list[Problem]:
             known[f"{s.id}.{param}"] = [(s.id, values)]
     out = []
     for key, value in variant.items():
-        if key not in known and key.split(".")[0] in recipe.disabled:
-            out.append(disabled_use(recipe, ("release", "variant", key), "release.variant",
-                                    key.split(".")[0]))
-        elif key not in known:
+        if key in skip:
+            continue  # (it names a disabled step's grid: said already)
+        if key not in known:
             out.append(doc.problem(("release", "variant", key), f"release.variant: '{key}' is not"
                                    f" a grid parameter{did_you_mean(key, known)}", key=True))
         elif len(known[key]) > 1:

@@ -85,13 +85,14 @@ def _types(schema: Mapping) -> set[str]:
     return out
 
 
-def _is(schema: Mapping, kind: str) -> bool:
-    return kind in _types(schema) if "anyOf" not in schema and "oneOf" not in schema else \
-        False
+def _is_array(schema: Mapping) -> bool:
+    """Whether one alternative schema (no anyOf/oneOf of its own) allows a list."""
+    kind = schema.get("type")
+    return kind == "array" or (isinstance(kind, list) and "array" in kind)
 
 
 def _arrays(schema: Mapping) -> list[Mapping]:
-    return [a for a in _alternatives(schema) if _is(a, "array")]
+    return [a for a in _alternatives(schema) if _is_array(a)]
 
 
 def _scalar_item(items) -> bool:
@@ -259,7 +260,7 @@ def _value(kind: str, raw, prop: Mapping, name: str):
         items, listed = _items(raw, name)
         item_schema = _arrays(prop)[0]["items"]
         values = [_scalar(item, item_schema, name) for item in items]
-        scalars = [a for a in _alternatives(prop) if not _is(a, "array")]
+        scalars = [a for a in _alternatives(prop) if not _is_array(a)]
         if len(values) == 1 and not listed and scalars:
             return _scalar(items[0], {"anyOf": scalars}, name)
         return values
@@ -298,9 +299,7 @@ def parse_form(schema: dict, form: Mapping[str, str | list[str]]
     for problem in schema_problems(YamlDocument("form"), params, schema):
         if problem.path[:1] and problem.path[0] in bad:
             continue
-        message = problem.message
-        if message.startswith("recipe: "):  # (the parameters as a whole)
-            message = message[len("recipe: "):]
+        message = problem.message.removeprefix("recipe: ")  # (the parameters as a whole)
         missing = re.match(r"missing required key '(.+)'\Z", message)
         if missing:
             if missing.group(1) in bad:

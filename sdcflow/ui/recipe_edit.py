@@ -14,7 +14,9 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import numbers
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -35,8 +37,17 @@ def _same(a, b) -> bool:
 
 
 def _plain(value):
-    """A JSON-like copy (tuples become lists)."""
-    return json.loads(json.dumps(value))
+    """A plain copy of a value :func:`check_value` accepts: dicts, lists (from tuples),
+    text, int (from any integral number), float, bool, None."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    return [_plain(item) for item in value]
 
 
 class RecipeDocument:
@@ -79,10 +90,9 @@ class RecipeDocument:
     def _lookup(self, path):
         value = self._data
         for part in path:
-            if isinstance(value, dict) and isinstance(part, str) and part in value:
-                value = value[part]
-            elif isinstance(value, list) and isinstance(part, int) \
-                    and not isinstance(part, bool) and 0 <= part < len(value):
+            if (isinstance(value, dict) and isinstance(part, str) and part in value) or (
+                    isinstance(value, list) and isinstance(part, int)
+                    and not isinstance(part, bool) and 0 <= part < len(value)):
                 value = value[part]
             else:
                 return _MISSING
@@ -96,15 +106,13 @@ class RecipeDocument:
         except RecipeError as exc:  # (a bug of the splicing: never left in the text)
             raise RuntimeError(f"sdcflow could not edit the recipe: {exc}") from None
         if check_path is not None:
-            found = _MISSING
-            value = data
+            found = data
             for part in check_path:
                 try:
-                    value = value[part]
+                    found = found[part]
                 except (KeyError, IndexError, TypeError):
-                    value = _MISSING
+                    found = _MISSING
                     break
-            found = value
             if (expected is _MISSING) != (found is _MISSING) or (
                     expected is not _MISSING and not _same(found, expected)):
                 raise RuntimeError(f"sdcflow could not edit the recipe at {list(check_path)}")
@@ -118,8 +126,14 @@ class RecipeDocument:
                 self._changed(check_path, expected)
             except (yaml.YAMLError, RecipeError) as exc:
                 # (deleting an anchor (&name) that an alias still uses, say)
-                raise EditError(f"the edit would leave the recipe unreadable: "
-                                f"{str(exc).splitlines()[0]}") from None
+                message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                if isinstance(exc, yaml.YAMLError) and getattr(exc, "problem", None):
+                    message = exc.problem
+                if "undefined alias" in message:
+                    message += (" (the value it names, written with &, is used again "
+                                "further on: write it out there first)")
+                raise EditError(f"the edit would leave the recipe unreadable: {message}"
+                                ) from None
         except BaseException:
             self._yaml = YamlText(before)
             self._data = self._read(before, self.source)

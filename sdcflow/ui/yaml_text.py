@@ -3,7 +3,7 @@ changes, so every other byte of the file (comments, blank lines, key order, quot
 or block style) stays as the user wrote it.
 
 A full round trip through a YAML library re-emits the whole document and does not keep
-every file byte for byte (ruamel.yaml 0.18/0.19 writes ``[{freq: 3}]`` as ``[freq: 3]``,
+every file byte for byte (ruamel.yaml 0.19 writes ``[{freq: 3}]`` as ``[freq: 3]``,
 re-indents a top-level list and turns a comment-only file into ``null``). So the text is
 parsed with the parser ``sdcflow run`` uses (PyYAML's safe composer, whose nodes carry
 their start and end in the text) and each edit splices newly rendered text into the span
@@ -182,8 +182,12 @@ class YamlText:
     def __init__(self, text: str):
         self.text = text
         self.root = compose(text)
+        # (a file written with Windows line ends gets new lines with them too)
+        self.newline = "\r\n" if "\r\n" in text else "\n"
 
     def _splice(self, start: int, stop: int, new: str) -> None:
+        if self.newline != "\n":
+            new = new.replace("\r\n", "\n").replace("\n", self.newline)
         self.text = self.text[:start] + new + self.text[stop:]
         self.root = compose(self.text)
 

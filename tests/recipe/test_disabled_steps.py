@@ -108,6 +108,32 @@ def test_a_disabled_step_is_checked_against_the_schema_only():
     release: {path: out.csv, from: sup}
     checks: ["risk.violations[3] == 0"]
     """, "13:32", "release.from"),
+    ("""\
+      - {id: loss, measure: information_loss, enabled: false}
+      - {id: link, measure: record_linkage}
+      - {id: score, measure: score, params: {il: "loss.pil", dr: "link.percent"}}
+    """, "", "12:39", "steps[2].params"),
+    ("""\
+      - {id: sup, method: local_suppression, params: {k: 3}, enabled: false}
+      - {id: risk, measure: k_anonymity}
+      - {id: cil, measure: categorical_information_loss, params: {reference: sup}}
+    """, "", "12:72", "steps[2].params.reference"),
+    ("""\
+      - {id: sup, method: local_suppression, grid: {k: [2, 3]}, enabled: false}
+      - {id: sup2, method: local_suppression, params: {k: 3}}
+      - {id: risk, measure: k_anonymity}
+    """, """\
+    release: {path: out.csv, variant: {k: 3}}
+    checks: ["risk.violations[3] == 0"]
+    """, "13:39", "release.variant"),
+    ("""\
+      - {id: sup, method: local_suppression, grid: {k: [2, 3]}, enabled: false}
+      - {id: sup2, method: local_suppression, grid: {k: [2, 3]}}
+      - {id: risk, measure: k_anonymity}
+    """, """\
+    release: {path: out.csv, variant: {sup2.k: 3, sup.k: 2}}
+    checks: ["risk.violations[3] == 0"]
+    """, "13:54", "release.variant"),
 ])
 def test_using_a_disabled_step_is_an_error_at_the_use(steps, tail, where, label):
     found = problems(steps, tail)
@@ -130,8 +156,8 @@ def test_every_step_disabled_is_an_error():
     found = problems("""\
       - {id: risk, measure: k_anonymity, enabled: false}
     """)
-    assert found == ["r.yaml:10:1: steps: every step is disabled (enabled: false); "
-                     "enable at least one"]
+    assert found == [("r.yaml:10:1: steps: every step is disabled (enabled: false); "
+                      "enable at least one")]
 
 
 def test_the_plan_leaves_a_disabled_step_out(tmp_path):

@@ -159,8 +159,8 @@ def test_microaggregation_form():
     _, errors = parse_form(schema, {"variables": ["income"], "groups": '[["income"]]'})
     assert errors == ["give 'variables' or 'groups', not both"]
     _, errors = parse_form(schema, {"algorithm": "mdva"})
-    assert errors == ["algorithm: 'mdva' is not one of mdav, optimal_univariate, projected, "
-                      "individual_ranking, fuzzy, fuzzy_c_means"]
+    assert errors == [("algorithm: 'mdva' is not one of mdav, optimal_univariate, "
+                       "projected, individual_ranking, fuzzy, fuzzy_c_means")]
     _, errors = parse_form(schema, {"groups": "[[income]]"})
     assert errors == ["groups: not valid JSON (Expecting value at line 1, column 3)"]
 
