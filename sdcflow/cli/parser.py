@@ -14,6 +14,7 @@ from .recipe_commands import cmd_init, cmd_plan, cmd_public_recipe, cmd_schema, 
 from .report_command import cmd_report
 from .run_command import cmd_run
 from .tool_commands import cmd_compile, cmd_methods
+from .ui_command import cmd_ui
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -168,4 +169,17 @@ def build_parser() -> argparse.ArgumentParser:
                            "create_cnt_ptable) and print or write it")
     add_ptable_arguments(p)
     p.set_defaults(func=cmd_ptable)
+
+    p = add("ui", help="open the workbench in the browser: a local server on 127.0.0.1 whose "
+                       "pages edit the recipe (comments kept), show its diff and run it "
+                       "as 'sdcflow run' does")
+    p.add_argument("target", nargs="?", metavar="RECIPE|DATAFILE|FOLDER",
+                   help="the recipe to open, a data file to start from, or the project "
+                        "folder (default: the current folder); the server reads and writes "
+                        "only in that folder")
+    p.add_argument("--port", type=int, default=0,
+                   help="the port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-browser", action="store_true",
+                   help="print the link, do not open a browser")
+    p.set_defaults(func=cmd_ui)
     return parser
