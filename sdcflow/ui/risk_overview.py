@@ -126,14 +126,29 @@ def data_stamp(doc: RecipeDocument, recipe_path: Path) -> list:
     return [name, stat.st_size, stat.st_mtime_ns]
 
 
-def cache_key(draft: str, recipe_path: Path) -> str:
-    """The key of the overview of ``draft``: its text and its data file's state."""
+def _key(parts: list) -> str:
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def draft_key(draft: str, recipe_path: Path) -> str:
+    """The key of a computation on the whole ``draft``: its text and its data file's
+    state."""
     try:
         stamp = data_stamp(RecipeDocument.parse(draft, recipe_path.name), recipe_path)
     except RecipeError:
         stamp = []
-    payload = json.dumps([draft, str(recipe_path), stamp])
-    return hashlib.sha256(payload.encode()).hexdigest()
+    return _key([draft, stamp, str(recipe_path)])
+
+
+def cache_key(draft: str, recipe_path: Path) -> str:
+    """The key of the overview of ``draft``: the risk recipe made of it (so an edit of
+    its steps, checks or release keeps the key) and its data file's state."""
+    try:
+        doc = RecipeDocument.parse(draft, recipe_path.name)
+        return _key([risk_recipe_text(doc, risk_steps(doc))[0], data_stamp(doc, recipe_path),
+                     str(recipe_path)])
+    except RecipeError:
+        return draft_key(draft, recipe_path)
 
 
 def _run_measures(doc: RecipeDocument, recipe_path: Path, note: Callable[[str], None]):

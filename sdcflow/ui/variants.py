@@ -32,6 +32,7 @@ class Row:
     figures: dict = field(default_factory=dict)  # figure label -> value
     ranking: list[str] | None = None  # DR, IL, score, rank, Pareto (score steps only)
     released: bool = False
+    variant: int | None = None  # its number in the grid's order (grids only)
 
 
 @dataclass
@@ -113,7 +114,7 @@ def compare(result, failures: list[str] = ()) -> Comparison:
         label = variant_label(assignments) if grid else "the recipe"
         row = Row(label, release_choice(assignments) if grid else None,
                   figures_of(plan.nodes_by_variant[i], lambda sid: sid not in on_original),
-                  ranking.get(label), released=i == chosen)
+                  ranking.get(label), released=i == chosen, variant=i if grid else None)
         rows.append(row)
     points = ru_points(measures) if grid else []
     named = {(v["dr_expr"], v["il_expr"]) for v in measures.values()

@@ -3,9 +3,9 @@ declares ``PAGE`` (a :class:`Page`); adding one is adding its module here."""
 
 from __future__ import annotations
 
-from . import home, recipe_view
+from . import compare, home, recipe_view, risk
 from ._page import Page
 
-PAGES: list[Page] = [home.PAGE, recipe_view.PAGE]
+PAGES: list[Page] = [home.PAGE, risk.PAGE, compare.PAGE, recipe_view.PAGE]
 
 __all__ = ["PAGES", "Page"]

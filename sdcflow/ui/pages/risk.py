@@ -1,0 +1,83 @@
+"""The Risk page: the risks of the original data before any method (k-anonymity,
+individual and household risk, SUDA, the rarest key combinations), computed in the
+background by the recipe's own measure plugins (:mod:`sdcflow.ui.risk_overview`); each
+figure can join the recipe as a measure step on the original data."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse
+from starlette.routing import Route
+
+from ...errors import RecipeError
+from ...report.headline import number_text
+from .. import risk_overview
+from ..jobs import Jobs
+from ..pictures import svg_src
+from ..recipe_edit import EditError, RecipeDocument
+from ..state import render, state
+from ._page import Page
+
+
+def _jobs(request: Request) -> Jobs:
+    return state(request).extras.setdefault("risk", Jobs())
+
+
+def _job(request: Request):
+    ws = state(request).workspace
+    draft, path = ws.draft, ws.path
+    key = risk_overview.cache_key(draft, path)
+    return _jobs(request).start(
+        key, lambda job: risk_overview.compute(draft, path, job.note))
+
+
+def _context(request: Request) -> dict:
+    """The job of the draft and, once it is done, what the template shows."""
+    ws = state(request).workspace
+    job = _job(request)
+    context: dict = {"job": job, "overview": None, "pictures": {}, "in_recipe": {},
+                     "fmt": number_text}
+    if job.finished and job.result is not None:
+        overview = job.result
+        context["overview"] = overview
+        context["pictures"] = {name: svg_src(svg) for name, svg in overview.pictures.items()}
+        try:
+            doc = RecipeDocument.parse(ws.draft, ws.path.name)
+            context["in_recipe"] = {m: risk_overview.recipe_step(doc, m)
+                                    for m in risk_overview.MEASURES}
+        except RecipeError:
+            pass
+    return context
+
+
+async def show(request: Request):
+    if state(request).workspace is None:
+        return RedirectResponse("/", status_code=303)
+    return render(request, "risk.html", **_context(request))
+
+
+async def status(request: Request):
+    """The results once they are there, else the progress (htmx polls it)."""
+    if state(request).workspace is None:
+        return PlainTextResponse("no recipe is open", status_code=409)
+    return render(request, "risk_results.html", **_context(request))
+
+
+async def add(request: Request):
+    ws = state(request).workspace
+    if ws is None:
+        return RedirectResponse("/", status_code=303)
+    measure = str((await request.form()).get("measure", ""))
+    if measure not in risk_overview.MEASURES:
+        return PlainTextResponse(f"not a risk measure of this page: {measure!r}",
+                                 status_code=400)
+    try:
+        ws.edit(lambda doc: risk_overview.add_risk_step(doc, measure))
+    except (RecipeError, EditError) as exc:
+        return PlainTextResponse(f"the recipe cannot be edited: {exc}", status_code=400)
+    return RedirectResponse("/risk", status_code=303)
+
+
+PAGE = Page("risk", "Risk", "/risk", [
+    Route("/risk", show), Route("/risk/status", status),
+    Route("/risk/add", add, methods=["POST"])])
