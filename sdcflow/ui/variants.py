@@ -18,6 +18,7 @@ from ..errors import CheckFailed
 from ..grid import chosen_variant, variant_label
 from ..report.headline import risk_figures, utility_figures
 from ..report.rumap import ru_points, ru_ranking
+from .recipe_edit import RecipeDocument
 
 SCRATCH = Path(".sdcflow-ui") / "compare"
 ORIGINAL_ROW = "original data"
@@ -46,6 +47,7 @@ class Comparison:
     grid: bool
     failures: list[str]
     out_dir: Path | None
+    unchosen: bool = False  # a grid without release.variant: run as a sweep (no release)
 
 
 def release_choice(assignments: dict) -> dict:
@@ -69,7 +71,8 @@ def run_draft(draft: str, recipe_path: Path, project_root: Path,
     from ..engine import run
     from ..recipe import recipe_from_text
 
-    recipe = recipe_from_text(draft, recipe_path.name, recipe_path)
+    sweep = sweep_text(draft, recipe_path.name)
+    recipe = recipe_from_text(sweep or draft, recipe_path.name, recipe_path)
     out = scratch_dir(project_root, recipe.name)
     failures: list[str] = []
     try:
@@ -78,7 +81,24 @@ def run_draft(draft: str, recipe_path: Path, project_root: Path,
         if exc.result is None:
             raise
         result, failures = exc.result, list(exc.failures)
-    return compare(result, failures)
+    comparison = compare(result, failures)
+    comparison.unchosen = sweep is not None
+    return comparison
+
+
+def sweep_text(draft: str, source: str) -> str | None:
+    """A grid without ``release.variant`` may not release (the recipe is refused until a
+    variant is chosen): the draft without the release's files, which runs every variant
+    and releases none; None when the draft has no such grid."""
+    doc = RecipeDocument.parse(draft, source)
+    release = doc.get(["release"])
+    gridded = any(isinstance(s, dict) and s.get("grid") for s in doc.steps())
+    if not gridded or not isinstance(release, dict) or release.get("variant"):
+        return None
+    for key in ("path", "tables"):
+        if key in release:
+            doc.delete(["release", key])
+    return doc.text()
 
 
 def compare(result, failures: list[str] = ()) -> Comparison:

@@ -58,7 +58,8 @@ async def release(request: Request):
         return RedirectResponse("/", status_code=303)
     wanted = str((await request.form()).get("variant", ""))
     try:
-        recipe = recipe_from_text(ws.draft, ws.path.name, ws.path)
+        draft = variants.sweep_text(ws.draft, ws.path.name) or ws.draft
+        recipe = recipe_from_text(draft, ws.path.name, ws.path)
     except RecipeError as exc:
         return PlainTextResponse(f"the recipe has problems: {exc}", status_code=400)
     choices = grid_variants(recipe)
