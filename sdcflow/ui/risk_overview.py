@@ -214,11 +214,7 @@ def compute(draft: str, recipe_path: Path, note: Callable[[str], None] = lambda 
                     tuple(edges.tolist()), tuple(int(c) for c in counts),
                     title="records by the risk of their household")
     if "suda" in measures:
-        suda = measures["suda"]
-        msu = suda.get("msu_by_size") or {}
-        overview.pictures["msu"] = figures.frequency_bars(
-            "variables in the minimal sample unique", list(msu), list(msu.values()), None)
-        bands = suda.get("dis_score_bands") or {}
+        bands = measures["suda"].get("dis_score_bands") or {}
         overview.pictures["dis"] = figures.frequency_bars(
             "DIS-SUDA score", list(bands), list(bands.values()), None)
     return overview

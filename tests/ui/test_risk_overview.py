@@ -58,8 +58,7 @@ def test_households_and_suda_shown(quickstart_overview):
     measures = quickstart_overview.measures
     assert measures["household_risk"]["households"] == 1000  # testdata's ori_hid
     assert measures["suda"]["records_with_msu"] == 653  # the sample uniques (fk = 1)
-    assert set(quickstart_overview.pictures) == {"individual_risk", "household_risk", "msu",
-                                                 "dis"}
+    assert set(quickstart_overview.pictures) == {"individual_risk", "household_risk", "dis"}
     assert all(svg.startswith("<svg") for svg in quickstart_overview.pictures.values())
 
 
