@@ -139,9 +139,10 @@ def compare(result, failures: list[str] = ()) -> Comparison:
     points = ru_points(measures) if grid else []
     named = {(v["dr_expr"], v["il_expr"]) for v in measures.values()
              if isinstance(v, dict) and {"dr_expr", "il_expr"} <= set(v)}
-    axes = (f"disclosure risk: {next(iter(named))[0]}", f"information loss: "
-            f"{next(iter(named))[1]}") if len(named) == 1 else \
-        ("disclosure risk (DR)", "information loss (IL)")
+    axes = ("disclosure risk (DR)", "information loss (IL)")
+    if len(named) == 1:  # (the report's rule: named by the one pair of expressions)
+        dr_expr, il_expr = next(iter(named))
+        axes = (f"disclosure risk: {dr_expr}", f"information loss: {il_expr}")
     return Comparison(rows, risk_labels + other_labels, points, axes, grid, list(failures),
                       result.out_dir)
 

@@ -36,7 +36,7 @@ def test_errors_become_messages_and_old_results_go():
     bug = jobs.start("bug", lambda job: 1 / 0)
     assert bug.done.wait(5) and bug.error.startswith("internal error: ZeroDivisionError")
     for key in ("c", "d"):
-        assert jobs.start(key, lambda job: key).done.wait(5)
+        assert jobs.start(key, lambda job, key=key: key).done.wait(5)
     jobs.start("e", lambda job: None).done.wait(5)
     assert jobs.get("bad") is None  # only the last finished ones are kept
     assert jobs.get("d") is not None

@@ -30,8 +30,10 @@ def _context(request: Request) -> dict:
     key = draft_key(draft, path)
     job = st.extras.setdefault("compare", Jobs()).start(
         key, lambda job: variants.run_draft(draft, path, root, job.note))
-    context = {"job": job, "comparison": None, "ru_map": "", "fmt": number_text}
-    if job.finished and job.result is not None:
+    finished = job.finished  # (once: the job may finish while the page is drawn)
+    context = {"job": job, "finished": finished, "comparison": None, "ru_map": "",
+               "fmt": number_text}
+    if finished and job.error is None:
         context["comparison"] = job.result
         context["ru_map"] = svg_src(variants.ru_picture(job.result))
     return context

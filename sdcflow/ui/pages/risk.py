@@ -35,9 +35,10 @@ def _context(request: Request) -> dict:
     """The job of the draft and, once it is done, what the template shows."""
     ws = state(request).workspace
     job = _job(request)
-    context: dict = {"job": job, "overview": None, "pictures": {}, "in_recipe": {},
-                     "fmt": number_text}
-    if job.finished and job.result is not None:
+    finished = job.finished  # (once: the job may finish while the page is drawn)
+    context: dict = {"job": job, "finished": finished, "overview": None, "pictures": {},
+                     "in_recipe": {}, "fmt": number_text}
+    if finished and job.error is None:
         overview = job.result
         context["overview"] = overview
         context["pictures"] = {name: svg_src(svg) for name, svg in overview.pictures.items()}
