@@ -67,9 +67,10 @@ class Jobs:
                          name=f"sdcflow-ui-{key[:12]}").start()
         return job
 
-    def forget(self, key: str) -> None:
+    def keys(self) -> list[str]:
+        """The keys known, oldest first."""
         with self._lock:
-            self._jobs.pop(key, None)
+            return list(self._jobs)
 
     @staticmethod
     def _run(job: Job, work: Callable[[Job], object]) -> None:

@@ -56,9 +56,9 @@ def test_risk_page_shows_the_runs_k_anonymity(ui_client, ui_project):
     assert "In the recipe: step <code>risk_original</code>" in html
     # reloading is instant: the result is kept for this draft and data (no new job)
     jobs = app.state.workbench.extras["risk"]
-    key = next(iter(jobs._jobs))
+    [key] = jobs.keys()
     assert 'id="k-table"' in client.get("/risk").text
-    assert list(jobs._jobs) == [key]
+    assert jobs.keys() == [key]
 
 
 def test_add_to_recipe_adds_the_step_and_keeps_the_figures(ui_client, ui_project):
