@@ -10,11 +10,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+def _csp_errors(page) -> list[str]:
+    """The console's Content-Security-Policy complaints of ``page``, as they come."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text else None)
+    return errors
+
+
 def test_risk_page_in_the_browser(live_workbench, browser_page, screenshots):
     server = live_workbench(recipe="quickstart.yaml")
     page = browser_page
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    errors = _csp_errors(page)
     page.goto(server.url)
     page.locator('nav a[data-page="risk"]').click()
     page.wait_for_url(server.base + "/risk")
@@ -29,15 +36,14 @@ def test_risk_page_in_the_browser(live_workbench, browser_page, screenshots):
     assert "suda_original" in page.locator('p.in-recipe[data-measure="suda"]').inner_text()
     assert "(unsaved)" in page.locator("header .open-recipe").inner_text()
     page.screenshot(path=str(screenshots / "risk.png"), full_page=True)
-    assert not [e for e in errors if "Content Security Policy" in e], errors
+    assert not errors, errors
 
 
 def test_compare_page_in_the_browser(live_workbench, ui_project, browser_page, screenshots):
     shutil.copyfile(HERE / "data" / "testdata_variants.yaml", ui_project / "variants.yaml")
     server = live_workbench(recipe="variants.yaml")
     page = browser_page
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    errors = _csp_errors(page)
     page.goto(server.url)
     page.locator('nav a[data-page="compare"]').click()
     page.locator("#variants").wait_for(timeout=120_000)
@@ -47,7 +53,7 @@ def test_compare_page_in_the_browser(live_workbench, ui_project, browser_page, s
     page.locator('tr[data-variant="k=3"].released').wait_for(timeout=120_000)
     assert "variant: {k: 3}" in page.locator("#diff").inner_text()
     page.screenshot(path=str(screenshots / "compare.png"), full_page=True)
-    assert not [e for e in errors if "Content Security Policy" in e], errors
+    assert not errors, errors
 
 
 def test_compare_without_grids_in_the_browser(live_workbench, browser_page, screenshots):

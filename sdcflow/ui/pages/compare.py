@@ -14,23 +14,20 @@ from ...grid import grid_variants
 from ...recipe import recipe_from_text
 from ...report.headline import number_text
 from .. import variants
-from ..jobs import Jobs
 from ..pictures import svg_src
-from ..recipe_edit import EditError
 from ..risk_overview import draft_key
-from ..state import render, state
+from ..state import state
+from ._background import job_views, page_job
+from ._edit import apply_edit
 from ._page import Page
 
 
 def _context(request: Request) -> dict:
     """The run of the draft (started when new) and what the template shows of it."""
     st = state(request)
-    ws = st.workspace
-    draft, path, root = ws.draft, ws.path, st.project.root
-    key = draft_key(draft, path)
-    job = st.extras.setdefault("compare", Jobs()).start(
-        key, lambda job: variants.run_draft(draft, path, root, job.note))
-    finished = job.finished  # (once: the job may finish while the page is drawn)
+    draft, path, root = st.workspace.draft, st.workspace.path, st.project.root
+    job, finished = page_job(request, "compare", draft_key(draft, path),
+                             lambda job: variants.run_draft(draft, path, root, job.note))
     context = {"job": job, "finished": finished, "comparison": None, "ru_map": "",
                "fmt": number_text}
     if finished and job.error is None:
@@ -39,17 +36,7 @@ def _context(request: Request) -> dict:
     return context
 
 
-async def show(request: Request):
-    if state(request).workspace is None:
-        return RedirectResponse("/", status_code=303)
-    return render(request, "compare.html", **_context(request))
-
-
-async def status(request: Request):
-    """The comparison once the run is done, else its progress (htmx polls it)."""
-    if state(request).workspace is None:
-        return PlainTextResponse("no recipe is open", status_code=409)
-    return render(request, "compare_results.html", **_context(request))
+show, status = job_views("compare.html", "compare_results.html", _context)
 
 
 async def release(request: Request):
@@ -68,11 +55,7 @@ async def release(request: Request):
     if len(choices) < 2 or not wanted.isdigit() or int(wanted) >= len(choices):
         return PlainTextResponse(f"no such variant: {wanted!r}", status_code=400)
     choice = variants.release_choice(choices[int(wanted)])
-    try:
-        ws.edit(lambda doc: doc.set(["release", "variant"], choice))
-    except (RecipeError, EditError) as exc:
-        return PlainTextResponse(f"the recipe cannot be edited: {exc}", status_code=400)
-    return RedirectResponse("/compare", status_code=303)
+    return apply_edit(ws, lambda doc: doc.set(["release", "variant"], choice), "/compare")
 
 
 PAGE = Page("compare", "Compare", "/compare", [

@@ -12,30 +12,20 @@ from starlette.routing import Route
 from ...errors import RecipeError
 from ...report.headline import number_text
 from .. import risk_overview
-from ..jobs import Jobs
 from ..pictures import svg_src
-from ..recipe_edit import EditError, RecipeDocument
-from ..state import render, state
+from ..recipe_edit import RecipeDocument
+from ..state import state
+from ._background import job_views, page_job
+from ._edit import apply_edit
 from ._page import Page
-
-
-def _jobs(request: Request) -> Jobs:
-    return state(request).extras.setdefault("risk", Jobs())
-
-
-def _job(request: Request):
-    ws = state(request).workspace
-    draft, path = ws.draft, ws.path
-    key = risk_overview.cache_key(draft, path)
-    return _jobs(request).start(
-        key, lambda job: risk_overview.compute(draft, path, job.note))
 
 
 def _context(request: Request) -> dict:
     """The job of the draft and, once it is done, what the template shows."""
     ws = state(request).workspace
-    job = _job(request)
-    finished = job.finished  # (once: the job may finish while the page is drawn)
+    draft, path = ws.draft, ws.path
+    job, finished = page_job(request, "risk", risk_overview.cache_key(draft, path),
+                             lambda job: risk_overview.compute(draft, path, job.note))
     context: dict = {"job": job, "finished": finished, "overview": None, "pictures": {},
                      "in_recipe": {}, "fmt": number_text}
     if finished and job.error is None:
@@ -51,17 +41,7 @@ def _context(request: Request) -> dict:
     return context
 
 
-async def show(request: Request):
-    if state(request).workspace is None:
-        return RedirectResponse("/", status_code=303)
-    return render(request, "risk.html", **_context(request))
-
-
-async def status(request: Request):
-    """The results once they are there, else the progress (htmx polls it)."""
-    if state(request).workspace is None:
-        return PlainTextResponse("no recipe is open", status_code=409)
-    return render(request, "risk_results.html", **_context(request))
+show, status = job_views("risk.html", "risk_results.html", _context)
 
 
 async def add(request: Request):
@@ -72,11 +52,7 @@ async def add(request: Request):
     if measure not in risk_overview.MEASURES:
         return PlainTextResponse(f"not a risk measure of this page: {measure!r}",
                                  status_code=400)
-    try:
-        ws.edit(lambda doc: risk_overview.add_risk_step(doc, measure))
-    except (RecipeError, EditError) as exc:
-        return PlainTextResponse(f"the recipe cannot be edited: {exc}", status_code=400)
-    return RedirectResponse("/risk", status_code=303)
+    return apply_edit(ws, lambda doc: risk_overview.add_risk_step(doc, measure), "/risk")
 
 
 PAGE = Page("risk", "Risk", "/risk", [
