@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from ..errors import SdcflowError
 
 KEEP = 8  # finished results kept per page
+# one computation at a time, whichever page asked: the machine's cores go to it, and
+# matplotlib's pyplot (the pictures) is not safe to use from two threads at once
+_ONE_AT_A_TIME = threading.Lock()
 
 
 @dataclass
@@ -75,7 +78,13 @@ class Jobs:
     @staticmethod
     def _run(job: Job, work: Callable[[Job], object]) -> None:
         try:
-            job.result = work(job)
+            if not _ONE_AT_A_TIME.acquire(blocking=False):
+                job.note("waiting for another computation to finish")
+                _ONE_AT_A_TIME.acquire()
+            try:
+                job.result = work(job)
+            finally:
+                _ONE_AT_A_TIME.release()
         except SdcflowError as exc:  # the recipe, its data or a check: said plainly
             job.error = str(exc)
         except Exception as exc:  # noqa: BLE001 (a bug: shown, never a silent page)

@@ -49,6 +49,7 @@ class RiskOverview:
     classes: dict                   # k (text) -> key combinations violating k-anonymity
     above: dict                     # threshold -> {above_threshold, ..._percent}
     rarest: list[dict]              # the rarest key combinations, rarest first
+    keys: list[str] = field(default_factory=list)  # their variables (strata last)
     pictures: dict = field(default_factory=dict)  # name -> SVG text
     left_out: dict = field(default_factory=dict)  # measure name -> why it was not run
 
@@ -194,11 +195,13 @@ def compute(draft: str, recipe_path: Path, note: Callable[[str], None] = lambda 
     kanon = measures["k_anonymity"]
     fk = per_record["k_anonymity"]["fk"].to_numpy(dtype=float)
     Fk = per_record["k_anonymity"]["Fk"].to_numpy(dtype=float)
-    combos = _combinations(frame, kanon["variables"])
+    # (with strata, the stratum is part of every record's key, as the measure counts)
+    keys = list(kanon["variables"]) + list(kanon.get("strata") or [])
+    combos = _combinations(frame, keys)
     overview = RiskOverview(measures=measures, params=params, left_out=left_out,
                             classes={k: int(combos[fk < int(k)].nunique())
                                      for k in kanon["violations"]},
-                            above={}, rarest=_rarest(frame, kanon["variables"], combos, fk, Fk))
+                            above={}, rarest=_rarest(keys, combos, fk, Fk), keys=keys)
     if "individual_risk" in measures:
         risk = per_record["individual_risk"]["risk"].to_numpy(dtype=float)
         overview.above = {t: above_threshold(risk, {"threshold": t}) for t in THRESHOLDS}
@@ -229,8 +232,8 @@ def _combinations(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
     return combo
 
 
-def _rarest(frame: pd.DataFrame, keys: list[str], combos: pd.Series, fk: np.ndarray,
-            Fk: np.ndarray) -> list[dict]:
+def _rarest(keys: list[str], combos: pd.Series, fk: np.ndarray, Fk: np.ndarray
+            ) -> list[dict]:
     """The key combinations of the smallest ``fk`` (ties: the smallest estimated
     population frequency ``Fk`` first, then the combination's text)."""
     table = pd.DataFrame({"combo": combos.to_numpy(), "fk": fk, "Fk": Fk})

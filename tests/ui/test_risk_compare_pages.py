@@ -130,3 +130,21 @@ def test_compare_without_grids_compares_with_the_original_data(ui_client):
     assert rows["original data"][:3] == ["653", "1087", "1781"]
     assert rows["the recipe"][:3] == ["106", "171", "316"]
     assert client.post("/compare/release", data={"variant": "0"}).status_code == 400
+
+
+def test_unusable_data_or_variables_are_said_plainly(ui_client, ui_project):
+    client, _ = ui_client
+    text = (ui_project / "quickstart.yaml").read_text()
+    (ui_project / "missing.yaml").write_text(
+        text.replace("data: {builtin: testdata}", "data: {path: nowhere.csv}"))
+    _open(client, "missing.yaml")
+    html = _finished(client, "/risk/status")
+    assert 'id="risk-error"' in html and "nowhere.csv" in html and "Traceback" not in html
+    assert "internal error" not in html
+    html = _finished(client, "/compare/status")
+    assert 'id="compare-error"' in html and "nowhere.csv" in html
+    # no key variable: k-anonymity has nothing to count, and says so
+    (ui_project / "nokeys.yaml").write_text(text.replace("role: key", "role: numeric"))
+    _open(client, "nokeys.yaml")
+    html = _finished(client, "/risk/status")
+    assert "no key variables: declare variables with role &#39;key&#39;" in html

@@ -131,3 +131,17 @@ def test_the_cache_key_follows_the_data_not_the_steps(tmp_path):
     stat = data.stat()
     os.utime(data, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     assert risk_overview.cache_key(draft, path) != key
+
+
+def test_strata_are_part_of_the_classes(tmp_path):
+    # the recipe's k-anonymity counts within strata of walls: its settings are the page's
+    draft = QUICKSTART.replace("params: {k: [2, 3, 5], alpha: 0.7}",
+                               "params: {k: [2, 3, 5], alpha: 0.7, strata: [walls]}", 1)
+    overview = risk_overview.compute(draft, tmp_path / "strata.yaml")
+    frame = pd.read_csv(ROOT / "sdcflow" / "data" / "datasets" / "testdata.csv")
+    sizes = frame.groupby([*KEYS, "walls"]).size()
+    assert overview.keys == [*KEYS, "walls"]
+    for k in ("2", "3", "5"):
+        assert overview.classes[k] == int((sizes < int(k)).sum())
+        assert overview.measures["k_anonymity"]["violations"][k] == \
+            int(sizes[sizes < int(k)].sum())
