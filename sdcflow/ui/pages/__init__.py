@@ -3,10 +3,10 @@ declares ``PAGE`` (a :class:`Page`); adding one is adding its module here."""
 
 from __future__ import annotations
 
-from . import data, home, recipe_view, run, steps
+from . import compare, data, hierarchies, home, recipe_view, risk, run, steps, tables
 from ._page import Page
 
-# the navigation order: Project, Data, Risk, Steps, Compare, Tables, Hierarchies, Run, Recipe
-PAGES: list[Page] = [home.PAGE, data.PAGE, steps.PAGE, run.PAGE, recipe_view.PAGE]
+PAGES: list[Page] = [home.PAGE, data.PAGE, risk.PAGE, steps.PAGE, compare.PAGE, tables.PAGE,
+                     hierarchies.PAGE, run.PAGE, recipe_view.PAGE]
 
 __all__ = ["PAGES", "Page"]
