@@ -3,9 +3,9 @@ declares ``PAGE`` (a :class:`Page`); adding one is adding its module here."""
 
 from __future__ import annotations
 
-from . import home, recipe_view
+from . import hierarchies, home, recipe_view, tables
 from ._page import Page
 
-PAGES: list[Page] = [home.PAGE, recipe_view.PAGE]
+PAGES: list[Page] = [home.PAGE, tables.PAGE, hierarchies.PAGE, recipe_view.PAGE]
 
 __all__ = ["PAGES", "Page"]
