@@ -77,12 +77,28 @@ class Hierarchy:
             for value, label in zip(self.values, labels, strict=True):
                 tally[label] = tally.get(label, 0) + int(counts.get(value, 0))
             per_level.append(tally)
+        # the values of one group together, groups in the order they first appear (the
+        # values' order within them), so that a generalised value spans adjacent rows
+        first = [{label: i for i, label in reversed(list(enumerate(labels)))}
+                 for labels in self.labels]
+        order = sorted(range(len(self.values)), key=lambda i: (
+            *(first[lv][self.labels[lv][i]] for lv in reversed(range(len(self.labels)))), i))
         rows = []
-        for i, value in enumerate(self.values):
-            path = [value] + [labels[i] for labels in self.labels]
+        for i in order:
+            path = [self.values[i]] + [labels[i] for labels in self.labels]
             rows.append({"path": path,
                          "records": [tally[label] for tally, label in
-                                     zip(per_level, path, strict=True)]})
+                                     zip(per_level, path, strict=True)],
+                         "span": [1] * len(path)})
+        # rows a generalised value spans (0: covered by the row above)
+        for lv in range(1, len(self.labels) + 1):
+            start = 0
+            for r in range(1, len(rows) + 1):
+                if r == len(rows) or rows[r]["path"][lv] != rows[start]["path"][lv]:
+                    for k in range(start + 1, r):
+                        rows[k]["span"][lv] = 0
+                    rows[start]["span"][lv] = r - start
+                    start = r
         return rows
 
 

@@ -28,7 +28,7 @@ from ..recipe_edit import EditError, RecipeDocument
 from ..state import render, state
 from ._page import Page
 
-MAX_PREVIEW = 300  # values listed in the preview
+MAX_PREVIEW = 500  # values listed in the preview
 
 
 def _defaults(builder: str, column) -> dict:
