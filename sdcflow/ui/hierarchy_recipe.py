@@ -53,18 +53,23 @@ def targets(builder: str, var_type: str, anonymize_steps: list[str]) -> list[tup
 
 def read_recipe_data(text: str, path: Path):
     """The data of recipe ``text`` (the draft of ``path``), as a run reads them (a
-    :class:`~sdcflow.data.Dataset`); raises :class:`RecipeError` for a recipe or data
-    that cannot be read."""
+    :class:`~sdcflow.data.Dataset`), even when the recipe has problems elsewhere (a
+    hierarchy a step asks for and this page is to build); raises :class:`RecipeError`
+    for a recipe whose data cannot be read."""
     from ..data import read_data
     from ..errors import Problem, RecipeError
-    from ..recipe import recipe_from_text
+    from ..recipe._load import _check_text
 
-    recipe = recipe_from_text(text, path.name, path)
+    recipe, problems = _check_text(text, path.name, path)
+    if recipe is None:
+        raise RecipeError(problems)
     if not recipe.data:
-        raise RecipeError([Problem(path.name, None, None, "the recipe names no data")])
+        raise RecipeError([Problem(path.name, None, None, "the recipe names no data"),
+                           *problems])
     dataset, _source, findings = read_data(recipe.data, recipe.files, recipe.variables)
     if dataset is None:
-        raise RecipeError([Problem(path.name, None, None, f.message) for f in findings])
+        raise RecipeError([*problems, *(Problem(path.name, None, None, f.message)
+                                        for f in findings)])
     return dataset
 
 
