@@ -159,7 +159,7 @@ def intervals(values: Sequence, lower: float, width: float, levels: int,
     for lv in range(levels):
         if lv:
             w *= factors[lv - 1]
-        count = int(math.floor((x[-1] - lower) / w)) + 1  # the last interval holds the max
+        count = math.floor((x[-1] - lower) / w) + 1  # the last interval holds the max
         breaks.append([_whole(lower + j * w) for j in range(count + 1)])
     labels = interval_levels(x, breaks)
     names = [f"width_{number_text(b[1] - b[0])}" for b in breaks]

@@ -184,9 +184,10 @@ def _view(recipe: Recipe, data, tid: str, store, measures: dict, node_of: dict,
     rules = cells["rule"].to_numpy(dtype=object) if "rule" in cells else None
     pub = published["value"].to_numpy(dtype=float)
     whole_codes = whole.cells[whole.dims].to_numpy(dtype=object)
+    code_columns = [cells[d].astype(str).to_numpy() for d in table.dims]
     out = []
     for i in range(table.n_cells):
-        codes = tuple(str(cells[d].iat[i]) for d in table.dims)
+        codes = tuple(column[i] for column in code_columns)
         shown = str(status[i])
         if shown == "safe" and not math.isnan(pub[i]) and not math.isclose(
                 pub[i], original[i], rel_tol=1e-12, abs_tol=1e-12):
@@ -244,5 +245,13 @@ def write_scratch(project_root: Path, recipe: Recipe, result: TablesRun) -> Path
     return target
 
 
-__all__ = ["Cell", "STATUSES", "TableView", "TablesRun", "declared_tables", "run_tables",
-           "scratch_dir", "table_steps"]
+__all__ = [
+    "STATUSES",
+    "Cell",
+    "TableView",
+    "TablesRun",
+    "declared_tables",
+    "run_tables",
+    "scratch_dir",
+    "table_steps",
+]

@@ -92,7 +92,7 @@ def test_grouping_written_as_declared_levels_is_used_by_anonymize(hierarchy_clie
     response = client.post(f"/hierarchies/write?{query}", data={"target": "declared"})
     assert response.status_code == 200 and 'id="written"' in response.text
     ws = app.state.workbench.workspace
-    assert re.search(r"^\+.*hierarchy", ws.diff(), re.M) and "family" in ws.diff()
+    assert re.search(r"^\+.*hierarchy", ws.diff(), re.MULTILINE) and "family" in ws.diff()
     ws.save()
     recipe = sdcflow.load_recipe(project / "anon.yaml")
     assert recipe.variables["relat"].hierarchy == {
@@ -146,7 +146,7 @@ def test_intervals_written_as_breaks_generalise_as_the_width_form(tmp_path):
 
 
 def test_intervals_to_a_global_recode_step(hierarchy_client):
-    client, app, project = hierarchy_client
+    client, app, _project = hierarchy_client
     query = _query(variable="age", builder="intervals", lower=0, width=10, levels=2,
                    merge=2)
     response = client.post(f"/hierarchies/write?{query}",
@@ -176,7 +176,7 @@ def test_bad_settings_change_nothing(hierarchy_client, query, data, message):
     client, app, _ = hierarchy_client
     response = client.post(f"/hierarchies/write?{_query(**query)}", data=data)
     assert response.status_code == 400
-    found = re.search(r'id="hierarchy-error">(.*?)</p>', response.text, re.S)
+    found = re.search(r'id="hierarchy-error">(.*?)</p>', response.text, re.DOTALL)
     assert found and message in unescape(found.group(1))
     assert app.state.workbench.workspace.draft == RECIPE
 

@@ -45,7 +45,7 @@ def torra(tmp_path):
 
 
 def test_the_grid_is_the_released_table(torra, tmp_path):
-    client, app, project = torra
+    client, _app, project = torra
     # before Run: the primary rules only (Torra 2013: (P3, M2) has frequency 1, (P5, M3)
     # is dominated by one contribution of 350 in 363, (P1, M1) has frequency 2)
     before = grid(client.get("/tables").text)
@@ -122,7 +122,7 @@ def test_bad_rules_change_nothing(torra, data, message):
 
 
 def test_cell_key_cells_are_perturbed_as_released(tmp_path):
-    client, app, project = _project(tmp_path, "testdata_cell_key.yaml")
+    client, _app, project = _project(tmp_path, "testdata_cell_key.yaml")
     page = client.post("/tables/run?table=cube&rows=water&cols=roof&at_urbrur=1")
     assert page.status_code == 200
     cells = grid(page.text)
@@ -146,7 +146,7 @@ def test_cell_key_cells_are_perturbed_as_released(tmp_path):
 
 
 def test_a_recipe_without_tables_says_so(ui_client):
-    client, app = ui_client
+    client, _app = ui_client
     client.post("/open", data={"path": "quickstart.yaml"})
     page = client.get("/tables")
     assert page.status_code == 200 and 'id="no-tables"' in page.text
@@ -162,7 +162,7 @@ def test_a_recipe_that_does_not_validate_shows_its_problems(torra):
 
 
 def test_a_scratch_folder_the_workbench_did_not_write_is_left_alone(torra):
-    client, app, project = torra
+    client, _app, project = torra
     folder = project / SCRATCH / "profession-town"
     folder.mkdir(parents=True)
     (folder / "mine.txt").write_text("the user's")

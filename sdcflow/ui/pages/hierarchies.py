@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from urllib.parse import urlencode
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
@@ -90,16 +91,20 @@ def _page(request: Request, status_code: int = 200, error: str | None = None):
 async def show(request: Request):
     if state(request).workspace is None:
         return RedirectResponse("/", status_code=303)
-    return _page(request)
+    return await run_in_threadpool(_page, request)  # (reading the data takes a while)
 
 
 async def write_hierarchy(request: Request):
     """Build the hierarchy the page's settings (the query) describe and write it where
     the form says (``target``, ``level``)."""
-    ws = state(request).workspace
-    if ws is None:
+    if state(request).workspace is None:
         return RedirectResponse("/", status_code=303)
-    form = await request.form()
+    form = dict(await request.form())
+    return await run_in_threadpool(_write, request, form)
+
+
+def _write(request: Request, form: dict):
+    ws = state(request).workspace
     q = dict(request.query_params)
     try:
         data = read_recipe_data(ws.draft, ws.path)

@@ -6,6 +6,7 @@ the table steps run from the grid (:mod:`sdcflow.ui.table_run`)."""
 
 from __future__ import annotations
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
@@ -94,7 +95,8 @@ def _no_recipe():
 async def show(request: Request):
     if state(request).workspace is None:
         return _no_recipe()
-    return _page(request)
+    # (the table steps run off the event loop: the server keeps answering)
+    return await run_in_threadpool(_page, request)
 
 
 async def run(request: Request):
@@ -104,14 +106,16 @@ async def run(request: Request):
     if ws is None:
         return _no_recipe()
     try:
-        st.extras[EXTRA] = run_tables(ws.draft, ws.path, st.project.root)
+        st.extras[EXTRA] = await run_in_threadpool(run_tables, ws.draft, ws.path,
+                                                   st.project.root)
     except FAILURES as exc:
         st.extras.pop(EXTRA, None)
-        return _page(request, 400, f"the table steps did not run: {exc}")
+        return await run_in_threadpool(_page, request, 400,
+                                       f"the table steps did not run: {exc}")
     return _back(request)
 
 
-def _edit(request: Request, change):
+async def _edit(request: Request, change):
     """Apply ``change(document)`` to the draft; a bad input leaves it as it was."""
     ws = state(request).workspace
     if ws is None:
@@ -119,7 +123,7 @@ def _edit(request: Request, change):
     try:
         ws.edit(change)
     except (RuleInputError, EditError, KeyError, IndexError, RecipeError) as exc:
-        return _page(request, 400, str(exc))
+        return await run_in_threadpool(_page, request, 400, str(exc))
     return _back(request)
 
 
@@ -140,20 +144,20 @@ async def rules(request: Request):
         _, kept = rule_fields((current or {}).get("params", {}).get("rules", []))
         set_rules(doc, table, rules_from_form(form, kept))
 
-    return _edit(request, change)
+    return await _edit(request, change)
 
 
 async def secondary(request: Request):
     """Write the secondary suppression of a table (its secondary_suppression step)."""
     form = await request.form()
-    return _edit(request, lambda doc: set_secondary(
+    return await _edit(request, lambda doc: set_secondary(
         doc, _table_of(form), str(form.get("algorithm", "")), str(form.get("cost", ""))))
 
 
 async def audit(request: Request):
     """Add an audit step on a table."""
     form = await request.form()
-    return _edit(request, lambda doc: add_audit(doc, _table_of(form)))
+    return await _edit(request, lambda doc: add_audit(doc, _table_of(form)))
 
 
 PAGE = Page("tables", "Tables", "/tables", [
