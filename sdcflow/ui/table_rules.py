@@ -82,6 +82,16 @@ def _number(form: Mapping, name: str, label: str, integer: bool):
     return value
 
 
+def _pair(form: Mapping, kind: str, *parts: tuple[str, str, bool]) -> dict | None:
+    """The rule ``{kind: {a, b}}`` of two fields (``(key, field, integer)`` each), None
+    when both are blank."""
+    values = {key: _number(form, name, f"{kind} {key}", integer) for key, name, integer in parts}
+    given = [v is not None for v in values.values()]
+    if any(given) and not all(given):
+        raise RuleInputError(f"the {kind} rule needs both {' and '.join(values)}")
+    return {kind: values} if all(given) else None
+
+
 def rules_from_form(form: Mapping, kept: list) -> list:
     """The rules the form asks for (blank fields: no such rule), then ``kept``; raises
     :class:`RuleInputError` for a field that is not a number or a rule the parser
@@ -90,21 +100,15 @@ def rules_from_form(form: Mapping, kept: list) -> list:
     freq = _number(form, "freq", "minimum frequency", True)
     if freq is not None:
         rules.append({"freq": freq})
-    n = _number(form, "dom_n", "dominance n", True)
-    k = _number(form, "dom_k", "dominance k", False)
-    if (n is None) != (k is None):
-        raise RuleInputError("the dominance rule needs both n and k")
-    if n is not None:
-        rules.append({"dominance": {"n": n, "k": k}})
+    dominance = _pair(form, "dominance", ("n", "dom_n", True), ("k", "dom_k", False))
+    if dominance is not None:
+        rules.append(dominance)
     p = _number(form, "p_percent", "p% rule", False)
     if p is not None:
         rules.append({"p_percent": p})
-    pq_p = _number(form, "pq_p", "pq rule p", False)
-    pq_q = _number(form, "pq_q", "pq rule q", False)
-    if (pq_p is None) != (pq_q is None):
-        raise RuleInputError("the pq rule needs both p and q")
-    if pq_p is not None:
-        rules.append({"pq": {"p": pq_p, "q": pq_q}})
+    pq = _pair(form, "pq", ("p", "pq_p", False), ("q", "pq_q", False))
+    if pq is not None:
+        rules.append(pq)
     if str(form.get("zero", "")) in ("on", "true", "1"):
         rules.append({"zero": None})
     rules.extend(kept)
