@@ -28,6 +28,11 @@ def grid(html: str) -> dict[str, tuple[str, str]]:
             CELL.findall(unescape(html))}
 
 
+def shown(x: float) -> str:
+    """A number as the grid writes it: whole with thousands separators, else 2 decimals."""
+    return f"{x:,.0f}" if x == round(x) else f"{x:,.2f}"
+
+
 def _project(tmp_path, recipe: str, data: str | None = None):
     project = tmp_path / "project"
     project.mkdir()
@@ -79,7 +84,7 @@ def test_the_grid_is_the_released_table(torra, tmp_path):
     measures = json.loads((out / "measures.json").read_text())["measures"]["audit"]
     text = unescape(page.text)
     for cell in measures["cells"]:
-        lower, upper = (f"{x:,.0f}" for x in (cell["lower"], cell["upper"]))
+        lower, upper = shown(cell["lower"]), shown(cell["upper"])
         codes = cell["cell"].replace(" x ", "|")
         block = text[text.index(f'data-cell="{codes}"'):]
         block = block[:block.index("</td>")]
@@ -169,3 +174,30 @@ def test_a_scratch_folder_the_workbench_did_not_write_is_left_alone(torra):
     page = client.post("/tables/run?table=salaries")
     assert page.status_code == 400 and "not written by the workbench" in page.text
     assert (folder / "mine.txt").read_text() == "the user's"
+
+
+def test_linked_tables_show_their_faces_of_the_cover_table(tmp_path):
+    # tables_linked.yaml: income by urbrur x water and by urbrur x roof protected together
+    client, app, project = _project(tmp_path, "tables_linked.yaml")
+    out = tmp_path / "out"
+    sdcflow.run(sdcflow.load_recipe(project / "tables_linked.yaml"), out_dir=out)
+    audit = json.loads((out / "measures.json").read_text())["measures"]["audit"]["cells"]
+    client.post("/tables/run?table=by_water")
+    for tid, other in (("by_water", "water"), ("by_roof", "roof")):
+        page = client.get(f"/tables?table={tid}").text
+        cells = grid(page)
+        internal = pd.read_csv(out / "tables" / f"{tid}.csv", dtype=str)
+        assert {f"{r.urbrur}|{r[other]}": r.status for _, r in internal.iterrows()} == {
+            c: s for c, (s, _) in cells.items()}
+        # each suppressed cell has the interval the audit of the cover table gives it
+        # (the cover's cell: the other linked table's variable at its total)
+        text = unescape(page)
+        for c, (status, _) in cells.items():
+            if status not in ("primary", "secondary"):
+                continue
+            urbrur, code = c.split("|")
+            key = [urbrur, code, "Total"] if other == "water" else [urbrur, "Total", code]
+            found = next(a for a in audit if a["cell"] == " x ".join(key))
+            block = text[text.index(f'data-cell="{c}"'):]
+            block = block[:block.index("</td>")]
+            assert f"[{shown(found['lower'])}, {shown(found['upper'])}]" in block
