@@ -53,13 +53,16 @@ def test_the_grid_is_the_released_table(torra, tmp_path):
     client, _app, project = torra
     # before Run: the primary rules only (Torra 2013: (P3, M2) has frequency 1, (P5, M3)
     # is dominated by one contribution of 350 in 363, (P1, M1) has frequency 2)
-    before = grid(client.get("/tables").text)
+    first = client.get("/tables").text
+    assert re.search(r'id="pending".*<code>secondary</code>, <code>audit</code>', first)
+    before = grid(first)
     assert {c for c, (s, _) in before.items() if s == "primary"} == {"P1|M1", "P3|M2",
                                                                     "P5|M3"}
     assert not any(s == "secondary" for s, _ in before.values())
     page = client.post("/tables/run?table=salaries")
     assert page.status_code == 200
     after = grid(page.text)
+    assert 'id="pending"' not in page.text
     # the same recipe run as the command line runs it
     out = tmp_path / "out"
     sdcflow.run(sdcflow.load_recipe(project / "tables_profession_town.yaml"), out_dir=out)

@@ -29,6 +29,9 @@ from ..table_run import STATUSES, run_tables
 from ._page import Page
 
 EXTRA = "tables"
+# tables these protect get no suppression forms (their cells are published perturbed or
+# rounded); controlled adjustment takes primary rules but no secondary suppression
+OTHER_PROTECTION = {"cell_key", "dp_table", "controlled_rounding"}
 FAILURES = (RecipeError, PluginError, SdcflowError, ValueError, OSError)
 
 
@@ -75,7 +78,13 @@ def _page(request: Request, status_code: int = 200, error: str | None = None):
         primary = step_on(doc, view.source, PRIMARY)
         fields, kept = rule_fields((primary or {}).get("params", {}).get("rules", []))
         secondary = step_on(doc, view.source, SECONDARY)
+        on_table = [s for s in doc.steps()
+                    if isinstance(s, dict) and s.get("table") == view.source]
+        methods = {s.get("method") for s in on_table}
         context.update(
+            pending=[s.get("id") for s in on_table if s.get("id") not in result.ran],
+            other_protection=sorted(m for m in methods if m in OTHER_PROTECTION),
+            adjusted="controlled_adjustment" in methods,
             rows=rows, cols=cols, fixed=fixed, grid=view.grid(rows, cols, fixed),
             row_codes=view.codes[dims.index(rows)],
             row_depths=view.depths[dims.index(rows)],
