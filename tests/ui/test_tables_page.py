@@ -181,7 +181,7 @@ def test_a_scratch_folder_the_workbench_did_not_write_is_left_alone(torra):
 
 def test_linked_tables_show_their_faces_of_the_cover_table(tmp_path):
     # tables_linked.yaml: income by urbrur x water and by urbrur x roof protected together
-    client, app, project = _project(tmp_path, "tables_linked.yaml")
+    client, _app, project = _project(tmp_path, "tables_linked.yaml")
     out = tmp_path / "out"
     sdcflow.run(sdcflow.load_recipe(project / "tables_linked.yaml"), out_dir=out)
     audit = json.loads((out / "measures.json").read_text())["measures"]["audit"]["cells"]
