@@ -197,3 +197,23 @@ def test_targets_follow_the_recipe_language():
 def test_value_counts_name_numbers_as_the_builders_do():
     assert value_counts(pd.Series([1.0, 1.0, 2.5, None]), True) == {"1": 2, "2.5": 1}
     assert value_counts(pd.Series(["a", "b", "a"]), False) == {"a": 2, "b": 1}
+
+
+def test_groups_to_a_global_recode_step_at_a_level(tmp_path):
+    text = ("sdcflow: 1\nname: recode-test\nseed: 3\ndata: {builtin: testdata}\n"
+            "variables:\n  relat: {role: key, type: categorical}\n"
+            "steps:\n  - {id: risk, measure: k_anonymity, params: {k: 3}}\n"
+            "release: {path: out.csv}\n")
+    client, app, project = _client(tmp_path, text)
+    query = _query(variable="relat", builder="grouping", **RELAT_GROUPS)
+    response = client.post(f"/hierarchies/write?{query}",
+                           data={"target": "global_recode", "level": "2"})
+    assert response.status_code == 200
+    app.state.workbench.workspace.save()
+    recipe = sdcflow.load_recipe(project / "anon.yaml")
+    assert [s.plugin_name for s in recipe.steps] == ["k_anonymity", "global_recode"]
+    assert recipe.steps[1].params == {"variable": "relat", "level": "household"}
+    released = sdcflow.run(recipe, write=False).data["relat"]
+    original = pd.read_csv(sdcflow.__path__[0] + "/data/datasets/testdata.csv")["relat"]
+    expected = original.map({1: "core", 2: "core", 3: "core"}).fillna("others")
+    assert (released.astype(str) == expected).all()
