@@ -167,10 +167,13 @@ def intervals(values: Sequence, lower: float, width: float, levels: int,
     return Hierarchy([number_text(v) for v in x], names, labels, breaks)
 
 
-def masking(values: Sequence, levels: int | None = None, top: bool = True) -> Hierarchy:
+def masking(values: Sequence, levels: int | None = None, top: bool = True,
+            pad: bool = False) -> Hierarchy:
     """ARX's masking (redaction) wizard, from the right: level l replaces the last l
-    characters of each code by ``*`` (a shorter code becomes all ``*`` of its length),
-    as ``anonymize``'s ``mask``; ``levels`` defaults to the longest code's length. Ends
+    characters of each code by ``*``, as ``anonymize``'s ``mask`` does (a shorter code
+    becomes all ``*`` of its own length); with ``pad``, as ARX by default, shorter codes
+    are first padded on the right with ``*`` to the longest code's length (so ``101``
+    meets ``10115`` at ``101**``). ``levels`` defaults to the longest code's length. Ends
     with a level ``*`` unless ``top`` is false (or the last level is one value already)."""
     texts = sorted({str(v) for v in values if v is not None and str(v) != "nan"})
     if not texts:
@@ -179,7 +182,7 @@ def masking(values: Sequence, levels: int | None = None, top: bool = True) -> Hi
     if levels is not None and not 1 <= levels <= min(longest, MAX_LEVELS):
         raise BuilderError(f"the number of masked characters must be 1 to "
                            f"{min(longest, MAX_LEVELS)} (the longest code has {longest})")
-    labels = mask_levels(texts, levels)
+    labels = mask_levels([t.ljust(longest, TOP) if pad else t for t in texts], levels)
     names = [f"mask_{lv}" for lv in range(1, len(labels) + 1)]
     names, labels = _with_top(names, labels, top, len(texts))
     return Hierarchy(texts, names, labels)

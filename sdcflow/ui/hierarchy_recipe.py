@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..kernels.non_perturbative.hierarchies import mask_levels
 from ..kernels.non_perturbative.recode import number_text
 from .hierarchy_builders import TOP_LEVEL, BuilderError, Hierarchy
 from .recipe_edit import RecipeDocument
@@ -113,7 +114,11 @@ def anonymize_spec(builder: str, hierarchy: Hierarchy) -> dict:
     if builder == "intervals":
         spec: dict = {"breaks": hierarchy.breaks}
     elif builder == "masking":
-        spec = {"mask": True, "levels": len(hierarchy.names) - (1 if top else 0)}
+        count = len(hierarchy.names) - (1 if top else 0)
+        if hierarchy.labels[:count] != mask_levels(hierarchy.values, count):
+            raise BuilderError("anonymize's mask does not pad shorter codes: write the "
+                               "padded masking as the variable's declared hierarchy")
+        spec = {"mask": True, "levels": count}
     else:
         raise BuilderError("groups go to the variable's declared hierarchy "
                            "(anonymize uses it by default)")
@@ -167,7 +172,7 @@ def _field_number(fields: Mapping, name: str, label: str, integer: bool = False,
 def build_from_fields(fields: Mapping, values, builder: str) -> Hierarchy:
     """The hierarchy the builder's form fields ask for on the column ``values``
     (``lower``, ``width``, ``levels``, ``merge`` (``2`` or ``2, 5``) for intervals;
-    ``mask_levels`` for masking; ``g1_name``, ``g1_groups``... for groups; ``top``:
+    ``mask_levels`` and ``pad`` (``yes``: as ARX) for masking; ``g1_name``, ``g1_groups``... for groups; ``top``:
     ``no`` leaves out the level ``*``); raises :class:`BuilderError` for bad input."""
     from .hierarchy_builders import grouping, intervals, masking
 
@@ -187,7 +192,7 @@ def build_from_fields(fields: Mapping, values, builder: str) -> Hierarchy:
         text = str(fields.get("mask_levels", "") or "").strip()
         levels = _field_number(fields, "mask_levels", "masked characters", True) \
             if text else None
-        return masking(values, levels, top)
+        return masking(values, levels, top, pad=str(fields.get("pad", "")) == "yes")
     if builder == "grouping":
         return grouping(values, form_levels(fields, GROUP_LEVELS), top)
     raise BuilderError(f"no builder {builder!r} (one of {', '.join(BUILDERS)})")

@@ -12,7 +12,7 @@ import pytest
 
 import sdcflow
 from sdcflow.ui.app import create_app
-from sdcflow.ui.hierarchy_builders import BuilderError, intervals
+from sdcflow.ui.hierarchy_builders import BuilderError, intervals, masking
 from sdcflow.ui.hierarchy_recipe import anonymize_spec, targets, value_counts
 
 from .conftest import session_client
@@ -192,6 +192,10 @@ def test_targets_follow_the_recipe_language():
     assert anonymize_spec("intervals", h) == {"breaks": [[0, 5, 10]]}
     with pytest.raises(BuilderError):
         anonymize_spec("grouping", h)
+    assert anonymize_spec("masking", masking(["10115", "101"])) == {"mask": True,
+                                                                     "levels": 5}
+    with pytest.raises(BuilderError, match="does not pad"):
+        anonymize_spec("masking", masking(["10115", "101"], pad=True))
 
 
 def test_value_counts_name_numbers_as_the_builders_do():

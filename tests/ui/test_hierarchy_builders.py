@@ -82,6 +82,15 @@ def test_masking_from_the_right():
         masking(["10115"], levels=6)
 
 
+def test_masking_padded_as_arx_by_default():
+    # ARX's redaction builder aligns left and pads with '*' before redacting from the
+    # right: 101 is 101** and meets 10115 two levels up
+    h = masking(["10115", "101"], pad=True)
+    assert h.labels[0] == ["101**", "1011*"]
+    assert h.labels[1] == ["101**", "101**"]
+    assert h.names[-1] == "mask_5"
+
+
 def test_groups_level_by_level():
     h = grouping(["1", "2", "3", "4"], [
         ("family", {"head": ["1"], "core": ["2", "3"], "other": ["4"]}),
