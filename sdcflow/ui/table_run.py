@@ -214,9 +214,13 @@ def write_scratch(project_root: Path, recipe: Recipe, result: TablesRun) -> Path
     """Write the tables of ``result`` into :func:`scratch_dir` (a new folder replacing
     the one the workbench wrote before; a folder it did not write is never replaced)."""
     target = scratch_dir(project_root, recipe.name)
+    root = Path(project_root).resolve()
+    existing = next(p for p in (target, *target.parents) if p.exists() or p == root)
+    if not existing.resolve().is_relative_to(root) or target.is_symlink():
+        raise OSError(f"{target} leads outside the project: it is left alone")
+    target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists() and not (target / MARK).is_file():
         raise OSError(f"{target} was not written by the workbench: it is left alone")
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tables-", dir=target.parent))
     try:
         (tmp / MARK).write_text("written by sdcflow ui; replaced at each table run\n")

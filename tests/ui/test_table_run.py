@@ -66,3 +66,13 @@ def test_the_scratch_folder_is_replaced_whole(cell_key_project):
 def test_scratch_names_stay_inside_the_folder(tmp_path):
     assert scratch_dir(tmp_path, "../../etc").parent == tmp_path / ".sdcflow-ui" / "tables"
     assert scratch_dir(tmp_path, "..").name == "recipe"
+
+
+def test_a_scratch_folder_leading_outside_the_project_is_refused(cell_key_project, tmp_path):
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (cell_key_project / ".sdcflow-ui").symlink_to(outside)
+    path = cell_key_project / "ck.yaml"
+    with pytest.raises(OSError, match="outside the project"):
+        run_tables(path.read_text(), path, cell_key_project)
+    assert list(outside.iterdir()) == []
