@@ -96,22 +96,14 @@ def rules_from_form(form: Mapping, kept: list) -> list:
     """The rules the form asks for (blank fields: no such rule), then ``kept``; raises
     :class:`RuleInputError` for a field that is not a number or a rule the parser
     refuses, and when no rule is left."""
-    rules: list = []
     freq = _number(form, "freq", "minimum frequency", True)
-    if freq is not None:
-        rules.append({"freq": freq})
-    dominance = _pair(form, "dominance", ("n", "dom_n", True), ("k", "dom_k", False))
-    if dominance is not None:
-        rules.append(dominance)
     p = _number(form, "p_percent", "p% rule", False)
-    if p is not None:
-        rules.append({"p_percent": p})
-    pq = _pair(form, "pq", ("p", "pq_p", False), ("q", "pq_q", False))
-    if pq is not None:
-        rules.append(pq)
-    if str(form.get("zero", "")) in ("on", "true", "1"):
-        rules.append({"zero": None})
-    rules.extend(kept)
+    asked = [None if freq is None else {"freq": freq},
+             _pair(form, "dominance", ("n", "dom_n", True), ("k", "dom_k", False)),
+             None if p is None else {"p_percent": p},
+             _pair(form, "pq", ("p", "pq_p", False), ("q", "pq_q", False)),
+             {"zero": None} if str(form.get("zero", "")) in ("on", "true", "1") else None]
+    rules = [rule for rule in asked if rule is not None] + list(kept)
     if not rules:
         raise RuleInputError("give at least one rule")
     for rule in rules:
