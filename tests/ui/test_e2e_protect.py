@@ -1,7 +1,8 @@
 """A whole protection of sdcMicro's testdata in Debian's chromium, without typing a
 recipe: open testdata.csv as a new recipe, set the roles, recode age into classes, replace
 the starter's suppression by local suppression to 3-anonymity with a grid of two k, add a
-k-anonymity measure and a check, preview a step, save, run from the browser. Then the
+k-anonymity measure and a check, look at the risks, compare the two variants on the R-U
+map and release one, preview a step, save, run from the browser. Then the
 saved recipe validates, and ``sdcflow run`` from the command line into another folder
 writes the same bytes and the same manifest hashes as the browser's run. Screenshots of
 each screen go to tests/ui/screenshots/."""
@@ -12,6 +13,8 @@ import json
 import shutil
 import subprocess
 import sys
+
+import pandas as pd
 
 from .conftest import TESTDATA
 
@@ -78,6 +81,16 @@ def test_protect_testdata_in_the_browser(tmp_path, live_workbench, browser_page,
         if page.locator("#identifier-banner").count() else True
     page.screenshot(path=str(screenshots / "e2e-data.png"), full_page=True)
 
+    # risk first: the records violating 3-anonymity of the five key variables, as a
+    # groupby counts them (testdata has no missing key value)
+    page.goto(server.base + "/risk")
+    page.locator("#k-table").wait_for(timeout=240_000)
+    keys = pd.read_csv(TESTDATA)[["urbrur", "water", "sex", "age", "relat"]]
+    sizes = keys.groupby(list(keys.columns))["age"].transform("size")
+    assert page.locator('#k-table tr[data-k="3"] td.records').inner_text() == \
+        str(int((sizes < 3).sum()))
+    page.screenshot(path=str(screenshots / "e2e-risk.png"), full_page=True)
+
     # the steps: no microaggregation (numeric variables stay), age into classes, local
     # suppression to 3-anonymity in a grid of k = 3, 4 (k = 3 released), a k-anonymity
     # measure and its check
@@ -93,9 +106,15 @@ def test_protect_testdata_in_the_browser(tmp_path, live_workbench, browser_page,
     page.fill("#grid-param", "k")
     page.fill("#grid-values", "[3, 4]")
     _submit(page, page.locator("#set-grid"))
+    # compare the two variants on the R-U map and release k = 3
+    page.goto(server.base + "/compare")
+    page.locator("#variants").wait_for(timeout=240_000)
+    assert page.locator('tr[data-variant="k=4"]').count() == 1
+    page.locator('tr[data-variant="k=3"] button.release-variant').click()
+    page.wait_for_url(server.base + "/compare")
+    page.locator('tr[data-variant="k=3"].released').wait_for(timeout=240_000)
+    page.screenshot(path=str(screenshots / "e2e-compare.png"), full_page=True)
     page.goto(server.base + "/steps?edit=suppress3")
-    page.fill("#variant", "k: 3")
-    _submit(page, page.locator("#set-variant"))
     page.fill("#check-expr", "kanon.violations[3] == 0")
     page.fill("#check-message", "a record violates 3-anonymity")
     _submit(page, page.locator("#add-check"))
