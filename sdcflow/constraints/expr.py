@@ -75,15 +75,6 @@ class Expr:
     names: set[str] = field(default_factory=set)
     constants: dict[ast.AST, object] = field(default_factory=dict)
 
-    def evaluate(self, env: Mapping[str, np.ndarray], tolerance: float = 0.0,
-                 rtol: float = 1e-9, *, skip: np.ndarray | None = None,
-                 aggregates: Mapping[ast.AST, object] | None = None) -> np.ndarray:
-        """Evaluate over the columns in ``env`` (NumPy arrays of equal length), see
-        :func:`sdcflow.constraints.columns.evaluate`."""
-        from .columns import evaluate
-
-        return evaluate(self, env, tolerance, rtol, skip=skip, aggregates=aggregates)
-
 
 def shorten(text: str, width: int = 80) -> str:
     """``text`` for a message: long expressions abbreviated in the middle."""

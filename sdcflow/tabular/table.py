@@ -43,16 +43,6 @@ from .hierarchy import Dimension, aggregate, make_dimension, relations
 __all__ = ["Dimension", "Table", "make_dimension", "table_from_cells"]
 
 
-def __getattr__(name: str):
-    # build_table lives with the map-reduce build, which needs Table: imported on first
-    # use (``from sdcflow.tabular.table import build_table`` keeps working)
-    if name == "build_table":
-        from .build import build_table
-
-        return build_table
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 @dataclass(eq=False)
 class Table:
     """A table with all its margins (see the module docstring for the columns).

@@ -29,6 +29,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ...data.csv_input import csv_frame
 from ...data.dataset import Dataset, Metadata
 from ...data.io import BUILTIN_DATASETS, builtin_path
 from ...data.recipe_files import RecipeFileError, RecipeFiles, as_files, quotable
@@ -175,7 +176,7 @@ class SchemaLinkage(MatchedById, Measure):
             else:
                 file = as_files(files).check(spec["path"], ("intruder", "path"),
                                              "intruder file", "file")
-            frame = file.csv_frame(dtype=object, keep_default_na=True)
+            frame = csv_frame(file, dtype=object, keep_default_na=True)
         except RecipeFileError as exc:
             return params, [(exc.where, exc.message)]
         columns = {str(c): schema_pairs.as_texts(frame[c].to_numpy(dtype=object)).tolist()
