@@ -17,7 +17,7 @@ from .tool_commands import cmd_compile, cmd_methods
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._version import __version__
     from .help import command_epilog, main_epilog
 
     raw = argparse.RawDescriptionHelpFormatter

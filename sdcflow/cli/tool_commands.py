@@ -10,7 +10,7 @@ from ._common import emit, line, live, show_progress
 
 
 def cmd_methods(args) -> int:
-    from ..describe import methods_command
+    from .describe import methods_command
 
     return methods_command(args, emit)
 
@@ -33,7 +33,7 @@ def cmd_compile(args) -> int:
     done = []
     display = None
     if show_progress(args) and live():
-        from ..display import CompileDisplay, console
+        from .display import CompileDisplay, console
 
         display = CompileDisplay(console(), sum(f.weight for f in chosen))
     with display or contextlib.nullcontext():

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import unicodedata
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np

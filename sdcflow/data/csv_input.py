@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..suggest import did_you_mean
+from ..errors import did_you_mean
 from .findings import SHOW, Finding, records_text
-from .recipe_files import MAX_HEADER_COLUMNS, CheckedFile, parser_message, quotable
+from .recipe_files import MAX_HEADER_COLUMNS, CheckedFile, quotable
 from .text import TEXT
 
 MAX_RECORD_BYTES = 16 << 20  # the longest record (line) read, and the reader's block size
@@ -293,7 +293,7 @@ def csv_frame(file: CheckedFile, columns: Iterable[str] = (), raw: bytes | None 
     except pd.errors.EmptyDataError:
         raise file.refuse("it is empty (no header)") from None
     except (pd.errors.ParserError, ValueError, UnicodeError, csv.Error) as exc:
-        raise file.refuse(parser_message(str(exc))) from None
+        raise file.refuse(_parser_message(str(exc))) from None
     file.lacks(columns, [str(c) for c in frame.columns])
     return frame
 
@@ -320,7 +320,7 @@ def _check_header(line: str, sep: str, skip_space: bool, file: CheckedFile) -> l
     return names
 
 
-def parser_message(text: str) -> str:
+def _parser_message(text: str) -> str:
     """pandas' complaint about a CSV file as a sentence that quotes none of the file."""
     ragged = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
     if ragged:

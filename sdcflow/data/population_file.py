@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..suggest import did_you_mean
+from ..errors import did_you_mean
 from .csv_input import csv_frame
 from .recipe_files import RecipeFiles, as_files, quotable
 

@@ -27,8 +27,6 @@ first line or its header (:func:`quotable` says which names may be quoted).
 from __future__ import annotations
 
 import codecs
-import csv
-import io
 import os
 import re
 import stat
@@ -192,7 +190,7 @@ def file_lines(mask) -> str:
 
 def _close(name: str, names: list[str]) -> str:
     """A 'did you mean' among the plain names of a file's header."""
-    from ..suggest import did_you_mean
+    from ..errors import did_you_mean
 
     return did_you_mean(name, [n for n in names if quotable(n)])
 

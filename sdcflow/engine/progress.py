@@ -1,7 +1,7 @@
 """What a run tells as it goes, to whoever shows it.
 
 The engine calls a :class:`RunObserver`; the command line implements one that draws
-progress bars (:mod:`sdcflow.display`), and the engine knows nothing of how it is shown.
+progress bars (:mod:`sdcflow.cli.display`), and the engine knows nothing of how it is shown.
 The base class does nothing, so an observer overrides only what it shows.
 
 Threads: steps run at the same time (:mod:`sdcflow.engine.scheduler`), so
@@ -21,10 +21,8 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # (a type only: execution imports this module)
-    from .execution import StepRecord
+from .records import StepRecord
 
 __all__ = ["LineObserver", "RunObserver", "as_observer", "reporting_step", "step_progress"]
 

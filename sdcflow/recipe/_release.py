@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from ..errors import Problem
-from ..suggest import did_you_mean
+from ..errors import Problem, did_you_mean
 from ._model import Recipe
 
 # sdcflow's own files in public/ (compared case-insensitively: some file systems are)

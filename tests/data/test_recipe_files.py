@@ -197,7 +197,7 @@ ALLOWED = {
     "sdcflow/engine/outputs.py": {"open", "read_text", "walk", "iterdir", "listdir"},
     "sdcflow/engine/runner.py": {"rglob"},  # the files a run wrote
     "sdcflow/engine/locks.py": {"open"},  # lock files
-    "sdcflow/starter.py": {"open"},  # writes the starter recipe
+    "sdcflow/cli/starter.py": {"open"},  # writes the starter recipe
     "sdcflow/report/files.py": {"open", "fdopen"},  # writes a report
     "sdcflow/cli/pipes.py": {"open"},  # os.devnull
     "sdcflow/cli/ptable_command.py": {"fdopen"},  # writes the ptable asked for

@@ -5,7 +5,6 @@ import threading
 import pytest
 
 from sdcflow import run
-from sdcflow.engine.execution import StepRecord
 from sdcflow.engine.progress import (
     LineObserver,
     RunObserver,
@@ -13,6 +12,7 @@ from sdcflow.engine.progress import (
     reporting_step,
     step_progress,
 )
+from sdcflow.engine.records import StepRecord
 
 
 class Recorder(RunObserver):

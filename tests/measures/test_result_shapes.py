@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from helpers import ROOT
 
-from sdcflow import registry
 from sdcflow.constraints import Constraint
 from sdcflow.data import Dataset, Variable, read_data
 from sdcflow.engine import canonical_json
-from sdcflow.results import conformance
+from sdcflow.plugins import registry
+from sdcflow.plugins.results import conformance
 
 
 def _variables(weight: bool = True) -> dict:

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from helpers import ROOT
 
-from sdcflow import registry
 from sdcflow.data import Dataset, Variable, read_data
-from sdcflow.testing import output_problems
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import output_problems
 
 
 def _data(n: int = 120, integer_weight: bool = False) -> Dataset:

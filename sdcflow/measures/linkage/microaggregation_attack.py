@@ -53,8 +53,8 @@ from ...methods.perturbative._microaggregation_algorithms import (
     _scaled,
     neighbour_problems,
 )
-from ...registry import Measure, MeasureResult, register, strata_param, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, Text
+from ...plugins.registry import Measure, MeasureResult, register, strata_param, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, Text
 from ..reference import REFERENCE, same_records
 from .rank_swap_attack import _size_histogram
 from .record_linkage import (

@@ -33,8 +33,7 @@ from ...data.csv_input import csv_frame
 from ...data.dataset import Dataset, Metadata
 from ...data.io import BUILTIN_DATASETS, builtin_path
 from ...data.recipe_files import RecipeFileError, RecipeFiles, as_files, quotable
-from ...distribution import Whole
-from ...errors import PluginError
+from ...errors import PluginError, did_you_mean
 from ...kernels.linkage.coordinates import standardize
 from ...kernels.linkage.schema_matching import (
     agreement,
@@ -42,11 +41,11 @@ from ...kernels.linkage.schema_matching import (
     standardised,
 )
 from ...kernels.semantic.taxonomy import TaxonomyError
-from ...limits import MAX_CELLS, over
-from ...plain_words import figure
-from ...registry import Finding, Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
-from ...suggest import did_you_mean
+from ...plugins.distribution import Whole
+from ...plugins.limits import MAX_CELLS, over
+from ...plugins.plain_words import figure
+from ...plugins.registry import Finding, Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
 from . import _schema_pairs as schema_pairs
 from .matched import MatchedById, id_problem
 from .record_linkage import links_frame

@@ -29,7 +29,7 @@ from ...kernels.perturbative.microaggregation.univariate import (
     individual_ranking,
     optimal_univariate,
 )
-from ...limits import MAX_CELLS, MAX_LOOKUPS, over
+from ...plugins.limits import MAX_CELLS, MAX_LOOKUPS, over
 
 # algorithms that take missing values (as sdcMicro: MDAV's distance rule; the others
 # group each variable's observed values)

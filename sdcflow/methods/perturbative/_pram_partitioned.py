@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.strata import stratum_codes, stratum_members
-from ...distribution import Rows
+from ...plugins.distribution import Rows
 
 
 def pram_categories(col: pd.Series, var, rows: dict | None) -> list[str]:
@@ -27,7 +27,7 @@ def pram_categories(col: pd.Series, var, rows: dict | None) -> list[str]:
 
 
 class PartitionedPram:
-    """The hooks of :class:`sdcflow.distribution.Distributable` for PRAM."""
+    """The hooks of :class:`sdcflow.plugins.distribution.Distributable` for PRAM."""
 
     distribution = Rows(rounds=1)  # except sdcMicro's scheme (see distributes)
 

@@ -36,7 +36,6 @@ from ...constraints.representatives import parts
 from ...data.codes import key_codes, numeric_column, ordered_values
 from ...data.strata import stratum_codes, stratum_members
 from ...data.text import text_column
-from ...distribution import Groups
 from ...engine.progress import step_progress
 from ...kernels.perturbative.microaggregation.fuzzy import fuzzy_weights
 from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
@@ -45,8 +44,9 @@ from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
     random_assignment,
 )
 from ...kernels.risk.frequencies import frequencies
-from ...plain_words import names
-from ...registry import (
+from ...plugins.distribution import Groups
+from ...plugins.plain_words import names
+from ...plugins.registry import (
     Method,
     MethodResult,
     Output,

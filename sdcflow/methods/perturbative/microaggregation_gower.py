@@ -22,8 +22,8 @@ from ...kernels.perturbative.microaggregation.gower import (
     neighbourhood_median,
     neighbourhood_sample,
 )
-from ...limits import MAX_CELLS, over
-from ...registry import (
+from ...plugins.limits import MAX_CELLS, over
+from ...plugins.registry import (
     Method,
     MethodResult,
     Output,

@@ -37,9 +37,16 @@ from ...kernels.perturbative.pram import (
     pram,
     sdcmicro_matrix,
 )
-from ...limits import MAX_CELLS, over
-from ...plain_words import get, names, total, values_changed
-from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
+from ...plugins.limits import MAX_CELLS, over
+from ...plugins.plain_words import get, names, total, values_changed
+from ...plugins.registry import (
+    Method,
+    MethodResult,
+    register,
+    strata_param,
+    unchanged,
+    variables_param,
+)
 from ._pram_partitioned import PartitionedPram, pram_categories
 
 _ROW_TOLERANCE = 1e-9

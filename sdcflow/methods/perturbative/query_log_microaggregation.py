@@ -33,8 +33,8 @@ from ...data.query_log import (
 from ...data.text import text_column
 from ...engine.progress import step_progress
 from ...kernels.semantic.query_logs import group_profiles, profile_mdav
-from ...limits import MAX_DISTANCES, over
-from ...registry import Method, MethodResult, Output, register
+from ...plugins.limits import MAX_DISTANCES, over
+from ...plugins.registry import Method, MethodResult, Output, register
 
 
 @register

@@ -19,8 +19,15 @@ import pandas as pd
 from ...data.codes import ordered_values
 from ...data.strata import stratum_codes, stratum_members
 from ...kernels.perturbative.rank_swap import VARIANTS, rank_swap, rank_window
-from ...plain_words import figure, get, names, total, values_changed
-from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
+from ...plugins.plain_words import figure, get, names, total, values_changed
+from ...plugins.registry import (
+    Method,
+    MethodResult,
+    register,
+    strata_param,
+    unchanged,
+    variables_param,
+)
 
 _MAX_LISTED_STRATA = 50
 # what limits the partner choice, per variant, as reported in the manifest

@@ -34,8 +34,8 @@ from ...kernels.perturbative.record_swap import (
     record_swap,
 )
 from ...kernels.risk.frequencies import row_ids
-from ...plain_words import figure, get, names
-from ...registry import Method, MethodResult, register, unchanged
+from ...plugins.plain_words import figure, get, names
+from ...plugins.registry import Method, MethodResult, register, unchanged
 
 _NAMES = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 _SHOW = 5

@@ -23,8 +23,8 @@ from ...kernels.semantic.distances import (
     semantic_distances,
 )
 from ...kernels.semantic.microaggregation import group_representatives, semantic_mdav
-from ...limits import MAX_CELLS, MAX_DISTANCES, over
-from ...registry import Method, MethodResult, Output, register, variables_param
+from ...plugins.limits import MAX_CELLS, MAX_DISTANCES, over
+from ...plugins.registry import Method, MethodResult, Output, register, variables_param
 from .._semantic import as_text, data_problems, data_taxonomy, taxonomy_problems
 from ..non_perturbative.semantic_generalisation import _generalised
 

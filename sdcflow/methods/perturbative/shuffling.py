@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...kernels.perturbative.shuffling import normal_scores, shuffle
-from ...registry import register
+from ...plugins.registry import register
 from ..synthetic.ipso import PREDICTORS_PARAM, STRATA_PARAM, VARIABLES_PARAM, RegressionSynthesis
 
 

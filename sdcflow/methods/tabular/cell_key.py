@@ -26,8 +26,8 @@ from ...data.recipe_files import (
     file_lines,
 )
 from ...errors import PluginError
-from ...plain_words import figure
-from ...registry import MethodResult, TableMethod, register
+from ...plugins.plain_words import figure
+from ...plugins.registry import MethodResult, TableMethod, register
 
 _PTABLE_COLUMNS = ("i", "j", "p", "v", "p_int_lb", "p_int_ub")
 

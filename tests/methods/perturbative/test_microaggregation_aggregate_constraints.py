@@ -12,10 +12,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sdcflow import registry
 from sdcflow.constraints import Constraint
 from sdcflow.constraints.representatives import parts
 from sdcflow.data import Dataset, Variable
+from sdcflow.plugins import registry
 
 PLUGIN = registry.get("microaggregation")
 MINORS = {"id": "minors", "if": "age < 17", "then": "income < mean(income)"}

@@ -8,9 +8,9 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow import registry
 from sdcflow.constraints import Constraint
 from sdcflow.data import Dataset, Variable
+from sdcflow.plugins import registry
 
 PLUGIN = registry.get("microaggregation")
 

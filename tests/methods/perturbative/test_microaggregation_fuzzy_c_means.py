@@ -5,10 +5,11 @@ attack on it."""
 import numpy as np
 import pandas as pd
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.constraints import Constraint
 from sdcflow.data import Dataset, Variable
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("microaggregation")
 

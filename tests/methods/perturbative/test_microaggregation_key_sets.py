@@ -4,7 +4,7 @@ count of records that are not k-anonymous on the combination."""
 import numpy as np
 from helpers import small_dataset
 
-from sdcflow import registry
+from sdcflow.plugins import registry
 
 PLUGIN = registry.get("microaggregation")
 

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from helpers import small_dataset
 
-from sdcflow import registry
+from sdcflow.plugins import registry
 
 PLUGIN = registry.get("microaggregation")
 

@@ -4,9 +4,9 @@
 import numpy as np
 import pandas as pd
 
-from sdcflow import registry
 from sdcflow.constraints import Constraint
 from sdcflow.data import Dataset, Variable
+from sdcflow.plugins import registry
 
 PLUGIN = registry.get("microaggregation")
 

@@ -10,10 +10,11 @@ from helpers import validate_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data.dataset import Dataset, Variable
 from sdcflow.data.text import TEXT
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 TREE = {"Topic": {"Sport": ["football", "tennis"], "Food": ["pasta", "soup"]}}
 PARENTS = {"Topic": None, "Sport": "Topic", "Food": "Topic", "football": "Sport",

@@ -8,11 +8,12 @@ from helpers import ROOT, small_dataset
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data import Dataset, Variable, read_data
 from sdcflow.data.text import TEXT
 from sdcflow.kernels.perturbative.rank_swap import rank_window
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("rank_swap")
 VARIANTS = ["standard", "p_buckets", "p_distribution"]

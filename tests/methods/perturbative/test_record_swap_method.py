@@ -9,12 +9,13 @@ from helpers import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow import registry, run, validate
+from sdcflow import run, validate
 from sdcflow.data import Dataset, Variable
 from sdcflow.data.census import census
 from sdcflow.data.text import TEXT
 from sdcflow.errors import RecipeError
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("record_swap")
 GEO = ["nuts2", "county", "municipality"]

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcflow import registry
 from sdcflow.data import Dataset, Variable
 from sdcflow.data.text import TEXT
+from sdcflow.plugins import registry
 
 PLUGIN = registry.get("record_swap")
 NHID = 10_000

@@ -5,12 +5,12 @@ import numpy as np
 import pandas as pd
 from helpers import small_dataset
 
-from sdcflow import registry
 from sdcflow.data import Dataset
 from sdcflow.data.codes import key_codes
 from sdcflow.data.taxonomy import resolve_taxonomy
 from sdcflow.kernels.risk.frequencies import frequencies
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("semantic_microaggregation")
 OCCUPATIONS, _ = resolve_taxonomy({"builtin": "occupations"}, None)

@@ -6,10 +6,11 @@ import pandas as pd
 from helpers import small_dataset
 from scipy.stats import spearmanr
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data import Dataset, Metadata, Variable
 from sdcflow.data.text import TEXT
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("shuffling")
 

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .data import Variable
-from .data.text import text_column
-from .errors import SdcflowError
+from ..data import Variable
+from ..data.text import text_column
+from ..errors import SdcflowError
 
 KEY_MAX_CATEGORIES = 50  # at most this many distinct values: a key variable
 NUMERIC_MIN_DISTINCT = 20  # numbers with more distinct values: a numeric variable
@@ -170,11 +170,11 @@ def _numbers_records(values: pd.Series) -> bool:
 def read_columns(path: Path) -> tuple[pd.DataFrame, str]:
     """The columns of a data file as text, read as ``sdcflow run`` reads data (CSV,
     Parquet, SPSS, Stata or SAS, by the file's suffix), and its format."""
-    from .data.csv_input import read_csv_text
-    from .data.io import table_format
-    from .data.parquet_input import read_parquet_text
-    from .data.recipe_files import RecipeFileError, command_line_file
-    from .data.stat_files import STAT_FORMATS, read_stat_text
+    from ..data.csv_input import read_csv_text
+    from ..data.io import table_format
+    from ..data.parquet_input import read_parquet_text
+    from ..data.recipe_files import RecipeFileError, command_line_file
+    from ..data.stat_files import STAT_FORMATS, read_stat_text
 
     fmt = table_format({}, path)
     try:

@@ -1,6 +1,6 @@
 """What plugins return and declare about their outputs: measure and method results, and
 the metadata a method leaves in the variables it writes (re-exported by
-:mod:`sdcflow.registry`)."""
+:mod:`sdcflow.plugins.registry`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .data.dataset import Dataset, Metadata, Variable
+    from ..data.dataset import Dataset, Metadata, Variable
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Figures and lists in plain words, for what plugins say of their steps in the report
-(:meth:`sdcflow.registry.Plugin.explain`)."""
+(:meth:`sdcflow.plugins.registry.Plugin.explain`)."""
 
 from __future__ import annotations
 

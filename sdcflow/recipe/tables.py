@@ -9,10 +9,10 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from .data import Dataset
-from .data.text import text_column
-from .limits import MAX_TABLE_CELLS, over
-from .recipe import TableSpec
+from ..data import Dataset
+from ..data.text import text_column
+from ..plugins.limits import MAX_TABLE_CELLS, over
+from ._model import TableSpec
 
 
 def hierarchy_of(data: Dataset, name: str, total: str) -> dict[str, str] | None:
@@ -85,7 +85,7 @@ def empty_problem(spec: TableSpec, data: Dataset) -> str | None:
 def hierarchy_problem(spec: TableSpec, data: Dataset) -> str | None:
     """Why a dimension's declared hierarchy cannot order its cells (several roots, a
     value outside it, ...), if it cannot: the check :func:`build` would make."""
-    from .tabular.hierarchy import make_dimension
+    from ..tabular.hierarchy import make_dimension
 
     for d in spec.dims:
         h = hierarchy_of(data, d, spec.total) if d in data.frame else None
@@ -108,7 +108,7 @@ def tabulation(spec: TableSpec, data, key: str | None = None, key_digits: int = 
     contributions of each cell. Partition by partition, the table is
     ``finish_table(combine(build_partial(tabulation, part) for part in parts))``
     (:mod:`sdcflow.tabular.build`), identical to :func:`build` on all the records."""
-    from .tabular import Tabulation
+    from ..tabular import Tabulation
 
     hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
     return Tabulation(tuple(spec.dims), hierarchies, spec.response, spec.weight,
@@ -118,7 +118,7 @@ def tabulation(spec: TableSpec, data, key: str | None = None, key_digits: int = 
 def linked(spec: TableSpec, table):
     """``table`` as built for ``spec``: for a table of linked tables, their cover table
     with the cells none of them holds marked unpublished (:mod:`sdcflow.tabular.linked`)."""
-    from .tabular import link
+    from ..tabular import link
 
     return link(table, spec.faces) if spec.faces else table
 
@@ -132,7 +132,7 @@ def release_source(recipe, tid: str) -> str:
 def released_table(recipe, tid: str, source: str, table):
     """The table ``tid`` to release from the table its ``source`` left: its face of
     the cover table when it is a linked table."""
-    from .tabular import face
+    from ..tabular import face
 
     return table if source == tid else face(table, recipe.tables[tid].dims)
 
@@ -142,7 +142,7 @@ def build(spec: TableSpec, data: Dataset, key: str | None = None,
     """The table ``spec`` from ``data`` (or from the cells of its ``from`` file, read and
     checked when the recipe was read: :mod:`sdcflow.tabular.cells_file`); with ``key``
     (a column of record keys) each cell gets its cell key (``cell_key``)."""
-    from .tabular import build_partial, finish_table, table_from_cells
+    from ..tabular import build_partial, finish_table, table_from_cells
 
     hierarchies = {d: h for d in spec.dims if (h := hierarchy_of(data, d, spec.total))}
     if spec.source:

@@ -10,8 +10,8 @@ import jsonschema
 import numpy as np
 import pandas as pd
 
-from .data import Dataset, storage_problems
-from .engine import canonical_json
+from ..data import Dataset, storage_problems
+from ..engine import canonical_json
 from .registry import (
     Measure,
     MeasureResult,
@@ -35,9 +35,9 @@ def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
     columns it declares (and keeps the records unless it declares ``writes() is None``),
     holds them as the storage conventions of :mod:`sdcflow.data.dataset` say (text,
     ``Int64``, ``float64``), with JSON-serialisable ``info``, and the metadata it leaves
-    on the variables it writes are those its :meth:`~sdcflow.registry.Method.outputs`
+    on the variables it writes are those its :meth:`~sdcflow.plugins.registry.Method.outputs`
     declares; a measure returns a :class:`MeasureResult` with a JSON-serialisable summary
-    of the shape its :meth:`~sdcflow.registry.Measure.result_shape` declares and a
+    of the shape its :meth:`~sdcflow.plugins.registry.Measure.result_shape` declares and a
     per-record table of the right length. (A plugin that declares no outputs or result
     shape is not checked on them.)"""
     failures: list[str] = []
@@ -85,7 +85,7 @@ def check_method(plugin: Plugin, data: Dataset, params: dict | None = None, *,
 
 def explain_problems(plugin: Plugin, params: dict, result: dict | None) -> list[str]:
     """What is wrong with the plugin's plain words for the report
-    (:meth:`~sdcflow.registry.Plugin.explain`): it must give a sentence for its result as
+    (:meth:`~sdcflow.plugins.registry.Plugin.explain`): it must give a sentence for its result as
     the report reads it (from JSON) and for no result (the external report)."""
     out = []
     for label, value in (("its result", result), ("no result (external report)", None)):

@@ -1,5 +1,5 @@
 """Grids of step parameters: the variants they make (every combination of the gridded
-steps' values), their labels, and the one a recipe releases. See :mod:`sdcflow.plan`."""
+steps' values), their labels, and the one a recipe releases. See :mod:`sdcflow.recipe.plan`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .recipe._model import Recipe
+    from ._model import Recipe
 
 
 def variant_label(assignments: Mapping) -> str:

@@ -31,10 +31,10 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from .engine.progress import RunObserver
+from ..engine.progress import RunObserver
 
 if TYPE_CHECKING:
-    from .engine.execution import StepRecord
+    from ..engine.records import StepRecord
 
 DELAY = 1.0  # seconds a task runs before it is shown
 

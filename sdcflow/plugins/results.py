@@ -1,5 +1,5 @@
 """What a measure's summary contains: a small typed description ("shape") that a
-measure declares once (:meth:`sdcflow.registry.Measure.result_shape`), as a function of its
+measure declares once (:meth:`sdcflow.plugins.registry.Measure.result_shape`), as a function of its
 resolved parameters and of the variables' metadata.
 
 Validation reads the shapes to check the release checks and the expressions of

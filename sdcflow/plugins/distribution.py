@@ -87,7 +87,7 @@ def sum_info(infos: list) -> object:
 
 
 class Distributable:
-    """The hooks of a plugin for partitioned data; :class:`sdcflow.registry.Plugin`
+    """The hooks of a plugin for partitioned data; :class:`sdcflow.plugins.registry.Plugin`
     inherits them. A plugin sets ``distribution`` (or overrides :meth:`distributes`) and
     implements the hooks its kind uses."""
 

@@ -14,7 +14,7 @@ strings with ``"`` and ``#`` written as entity codes (``#quot;``, ``#35;``), ``<
 
 from __future__ import annotations
 
-from .plan import Plan
+from ..recipe.plan import Plan
 
 ORIGINAL_LABEL = "original data"
 

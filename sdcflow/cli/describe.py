@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Callable, Mapping
 
-from .registry import Plugin
+from ..plugins.registry import Plugin
 
 _BOUNDS = (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="),
            ("exclusiveMaximum", "<"))
@@ -239,7 +239,7 @@ def _policy_text(plugin: Plugin) -> list[str]:
 def methods_command(args, emit: Callable) -> int:
     """``sdcflow methods [NAME]``: every plugin, or one in full (``emit`` prints text or
     JSON as ``--format`` says)."""
-    from . import registry
+    from ..plugins import registry
 
     if args.name is not None:
         return _describe_one(args, registry, emit)
@@ -274,7 +274,7 @@ def methods_command(args, emit: Callable) -> int:
 
 def _describe_one(args, registry, emit) -> int:
     """``sdcflow methods NAME``: one plugin in full, or exit 1 naming the closest names."""
-    from .suggest import did_you_mean
+    from ..errors import did_you_mean
 
     plugin = registry.get(args.name)
     if plugin is None:
@@ -289,8 +289,8 @@ def _describe_one(args, registry, emit) -> int:
 
 
 def _distribution_text(plugin) -> str:
-    """How a plugin runs on partitioned data (see sdcflow.distribution)."""
-    from .distribution import Distributable
+    """How a plugin runs on partitioned data (see sdcflow.plugins.distribution)."""
+    from ..plugins.distribution import Distributable
 
     if plugin.on_table:
         return "on the table, built from the partitions by map-reduce (exact)"

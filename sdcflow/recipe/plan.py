@@ -10,7 +10,7 @@ steps that touch different variables are therefore independent, and changing a s
 parameters only invalidates the steps that read what it wrote.
 
 Metadata. The same walk (:func:`follow_data`) carries the variables' metadata as the
-methods declare they leave it (:meth:`sdcflow.registry.Method.outputs`: a recode into
+methods declare they leave it (:meth:`sdcflow.plugins.registry.Method.outputs`: a recode into
 intervals makes a variable ordinal) and the step that last changed the records, so that
 each step's variables, reads and writes are those of the data it really sees, and
 validation can check each step against them.
@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from .data.dataset import Metadata, Variable
-from .data.households import household_id_for
-from .errors import Problem
+from ..data.dataset import Metadata, Variable
+from ..data.households import household_id_for
+from ..errors import Problem
+from ..plugins.registry import DataOrder, with_defaults
+from ._model import ORIGINAL, Recipe, StepSpec
 from .grid import chosen_variant, grid_variants, variant_label  # noqa: F401 (re-exported)
-from .recipe._model import ORIGINAL, Recipe, StepSpec
-from .registry import DataOrder, with_defaults
 
 MAX_VARIANTS = 1000
 
@@ -324,7 +324,7 @@ def loaded_state(recipe: Recipe, columns: list[str]) -> DataState:
 def follow_data(recipe: Recipe, params: Mapping[str, dict], columns: list[str]) -> Flow:
     """Follow the data through the steps (``params``: each step's resolved parameters):
     the columns each step sees, who wrote them, their metadata as the methods declare it
-    (:meth:`sdcflow.registry.Method.outputs`; a method that declares nothing is taken to
+    (:meth:`sdcflow.plugins.registry.Method.outputs`; a method that declares nothing is taken to
     keep it) and whether the records are still those loaded. Steps with problems of
     their own (``ok`` false) change nothing. Raises :class:`PlanError` on an ``input``
     cycle."""

@@ -46,7 +46,7 @@ class Run:
 
 
 def _json_file(path: Path, what: str) -> dict:
-    from .data.recipe_files import RecipeFileError, command_line_file
+    from ..data.recipe_files import RecipeFileError, command_line_file
 
     try:
         raw = command_line_file(path, what, "file").content()

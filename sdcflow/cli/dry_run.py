@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from .recipe import Recipe, Validated, as_recipe, validate
+from ..recipe import Recipe, Validated, as_recipe, validate
 
 
 def _variant_text(variant: dict) -> str:
@@ -21,8 +21,8 @@ def _variant_text(variant: dict) -> str:
 def would_write(validated: Validated, chosen: int | None) -> list[str]:
     """The files a run would write into its output directory (paths relative to it), as
     :func:`sdcflow.engine.runner._write_outputs` writes them."""
-    from .engine.outputs import MANIFEST
-    from .engine.runner import HOUSEHOLD_IDS, PUBLIC
+    from ..engine.outputs import MANIFEST
+    from ..engine.runner import HOUSEHOLD_IDS, PUBLIC
 
     recipe = validated.recipe
     release = recipe.release or {}
@@ -47,7 +47,7 @@ def would_write(validated: Validated, chosen: int | None) -> list[str]:
 def would_write_not_released(validated: Validated) -> list[str]:
     """The files a run whose checks fail writes into its output directory (no
     ``public/``), as :func:`sdcflow.engine.runner.not_released` writes them."""
-    from .engine.outputs import MANIFEST, RUN_LOG
+    from ..engine.outputs import MANIFEST, RUN_LOG
 
     pdf = ["report.pdf"] if (validated.recipe.release or {}).get("pdf") else []
     return [MANIFEST, "measures.json", "report.html", *pdf, RUN_LOG]
@@ -59,9 +59,9 @@ def dry_run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
     variant of a step), the output directory and the files it would hold. Raises what a
     run raises before its first step (:class:`~sdcflow.errors.RecipeError`,
     :class:`~sdcflow.errors.OutputError`); writes nothing (no cache, no output)."""
-    from .engine.outputs import check_target, earlier_release
-    from .engine.runner import CACHE_DIR, default_out_dir
-    from .grid import chosen_variant
+    from ..engine.outputs import check_target, earlier_release
+    from ..engine.runner import CACHE_DIR, default_out_dir
+    from ..recipe.grid import chosen_variant
 
     recipe = as_recipe(recipe, allow_paths)
     validated = validate(recipe)

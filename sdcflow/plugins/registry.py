@@ -31,7 +31,7 @@ from .distribution import Distributable, MapReduce, Rows
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from .data.dataset import Dataset, Metadata
+    from ..data.dataset import Dataset, Metadata
     from .results import Shape
 
 ENTRY_POINT_GROUP = "sdcflow.methods"
@@ -270,7 +270,7 @@ class Measure(Plugin):
     counts_combinations: ClassVar[bool] = False
 
     def result_shape(self, params: Mapping, meta: Metadata) -> Shape | None:
-        """The shape of the summary (:mod:`sdcflow.results`) for these resolved
+        """The shape of the summary (:mod:`sdcflow.plugins.results`) for these resolved
         ``params`` and the variables as the step sees them; ``None``: not declared, and
         checks on the result are then not validated before the run."""
         return None
