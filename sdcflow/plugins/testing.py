@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Dataset, storage_problems
-from ..engine import canonical_json
+from ..engine.canonical import canonical_json
 from .registry import (
     Measure,
     MeasureResult,

@@ -10,9 +10,9 @@ from sdcflow.engine.progress import (
     RunObserver,
     as_observer,
     reporting_step,
-    step_progress,
 )
 from sdcflow.engine.records import StepRecord
+from sdcflow.plugins.progress import step_progress
 
 
 class Recorder(RunObserver):

@@ -36,7 +36,6 @@ from ...constraints.representatives import parts
 from ...data.codes import key_codes, numeric_column, ordered_values
 from ...data.strata import stratum_codes, stratum_members
 from ...data.text import text_column
-from ...engine.progress import step_progress
 from ...kernels.perturbative.microaggregation.fuzzy import fuzzy_weights
 from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
     fuzzy_c_means,
@@ -46,6 +45,7 @@ from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
 from ...kernels.risk.frequencies import frequencies
 from ...plugins.distribution import Groups
 from ...plugins.plain_words import names
+from ...plugins.progress import step_progress
 from ...plugins.registry import (
     Method,
     MethodResult,

@@ -31,9 +31,9 @@ from ...data.query_log import (
     read_log,
 )
 from ...data.text import text_column
-from ...engine.progress import step_progress
 from ...kernels.semantic.query_logs import group_profiles, profile_mdav
 from ...plugins.limits import MAX_DISTANCES, over
+from ...plugins.progress import step_progress
 from ...plugins.registry import Method, MethodResult, Output, register
 
 

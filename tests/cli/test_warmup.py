@@ -1,4 +1,4 @@
-"""Compiling the kernels ahead of time (sdcflow.kernels.warmup, ``sdcflow compile``)."""
+"""Compiling the kernels ahead of time (sdcflow.cli.warmup, ``sdcflow compile``)."""
 
 import importlib
 import json
@@ -10,7 +10,7 @@ import sys
 import pytest
 from helpers import ROOT
 
-from sdcflow.kernels import warmup
+from sdcflow.cli import warmup
 
 PACKAGE = ROOT / "sdcflow"
 

@@ -27,14 +27,14 @@ def _data(n: int, d: int, seed: int = 0) -> np.ndarray:
 
 
 def _mdav() -> None:
-    from .perturbative.microaggregation.mdav import mdav
+    from ..kernels.perturbative.microaggregation.mdav import mdav
 
     mdav(_data(60, 3), 3)
 
 
 def _univariate() -> None:
-    from .perturbative.microaggregation.projected import projected
-    from .perturbative.microaggregation.univariate import optimal_univariate
+    from ..kernels.perturbative.microaggregation.projected import projected
+    from ..kernels.perturbative.microaggregation.univariate import optimal_univariate
 
     x = _data(30, 2)
     optimal_univariate(x[:, 0], 3)
@@ -42,9 +42,9 @@ def _univariate() -> None:
 
 
 def _linkage() -> None:
-    from .linkage.coordinates import standardize
-    from .linkage.distance_linkage import nearest_links
-    from .linkage.probabilistic_linkage import probabilistic_links
+    from ..kernels.linkage.coordinates import standardize
+    from ..kernels.linkage.distance_linkage import nearest_links
+    from ..kernels.linkage.probabilistic_linkage import probabilistic_links
 
     o = _data(40, 3, 1)
     p = o + _data(40, 3, 2) / 8
@@ -55,7 +55,7 @@ def _linkage() -> None:
 
 
 def _rank_swap() -> None:
-    from .perturbative.rank_swap import VARIANTS, rank_swap
+    from ..kernels.perturbative.rank_swap import VARIANTS, rank_swap
 
     keys = _data(50, 1)[:, 0]
     for variant in VARIANTS:
@@ -63,7 +63,7 @@ def _rank_swap() -> None:
 
 
 def _record_swap() -> None:
-    from .perturbative.record_swap import high_risk_levels, record_swap
+    from ..kernels.perturbative.record_swap import high_risk_levels, record_swap
 
     rng = np.random.default_rng(0)
     geo = rng.integers(0, 3, (40, 2))
@@ -73,14 +73,14 @@ def _record_swap() -> None:
 
 
 def _rank_swap_attack() -> None:
-    from .linkage.rank_swap_attack import intersection_attack
+    from ..kernels.linkage.rank_swap_attack import intersection_attack
 
     o = _data(40, 2, 3)
     intersection_attack(o, o[::-1].copy(), 4)
 
 
 def _utility() -> None:
-    from .utility.kmeans import kmeans
+    from ..kernels.utility.kmeans import kmeans
 
     kmeans(_data(60, 2, 4), 3, np.random.default_rng(0))
 
@@ -118,8 +118,8 @@ def _tables() -> None:
 
 
 def _risk() -> None:
-    from .risk.frequencies import class_frequencies
-    from .risk.risk import _gather, class_individual_risk
+    from ..kernels.risk.frequencies import class_frequencies
+    from ..kernels.risk.risk import _gather, class_individual_risk
 
     classes, fk, Fk = class_frequencies(np.array([[0, 1], [0, 1], [1, -1]]),
                                         np.array([2.0, 3.0, 4.0]))
@@ -189,7 +189,7 @@ def not_compiled(chosen: Sequence[Family]) -> list[str]:
     been compiled in this process nor have code in the cache: kernels no family calls,
     which a run would still have to compile. (A kernel loaded from the cache whole with
     its caller compiles nothing itself, hence the look at the cache.)"""
-    from .jit import kernels
+    from ..kernels.jit import kernels
 
     modules = {m for f in chosen for m in f.modules}
     return sorted(f"{k.py_func.__module__}.{k.py_func.__name__}" for k in kernels()
