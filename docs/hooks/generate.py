@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sdcflow.plugins import registry
 from sdcflow.cli.describe import _distribution_text, parameters, type_text
+from sdcflow.plugins import registry
 
 KINDS = {"method": "methods", "measure": "measures"}
 TOP_LEVEL_FAMILY = "scores"
