@@ -55,7 +55,7 @@ def _linkage() -> None:
 
 
 def _rank_swap() -> None:
-    from ..kernels.perturbative.rank_swap import VARIANTS, rank_swap
+    from ..kernels.perturbative.swapping.rank_swap import VARIANTS, rank_swap
 
     keys = _data(50, 1)[:, 0]
     for variant in VARIANTS:
@@ -63,7 +63,7 @@ def _rank_swap() -> None:
 
 
 def _record_swap() -> None:
-    from ..kernels.perturbative.record_swap import high_risk_levels, record_swap
+    from ..kernels.perturbative.swapping.record_swap import high_risk_levels, record_swap
 
     rng = np.random.default_rng(0)
     geo = rng.integers(0, 3, (40, 2))
@@ -145,11 +145,11 @@ FAMILIES: tuple[Family, ...] = (
                     "sdcflow.kernels.perturbative.microaggregation.ranking"), 16.0, _mdav),
     Family("linkage", ("sdcflow.kernels.linkage.distance_linkage",
                        "sdcflow.kernels.linkage.pair_scan"), 3.0, _linkage),
-    Family("rank_swap", ("sdcflow.kernels.perturbative.rank_swap.partners",
-                         "sdcflow.kernels.perturbative.rank_swap.fenwick",
-                         "sdcflow.kernels.perturbative.rank_swap.rounded_normal"), 1.6,
+    Family("rank_swap", ("sdcflow.kernels.perturbative.swapping.rank_swap.partners",
+                         "sdcflow.kernels.perturbative.swapping.rank_swap.fenwick",
+                         "sdcflow.kernels.perturbative.swapping.rank_swap.rounded_normal"), 1.6,
            _rank_swap),
-    Family("record_swap", ("sdcflow.kernels.perturbative.record_swap",), 2.0, _record_swap),
+    Family("record_swap", ("sdcflow.kernels.perturbative.swapping.record_swap",), 2.0, _record_swap),
     Family("rank_swap_attack", ("sdcflow.kernels.linkage.rank_swap_attack",), 3.5,
            _rank_swap_attack),
     Family("univariate", ("sdcflow.kernels.perturbative.microaggregation.univariate",), 0.4,

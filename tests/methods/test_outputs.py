@@ -125,7 +125,7 @@ GRAPH_CASES = {
     "supernode_generalisation": {**EDGES, "k": 2, "iterations": 50},
 }
 # query-log methods rebuild a log (users and their queries): their declared outputs are
-# checked by check_method in tests/methods/perturbative/test_query_log_microaggregation.py
+# checked by check_method in tests/methods/perturbative/microaggregation/test_query_log_microaggregation.py
 LOG_METHODS = {"query_log_microaggregation"}
 
 

@@ -48,7 +48,7 @@ from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
 )
 from ...kernels.perturbative.microaggregation.mdav import mdav
 from ...kernels.perturbative.microaggregation.mdav_missing import mdav_missing
-from ...methods.perturbative._microaggregation_algorithms import (
+from ...methods.perturbative.microaggregation._microaggregation_algorithms import (
     _aggregate,
     _scaled,
     neighbour_problems,

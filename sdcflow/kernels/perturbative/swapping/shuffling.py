@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from ..synthetic.design import Design, as_columns
-from ..synthetic.ipso import normal_errors
-from ..synthetic.least_squares import LeastSquares, TooFewRecords, product
+from ...synthetic.design import Design, as_columns
+from ...synthetic.ipso import normal_errors
+from ...synthetic.least_squares import LeastSquares, TooFewRecords, product
 
 
 def _sorted_average_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -20,8 +20,8 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...data.dataset import Variable
-from ...data.query_log import (
+from ....data.dataset import Variable
+from ....data.query_log import (
     QUERY_LOG_PARAMS,
     concept_distances,
     log_data_problems,
@@ -30,11 +30,11 @@ from ...data.query_log import (
     log_variables,
     read_log,
 )
-from ...data.text import text_column
-from ...kernels.semantic.query_logs import group_profiles, profile_mdav
-from ...plugins.limits import MAX_DISTANCES, over
-from ...plugins.progress import step_progress
-from ...plugins.registry import Method, MethodResult, Output, register
+from ....data.text import text_column
+from ....kernels.semantic.query_logs import group_profiles, profile_mdav
+from ....plugins.limits import MAX_DISTANCES, over
+from ....plugins.progress import step_progress
+from ....plugins.registry import Method, MethodResult, Output, register
 
 
 @register

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow.kernels.perturbative.record_swap import (
+from sdcflow.kernels.perturbative.swapping.record_swap import (
     allocate_draws,
     area_codes,
     high_risk_levels,

@@ -6,7 +6,7 @@ exhausted buckets of p-buckets with another.
 
 from __future__ import annotations
 
-from ...jit import njit
+from ....jit import njit
 
 
 @njit(cache=True)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ...jit import njit
+from ....jit import njit
 
 _SQRT2 = math.sqrt(2.0)
 

@@ -32,21 +32,21 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...constraints.representatives import parts
-from ...data.codes import key_codes, numeric_column, ordered_values
-from ...data.strata import stratum_codes, stratum_members
-from ...data.text import text_column
-from ...kernels.perturbative.microaggregation.fuzzy import fuzzy_weights
-from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
+from ....constraints.representatives import parts
+from ....data.codes import key_codes, numeric_column, ordered_values
+from ....data.strata import stratum_codes, stratum_members
+from ....data.text import text_column
+from ....kernels.perturbative.microaggregation.fuzzy import fuzzy_weights
+from ....kernels.perturbative.microaggregation.fuzzy_c_means import (
     fuzzy_c_means,
     fuzzy_centres,
     random_assignment,
 )
-from ...kernels.risk.frequencies import frequencies
-from ...plugins.distribution import Groups
-from ...plugins.plain_words import names
-from ...plugins.progress import step_progress
-from ...plugins.registry import (
+from ....kernels.risk.frequencies import frequencies
+from ....plugins.distribution import Groups
+from ....plugins.plain_words import names
+from ....plugins.progress import step_progress
+from ....plugins.registry import (
     Method,
     MethodResult,
     Output,

@@ -1,5 +1,5 @@
 """The partners of rank swapping and its p-buckets / p-distribution variants
-(sdcflow.kernels.perturbative.rank_swap.partners; seed 003_fc14c51a27fe5611.txt)."""
+(sdcflow.kernels.perturbative.swapping.rank_swap.partners; seed 003_fc14c51a27fe5611.txt)."""
 
 import numpy as np
 import pytest
@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from sdcflow.kernels.perturbative.rank_swap.fenwick import _fw_add
-from sdcflow.kernels.perturbative.rank_swap.partners import (
+from sdcflow.kernels.perturbative.swapping.rank_swap.fenwick import _fw_add
+from sdcflow.kernels.perturbative.swapping.rank_swap.partners import (
     _MAX_REJECTIONS,
     _swap_loop,
     rank_window,

@@ -55,8 +55,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..jit import njit
-from ..risk.frequencies import row_ids
+from ...jit import njit
+from ...risk.frequencies import row_ids
 
 
 @dataclass

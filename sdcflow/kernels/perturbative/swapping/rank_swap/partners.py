@@ -1,6 +1,6 @@
 """The partners of rank swapping: which rank each rank of ``n`` sorted values exchanges its
 value with, for the standard variant, p-buckets and p-distribution (the algorithm and its
-randomness are described in :mod:`sdcflow.kernels.perturbative.rank_swap`), by a loop over
+randomness are described in :mod:`sdcflow.kernels.perturbative.swapping.rank_swap`), by a loop over
 the ranks compiled with numba that consumes uniforms drawn from the caller's generator.
 """
 
@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ...jit import njit
+from ....jit import njit
 from .fenwick import _fw_add, _fw_prefix, _fw_select
 from .rounded_normal import _offset_mass, _truncated_offset
 

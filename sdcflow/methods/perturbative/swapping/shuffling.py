@@ -1,14 +1,14 @@
 """``shuffling``: data shuffling of confidential numeric variables (Muralidhar & Sarathy
 2006; Templ, "Advanced Survey Statistics: Disclosure Control", 2019, "Shuffling"). The kernel is
-:func:`sdcflow.kernels.perturbative.shuffling.shuffle`."""
+:func:`sdcflow.kernels.perturbative.swapping.shuffling.shuffle`."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from ...kernels.perturbative.shuffling import normal_scores, shuffle
-from ...plugins.registry import register
-from ..synthetic.ipso import PREDICTORS_PARAM, STRATA_PARAM, VARIABLES_PARAM, RegressionSynthesis
+from ....kernels.perturbative.swapping.shuffling import normal_scores, shuffle
+from ....plugins.registry import register
+from ...synthetic.ipso import PREDICTORS_PARAM, STRATA_PARAM, VARIABLES_PARAM, RegressionSynthesis
 
 
 @register

@@ -2,7 +2,7 @@
 and the p-buckets and p-distribution variants that resist the transparency attack (Torra,
 "Data privacy: supervised approaches for disclosure risk assessment", 2016, "Rank swapping",
 "Avoiding Transparency Attack in Rank Swapping"; Torra, "Masking methods", 2013, "Rank
-swapping"). The algorithm is :mod:`sdcflow.kernels.perturbative.rank_swap`.
+swapping"). The algorithm is :mod:`sdcflow.kernels.perturbative.swapping.rank_swap`.
 
 Ranks: by value (an ordinal variable by the position of its category in the declared
 order), ties broken by record position. Missing values are not ranked, not swapped and
@@ -16,11 +16,11 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...data.codes import ordered_values
-from ...data.strata import stratum_codes, stratum_members
-from ...kernels.perturbative.rank_swap import VARIANTS, rank_swap, rank_window
-from ...plugins.plain_words import figure, get, names, total, values_changed
-from ...plugins.registry import (
+from ....data.codes import ordered_values
+from ....data.strata import stratum_codes, stratum_members
+from ....kernels.perturbative.swapping.rank_swap import VARIANTS, rank_swap, rank_window
+from ....plugins.plain_words import figure, get, names, total, values_changed
+from ....plugins.registry import (
     Method,
     MethodResult,
     register,

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy.special import ndtri
 from scipy.stats import spearmanr
 
-from sdcflow.kernels.perturbative.shuffling import (
+from sdcflow.kernels.perturbative.swapping.shuffling import (
     average_ranks,
     normal_scores,
     reverse_map,

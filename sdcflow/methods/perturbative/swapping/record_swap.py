@@ -3,7 +3,7 @@ the method recommended by Eurostat for the 2021 European census (Shlomo, Tudor &
 "Data swapping for protecting census tables", 2010; sdcMicro 5.8's ``recordSwap``:
 J. Gussenbauer, "Targeted Record Swapping", sdcMicro vignette, 2023). The
 algorithm, and where it differs from sdcMicro, is described in
-:mod:`sdcflow.kernels.perturbative.record_swap`.
+:mod:`sdcflow.kernels.perturbative.swapping.record_swap`.
 
 A household is high-risk at the first level of the hierarchy where one of its members is
 in a combination of the risk variables with fewer than ``k_anonymity`` records in the
@@ -25,17 +25,17 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...data.codes import key_codes
-from ...data.households import first_members, household_units
-from ...kernels.perturbative.record_swap import (
+from ....data.codes import key_codes
+from ....data.households import first_members, household_units
+from ....kernels.perturbative.swapping.record_swap import (
     high_risk_levels,
     household_max,
     level_counts,
     record_swap,
 )
-from ...kernels.risk.frequencies import row_ids
-from ...plugins.plain_words import figure, get, names
-from ...plugins.registry import Method, MethodResult, register, unchanged
+from ....kernels.risk.frequencies import row_ids
+from ....plugins.plain_words import figure, get, names
+from ....plugins.registry import Method, MethodResult, register, unchanged
 
 _NAMES = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 _SHOW = 5

@@ -155,7 +155,7 @@ def test_integer_variables_become_continuous_when_averaged():
 
 
 def test_missing_values_are_refused_where_the_algorithm_needs_complete_values(testdata):
-    # mdav takes missing values (tests/methods/perturbative/test_microaggregation_missing.py)
+    # mdav takes missing values (tests/methods/perturbative/microaggregation/test_microaggregation_missing.py)
     data = small_dataset(x=("numeric", "continuous", [1.0, None, 3, 4]))
     assert not list(PLUGIN.check_data(registry.with_defaults(PLUGIN.params, {"k": 2}), data))
     params = registry.with_defaults(PLUGIN.params, {"k": 2, "algorithm": "projected"})

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sdcflow import run
 from sdcflow.data import Dataset, Variable, read_data
 from sdcflow.data.text import TEXT
-from sdcflow.kernels.perturbative.rank_swap import rank_window
+from sdcflow.kernels.perturbative.swapping.rank_swap import rank_window
 from sdcflow.plugins import registry
 from sdcflow.plugins.testing import check_method
 

@@ -6,7 +6,7 @@ p: 5 on that."""
 
 import pytest
 
-from sdcflow.kernels.perturbative.rank_swap.partners import rank_window
+from sdcflow.kernels.perturbative.swapping.rank_swap.partners import rank_window
 
 
 def sdcmicro_largest_distance(n: int, P: float, j: int = 0) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...constraints.representatives import PLURALITY, Choice, choose, parts
+from ....constraints.representatives import PLURALITY, Choice, choose, parts
 
 PER_VARIABLE = ("optimal_univariate", "individual_ranking")  # a partition per variable
 # "mean" is a weighted mean per record (fuzzy memberships): columns' sums change
@@ -59,7 +59,7 @@ def base_variables(params, meta) -> list[list[str]]:
 def plan_groups(params, meta) -> Plan:
     """The groups (with the representative of each variable), the partitioning
     constraints, notes and what the constraints get (the docstring of
-    :mod:`sdcflow.methods.perturbative.microaggregation`)."""
+    :mod:`sdcflow.methods.perturbative.microaggregation.microaggregation`)."""
     sets = [list(dict.fromkeys(g)) for g in base_variables(params, meta)]
     notes: list[str] = []
     chosen = {v for s in sets for v in s}

@@ -13,17 +13,17 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...data.codes import numeric_column, ordered_values
-from ...data.strata import stratum_codes, stratum_members
-from ...data.text import text_column
-from ...kernels.perturbative.microaggregation.gower import (
+from ....data.codes import numeric_column, ordered_values
+from ....data.strata import stratum_codes, stratum_members
+from ....data.text import text_column
+from ....kernels.perturbative.microaggregation.gower import (
     gower_neighbours,
     neighbourhood_mean,
     neighbourhood_median,
     neighbourhood_sample,
 )
-from ...plugins.limits import MAX_CELLS, over
-from ...plugins.registry import (
+from ....plugins.limits import MAX_CELLS, over
+from ....plugins.registry import (
     Method,
     MethodResult,
     Output,

@@ -1,11 +1,11 @@
-"""Rank swapping applied to a variable's values (sdcflow.kernels.perturbative.rank_swap
+"""Rank swapping applied to a variable's values (sdcflow.kernels.perturbative.swapping.rank_swap
 .ranked_values; seed 003_fc14c51a27fe5611.txt, seed 000_1eece6b9d3791e64.txt "Rank
 swapping")."""
 
 import numpy as np
 import pytest
 
-from sdcflow.kernels.perturbative.rank_swap.ranked_values import (
+from sdcflow.kernels.perturbative.swapping.rank_swap.ranked_values import (
     apply_rank_swaps,
     rank_order,
     rank_swap,

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from ...data.codes import ordered_values
-from ...kernels.perturbative.microaggregation.aggregate import (
+from ....data.codes import ordered_values
+from ....kernels.perturbative.microaggregation.aggregate import (
     group_geometric_mean,
     group_lower_median,
     group_mean,
@@ -21,15 +21,15 @@ from ...kernels.perturbative.microaggregation.aggregate import (
     group_plurality,
     group_trimmed_mean,
 )
-from ...kernels.perturbative.microaggregation.fuzzy_c_means import ITERATIONS
-from ...kernels.perturbative.microaggregation.mdav import mdav
-from ...kernels.perturbative.microaggregation.mdav_missing import mdav_missing
-from ...kernels.perturbative.microaggregation.projected import projected
-from ...kernels.perturbative.microaggregation.univariate import (
+from ....kernels.perturbative.microaggregation.fuzzy_c_means import ITERATIONS
+from ....kernels.perturbative.microaggregation.mdav import mdav
+from ....kernels.perturbative.microaggregation.mdav_missing import mdav_missing
+from ....kernels.perturbative.microaggregation.projected import projected
+from ....kernels.perturbative.microaggregation.univariate import (
     individual_ranking,
     optimal_univariate,
 )
-from ...plugins.limits import MAX_CELLS, MAX_LOOKUPS, over
+from ....plugins.limits import MAX_CELLS, MAX_LOOKUPS, over
 
 # algorithms that take missing values (as sdcMicro: MDAV's distance rule; the others
 # group each variable's observed values)

@@ -15,18 +15,18 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...kernels.semantic.distances import (
+from ....kernels.semantic.distances import (
     DISTANCES,
     NEEDS_IC,
     information_content,
     semantic_distances,
 )
-from ...kernels.semantic.microaggregation import group_representatives, semantic_mdav
-from ...plugins.limits import MAX_CELLS, MAX_DISTANCES, over
-from ...plugins.progress import step_progress
-from ...plugins.registry import Method, MethodResult, Output, register, variables_param
-from .._semantic import as_text, data_problems, data_taxonomy, taxonomy_problems
-from ..non_perturbative.semantic_generalisation import _generalised
+from ....kernels.semantic.microaggregation import group_representatives, semantic_mdav
+from ....plugins.limits import MAX_CELLS, MAX_DISTANCES, over
+from ....plugins.progress import step_progress
+from ....plugins.registry import Method, MethodResult, Output, register, variables_param
+from ..._semantic import as_text, data_problems, data_taxonomy, taxonomy_problems
+from ...non_perturbative.semantic_generalisation import _generalised
 
 
 @register
