@@ -61,7 +61,7 @@ HOUSEHOLD_IDS = "household-ids.csv"  # internal: original -> released household 
 
 @dataclass
 class RunResult:
-    """What :func:`run` returns: measures by step, the released data, per-record
+    """What :func:`sdcflow.run` returns: measures by step, the released data, per-record
     measure tables, check results, the manifests, and where the outputs went
     (``out_dir`` is None when nothing was written)."""
 
