@@ -19,12 +19,12 @@ import numpy as np
 import pandas as pd
 from timing import best_of
 
-from sdcflow import registry
 from sdcflow.data import Dataset, Variable
 from sdcflow.data.io import builtin_path
 from sdcflow.kernels.non_perturbative.local_suppression import suppress_to_k
 from sdcflow.kernels.non_perturbative.recode import interval_codes
 from sdcflow.kernels.risk.frequencies import frequencies
+from sdcflow.plugins import registry
 
 KEYS = ["urbrur", "water", "sex", "age", "relat"]
 

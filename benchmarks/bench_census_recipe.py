@@ -73,7 +73,7 @@ def run_recipe(folder: Path) -> dict:
 def warm() -> None:
     """Load the compiled kernels (from the numba cache) before the measured run."""
     import sdcflow.kernels.perturbative.microaggregation.mdav  # noqa: F401
-    from sdcflow import registry
+    from sdcflow.plugins import registry
 
     registry.plugins()
 

@@ -21,8 +21,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from sdcflow import registry
 from sdcflow.data import Dataset, Variable
+from sdcflow.plugins import registry
 
 
 def make_data(n: int, seed: int = 2026) -> tuple[Dataset, Dataset]:

@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 from timing import best_of
 
-from sdcflow import registry
 from sdcflow.data import Dataset, Variable
 from sdcflow.data.io import builtin_path
 from sdcflow.data.text import text_column
 from sdcflow.kernels.non_perturbative.mondrian import Ordered, mondrian
+from sdcflow.plugins import registry
 
 KEYS = ["urbrur", "water", "sex", "age", "relat", "roof"]
 

@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 from timing import cpu_and_wall
 
-from sdcflow import registry
 from sdcflow.data import Dataset, Variable
 from sdcflow.data.census import census
 from sdcflow.data.text import TEXT
+from sdcflow.plugins import registry
 
 HOUSEHOLD = {"nuts2", "county", "municipality", "hsize", "htype", "tenure", "hincome"}
 PARAMS = {"hierarchy": ["nuts2", "county", "municipality"],

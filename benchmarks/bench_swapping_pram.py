@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 from peak_memory import measure
 
-from sdcflow import registry
 from sdcflow.data import Dataset, Variable
+from sdcflow.plugins import registry
 
 
 def numeric_data(n: int, rng: np.random.Generator) -> Dataset:

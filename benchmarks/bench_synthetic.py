@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 from peak_memory import measure
 
-from sdcflow import registry
 from sdcflow.data import Dataset, Variable
+from sdcflow.plugins import registry
 
 NAMES = [f"y{j}" for j in range(5)]
 

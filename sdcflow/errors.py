@@ -1,4 +1,5 @@
-"""Problems found in a recipe or its data, and the one exception that carries them.
+"""Problems found in a recipe or its data, the one exception that carries them, and the
+"did you mean" hints their messages give.
 
 Following pandera, problems are collected and reported together rather than raised one
 by one: every check appends :class:`Problem` objects, and callers raise
@@ -7,6 +8,8 @@ by one: every check appends :class:`Problem` objects, and callers raise
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -101,3 +104,19 @@ class InternalError(SdcflowError):
     """A bug in sdcflow or in a plugin (an unexpected exception inside a step)."""
 
     exit_code = 4
+
+
+# 'Did you mean' suggestions for misspelt names (difflib, as argparse does), and hints
+# that say how to fix a declaration.
+
+def did_you_mean(name: object, choices: Iterable[object]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to ``name``, else ``''``."""
+    close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def declare_numeric(name: object) -> str:
+    """The fix for a numeric method on a variable declared categorical (or ordinal) whose
+    values may well be numbers (an age read as categories)."""
+    return (f"if its values are numbers, declare `type: integer` (or `type: continuous`) "
+            f"under variables.{name}")

@@ -119,7 +119,7 @@ def test_schema_prints_the_json_schema(capsys):
 def test_a_warning_that_escapes_is_one_line_without_source(tmp_path, capsys, monkeypatch):
     import warnings
 
-    from sdcflow import registry
+    from sdcflow.plugins import registry
 
     plugin = type(registry.get("k_anonymity"))
     real = plugin.evaluate

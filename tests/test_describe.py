@@ -1,4 +1,4 @@
-"""``sdcflow methods NAME`` (sdcflow.describe): one plugin's parameters and an example."""
+"""``sdcflow methods NAME`` (sdcflow.cli.describe): one plugin's parameters and an example."""
 
 import json
 
@@ -6,9 +6,9 @@ import jsonschema
 import pytest
 import yaml
 
-from sdcflow import registry
 from sdcflow.cli import main
-from sdcflow.describe import example_step, type_text
+from sdcflow.cli.describe import example_step, type_text
+from sdcflow.plugins import registry
 
 
 def test_type_text_reads_the_schema_fragments_plugins_use():
@@ -100,7 +100,7 @@ def test_type_text_of_constants_mappings_and_key_rules():
         "D": {"type": "integer"}, "V": {"type": "number"}}}}}
     assert type_text(nested) == "mapping with keys small (mapping with keys D, V)"
     # the example value of a required parameter skips the key rules too (it was "VALUE")
-    from sdcflow.describe import _placeholder
+    from sdcflow.cli.describe import _placeholder
 
     assert _placeholder("n", {"oneOf": [{"required": ["a"]},
                                         {"type": "integer", "minimum": 2}]}) == 2

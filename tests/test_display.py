@@ -1,4 +1,4 @@
-"""The progress display of the command line (sdcflow.display, sdcflow.cli): bars on a
+"""The progress display of the command line (sdcflow.cli.display, sdcflow.cli): bars on a
 terminal, lines when asked elsewhere, silence for programs, never on standard output."""
 
 import io
@@ -10,9 +10,8 @@ import pytest
 from helpers import QUICKSTART
 from rich.console import Console
 
-from sdcflow import display
-from sdcflow.cli import main
-from sdcflow.engine.execution import StepRecord
+from sdcflow.cli import display, main
+from sdcflow.engine.records import StepRecord
 
 ANSI = re.compile(r"\x1b\[")
 

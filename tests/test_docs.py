@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import sdcflow
-from sdcflow import registry
+from sdcflow.plugins import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))

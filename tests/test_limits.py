@@ -1,5 +1,5 @@
 """Parameters that would exhaust memory or time, or make a method's output infinite, are
-refused when the recipe is validated, at the parameter's position (sdcflow.limits and
+refused when the recipe is validated, at the parameter's position (sdcflow.plugins.limits and
 each plugin's schema, check and check_data). Before, ``width: 1e-300`` ended in a
 MemoryError during the run, ``noise k: 1e308`` released infinite values, ``t: 10**9``
 ran for days."""
@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 from helpers import ROOT, small_dataset
 
-from sdcflow import registry, validate
+from sdcflow import validate
 from sdcflow.data import Dataset, Variable
 from sdcflow.errors import RecipeError
+from sdcflow.plugins import registry
 
 TESTDATA_RECIPE = """\
 sdcflow: 1

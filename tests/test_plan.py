@@ -1,4 +1,4 @@
-"""The planner (sdcflow.plan): dependencies from reads/writes, input/after, grids, cycles."""
+"""The planner (sdcflow.recipe.plan): dependencies from reads/writes, input/after, grids, cycles."""
 
 import pytest
 from helpers import QUICKSTART

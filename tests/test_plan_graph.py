@@ -1,4 +1,4 @@
-"""``sdcflow plan --format dot|mermaid`` (sdcflow.plan_graph): the plan drawn as a graph."""
+"""``sdcflow plan --format dot|mermaid`` (sdcflow.cli.plan_graph): the plan drawn as a graph."""
 
 import re
 
@@ -6,7 +6,7 @@ from helpers import QUICKSTART
 
 from sdcflow import validate
 from sdcflow.cli import main
-from sdcflow.plan_graph import plan_dot, plan_mermaid
+from sdcflow.cli.plan_graph import plan_dot, plan_mermaid
 
 # step ids are names, but a grid over a text value puts it into the node's id (JSON):
 # quotes, a backslash, '#', '<' and '>', which the two languages treat specially

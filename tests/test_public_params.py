@@ -1,4 +1,4 @@
-"""Which parameters a plugin publishes (sdcflow.registry: ``public_params``, ``public``,
+"""Which parameters a plugin publishes (sdcflow.plugins.registry: ``public_params``, ``public``,
 ``Measure.public_summary``): publication is opt-in, every built-in declares it, and the
 parameters kept internal are the audited ones below."""
 
@@ -6,9 +6,15 @@ from typing import ClassVar
 
 import pytest
 
-from sdcflow import registry
-from sdcflow.describe import _example_params
-from sdcflow.registry import Measure, MeasureResult, Method, MethodResult, declaration_problems
+from sdcflow.cli.describe import _example_params
+from sdcflow.plugins import registry
+from sdcflow.plugins.registry import (
+    Measure,
+    MeasureResult,
+    Method,
+    MethodResult,
+    declaration_problems,
+)
 
 # The parameters each built-in keeps internal, and why (every other parameter is
 # published). A change here is a decision: say its reason in the plugin and in the docs.

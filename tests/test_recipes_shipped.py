@@ -13,7 +13,7 @@ import pytest
 from helpers import ROOT, output_files
 
 from sdcflow import load_recipe, run, validate
-from sdcflow.results import conformance
+from sdcflow.plugins.results import conformance
 
 RECIPES = sorted((ROOT / "recipes").glob("*.yaml"))
 

@@ -1,4 +1,4 @@
-"""The plugin registry (sdcflow.registry): built-ins and third-party entry points."""
+"""The plugin registry (sdcflow.plugins.registry): built-ins and third-party entry points."""
 
 import json
 import os
@@ -10,11 +10,10 @@ from typing import ClassVar
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry
-from sdcflow.distribution import MapReduce, Rows
 from sdcflow.errors import RecipeError
-from sdcflow.recipe import recipe_from_text
-from sdcflow.registry import (
+from sdcflow.plugins import registry
+from sdcflow.plugins.distribution import MapReduce, Rows
+from sdcflow.plugins.registry import (
     Measure,
     Method,
     MethodResult,
@@ -23,10 +22,11 @@ from sdcflow.registry import (
     TableMethod,
     declaration_problems,
 )
+from sdcflow.recipe import recipe_from_text
 
 PLUGIN_SOURCE = '''
 import numpy as np
-from sdcflow.registry import Method, MethodResult
+from sdcflow.plugins.registry import Method, MethodResult
 
 
 class UniformNoise(Method):

@@ -1,7 +1,7 @@
-"""Result shapes (sdcflow.results): what a measure declares its summary contains, and
+"""Result shapes (sdcflow.plugins.results): what a measure declares its summary contains, and
 the comparison of a real summary with the declaration."""
 
-from sdcflow.results import (
+from sdcflow.plugins.results import (
     ANY,
     COUNT,
     FLAG,

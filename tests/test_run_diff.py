@@ -1,4 +1,4 @@
-"""``sdcflow diff RUN_A RUN_B`` (sdcflow.run_diff and sdcflow.cli.diff_command): two runs'
+"""``sdcflow diff RUN_A RUN_B`` (sdcflow.cli.run_diff and sdcflow.cli.diff_command): two runs'
 manifests, measures, checks and files compared."""
 
 import json
@@ -8,7 +8,7 @@ import pytest
 
 from sdcflow import run
 from sdcflow.cli import main
-from sdcflow.run_diff import diff_runs
+from sdcflow.cli.run_diff import diff_runs
 
 RECIPE = """\
 sdcflow: 1

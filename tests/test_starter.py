@@ -1,4 +1,4 @@
-"""``sdcflow init DATAFILE`` (sdcflow.starter): a starter recipe that validates."""
+"""``sdcflow init DATAFILE`` (sdcflow.cli.starter): a starter recipe that validates."""
 
 import json
 import shutil
@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sdcflow.cli import main
+from sdcflow.cli.starter import guess_column
 from sdcflow.data.io import builtin_path
-from sdcflow.starter import guess_column
 
 
 def _init(tmp_path, capsys, data, *extra: str) -> tuple[int, str]:

@@ -108,10 +108,10 @@ def test_table_steps_are_checked(write_recipe, step, message):
 
 def test_table_by_partitions_equals_the_engine_build(tmp_path):
     # the Dask engine's path: the recipe's table from the variables' declared hierarchy
-    # (sdcflow.tables.tabulation), partition by partition, equals the in-memory build
+    # (sdcflow.recipe.tables.tabulation), partition by partition, equals the in-memory build
     from sdcflow.data.dataset import Dataset, Variable
     from sdcflow.recipe import TableSpec
-    from sdcflow.tables import build, tabulation
+    from sdcflow.recipe.tables import build, tabulation
     from sdcflow.tabular import build_partial, combine, finish_table
 
     frame = pd.DataFrame({"town": ["t1", "t2", "t3", "t1", "t3", "t2", "t1"],
@@ -137,7 +137,7 @@ def test_subtotals_keep_the_declared_order_in_every_process():
     import sys
 
     code = ("from sdcflow.data.dataset import Variable\n"
-            "from sdcflow.tables import hierarchy_of\n"
+            "from sdcflow.recipe.tables import hierarchy_of\n"
             "class D: variables = {'town': Variable('town', 'key', 'categorical', hierarchy="
             "{'region': {'t1': 'north', 't2': 'north', 't3': 'south', 't4': 'east'}})}\n"
             "print(list(hierarchy_of(D, 'town', 'Total')))\n")
@@ -153,7 +153,7 @@ def test_the_released_table_marks_levels_and_weighted_frequencies():
     # region R -> {N, S}, N -> {n1, n2}, S -> {s1}; sex without hierarchy. Expected by
     # hand: levels are the depth below the total (R 0, N and S 1, n1 n2 s1 2); wfreq sums
     # the weights of a cell's records; a suppressed cell hides freq, wfreq and value.
-    from sdcflow.tables import release_frame
+    from sdcflow.recipe.tables import release_frame
     from sdcflow.tabular import build_table
 
     frame = pd.DataFrame({"region": ["n1", "n1", "n2", "s1", "s1"],

@@ -1,4 +1,4 @@
-"""The plugin conformance suite, sdcflow.testing.check_method: it passes a well-behaved
+"""The plugin conformance suite, sdcflow.plugins.testing.check_method: it passes a well-behaved
 plugin and names what is wrong with a faulty one."""
 
 import itertools
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from helpers import small_dataset
 
-from sdcflow.registry import Measure, MeasureResult, Method, MethodResult, Output
-from sdcflow.results import COUNT, by_variable, record
-from sdcflow.testing import check_method
+from sdcflow.plugins.registry import Measure, MeasureResult, Method, MethodResult, Output
+from sdcflow.plugins.results import COUNT, by_variable, record
+from sdcflow.plugins.testing import check_method
 
 DATA = small_dataset(x=("numeric", "continuous", [1.0, 2.0, 3.0, 4.0]),
                      y=("numeric", "continuous", [5.0, 6.0, 7.0, 8.0]))

@@ -4,7 +4,7 @@ so that they can never disagree with the code.
 - ``reference.md``, the recipe reference, from ``sdcflow/schemas/recipe.schema.json``;
 - on each method and measure family page (``methods/<family>.md``,
   ``measures/<family>.md``), after the hand-written entry of each plugin, its parameters
-  as ``sdcflow methods NAME`` prints them (``sdcflow.describe``); a plugin without an entry
+  as ``sdcflow methods NAME`` prints them (``sdcflow.cli.describe``); a plugin without an entry
   gets a section of its own, and a family without a page a generated page, so that a
   plugin added later appears without touching the docs;
 - ``<!-- plugins: methods -->`` / ``<!-- plugins: measures -->``: a table of every plugin
@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sdcflow import registry
-from sdcflow.describe import _distribution_text, parameters, type_text
+from sdcflow.cli.describe import _distribution_text, parameters, type_text
+from sdcflow.plugins import registry
 
 KINDS = {"method": "methods", "measure": "measures"}
 TOP_LEVEL_FAMILY = "scores"

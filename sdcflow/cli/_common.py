@@ -55,7 +55,7 @@ def show_progress(args) -> bool:
 
 def live() -> bool:
     """Whether standard error takes a live display (a terminal that moves the cursor)."""
-    from ..display import console
+    from .display import console
 
     out = console()
     return out.is_terminal and not out.is_dumb_terminal

@@ -1,5 +1,5 @@
 """``sdcflow diff RUN_A RUN_B``: two runs' manifests, measures, checks and files
-compared (see :mod:`sdcflow.run_diff`).
+compared (see :mod:`sdcflow.cli.run_diff`).
 
 Exit codes, as diff(1) and cmp(1) have them: 0 the runs are the same, 1 they differ,
 2 a run cannot be compared (no manifest, unreadable). A difference is not a user
@@ -16,7 +16,7 @@ SAME, DIFFER, TROUBLE = 0, 1, 2
 
 
 def cmd_diff(args) -> int:
-    from ..run_diff import RunDiffError, diff_runs, diff_text
+    from .run_diff import RunDiffError, diff_runs, diff_text
 
     try:
         d = diff_runs(args.run_a, args.run_b)

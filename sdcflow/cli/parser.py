@@ -18,7 +18,7 @@ from .ui_command import cmd_ui
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._version import __version__
     from .help import command_epilog, main_epilog
 
     raw = argparse.RawDescriptionHelpFormatter

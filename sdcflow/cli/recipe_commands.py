@@ -52,7 +52,7 @@ def cmd_plan(args) -> int:
     validated = validate(load_explored(args), allow_paths=args.allow_path)
     plan = explored_plan(args, validated)
     if args.format in ("dot", "mermaid"):
-        from ..plan_graph import plan_dot, plan_mermaid
+        from .plan_graph import plan_dot, plan_mermaid
 
         text = plan_dot(plan, validated.recipe.name) if args.format == "dot" \
             else plan_mermaid(plan)
@@ -108,7 +108,7 @@ def cmd_public_recipe(args) -> int:
 
 
 def cmd_init(args) -> int:
-    from ..starter import write_starter
+    from .starter import write_starter
 
     target = write_starter(args.data, args.output)
     print(f"wrote {target}: check the lines marked 'check this', then "

@@ -20,7 +20,7 @@ def _run_progress(args):
     if not show_progress(args) or (args.quiet and args.progress is None):
         return None, contextlib.nullcontext()
     if live():
-        from ..display import LiveDisplay, console
+        from .display import LiveDisplay, console
 
         display = LiveDisplay(console())
         return display, display
@@ -33,7 +33,7 @@ def cmd_run(args) -> int:
     from .exploration import load_explored, override_entries, override_lines, selection
 
     if args.dry_run:
-        from ..dry_run import dry_run
+        from .dry_run import dry_run
 
         if selection(args):
             raise SdcflowError("--dry-run shows the whole run: leave out --select and "

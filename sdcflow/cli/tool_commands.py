@@ -10,7 +10,7 @@ from ._common import emit, line, live, show_progress
 
 
 def cmd_methods(args) -> int:
-    from ..describe import methods_command
+    from .describe import methods_command
 
     return methods_command(args, emit)
 
@@ -18,8 +18,8 @@ def cmd_methods(args) -> int:
 def cmd_compile(args) -> int:
     import time
 
-    from ..kernels import warmup
     from ..kernels.jit import cache_directory, caching_available
+    from . import warmup
 
     only = [name for value in args.only or () for name in value.split(",") if name]
     try:
@@ -33,7 +33,7 @@ def cmd_compile(args) -> int:
     done = []
     display = None
     if show_progress(args) and live():
-        from ..display import CompileDisplay, console
+        from .display import CompileDisplay, console
 
         display = CompileDisplay(console(), sum(f.weight for f in chosen))
     with display or contextlib.nullcontext():
@@ -49,7 +49,7 @@ def cmd_compile(args) -> int:
     missing = warmup.not_compiled(chosen)
     for name in missing:
         print(f"sdcflow compile: warning: {name} was not compiled ahead of time (no kernel "
-              "family calls it; see sdcflow/kernels/warmup.py)", file=sys.stderr)
+              "family calls it; see sdcflow/cli/warmup.py)", file=sys.stderr)
     total = time.perf_counter() - start
     what = f"{len(chosen)} kernel famil{'y' if len(chosen) == 1 else 'ies'}"
     if cached:

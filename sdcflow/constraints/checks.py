@@ -26,7 +26,7 @@ import numpy as np
 from .exact import Unrepresentable, apply_binary, apply_function, as_number, to_float
 from .expr import Expr, ExprError, parse, shorten
 
-__all__ = ["Unverifiable", "check_figures", "check_value", "expression_value"]
+__all__ = ["Unverifiable", "check_figures", "check_value", "expression_value", "figure_text"]
 
 
 class Unverifiable(ExprError):
@@ -197,3 +197,20 @@ def _number(value, node: ast.AST):
 def _not_nan(node: ast.AST, value) -> None:
     if isinstance(value, float) and math.isnan(value):
         raise Unverifiable(f"'{shorten(ast.unparse(node))}' is not a number (NaN)")
+
+
+def figure_text(value, compared=()) -> str:
+    """A figure of a check for people: an integer as it is, a fraction to 4 significant
+    digits (all of its integer part), with more digits where fewer would round it onto a
+    number it is ``compared`` with: 5.0004 beside a threshold of 5 reads ``5.0004``, never
+    ``5``, which would make a failed ``x <= 5`` look as if it held."""
+    if value is None:
+        return "missing"
+    if not isinstance(value, float) or not math.isfinite(value):
+        return str(value)
+    for digits in range(max(4, len(str(int(abs(value))))), 18):
+        text = f"{value:.{digits}g}"
+        shown = float(text)
+        if shown == value or all(shown != other for other in compared):
+            return text
+    return repr(value)

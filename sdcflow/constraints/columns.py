@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from . import int64
+from .aggregates import aggregate_values
 from .exact import Unrepresentable, apply_binary, apply_function, shown, to_float
 from .expr import AGGREGATES, Expr, ExprError, aggregate_nodes, dotted_name, shorten, subject
 
@@ -92,8 +93,6 @@ def _aggregates_of_env(expr: Expr, env: Mapping[str, np.ndarray]) -> dict:
     nodes = aggregate_nodes(expr.tree.body)
     if not nodes:
         return {}
-    from .aggregates import aggregate_values
-
     names = {dotted_name(n.args[0]) for n in nodes}
     return aggregate_values(expr, pd.DataFrame({name: pd.Series(np.asarray(env[name]))
                                                 for name in names if name in env}))

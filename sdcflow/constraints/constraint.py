@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .aggregates import aggregate_values, check_aggregates
-from .columns import RecordsRefused, require_64_bit
+from .columns import RecordsRefused, evaluate, require_64_bit
 from .expr import Expr, ExprError, degree, parse, record_names
 
 _SHOW = 5
@@ -129,16 +129,16 @@ class Constraint:
             try:
                 skip = missing | undefined
                 if self.kind == "conditional":
-                    applies = np.asarray(self.condition.evaluate(
-                        env, self.tolerance, skip=skip, aggregates=aggregates), dtype=bool)
+                    applies = np.asarray(evaluate(
+                        self.condition, env, self.tolerance, skip=skip, aggregates=aggregates), dtype=bool)
                     # the consequence is only evaluated where the condition applies
-                    holds = np.asarray(self.then.evaluate(
-                        env, self.tolerance, skip=skip | ~applies, aggregates=aggregates),
+                    holds = np.asarray(evaluate(
+                        self.then, env, self.tolerance, skip=skip | ~applies, aggregates=aggregates),
                         dtype=bool)
                     bad = applies & ~holds
                 else:
-                    bad = ~np.asarray(self.expr.evaluate(env, self.tolerance, skip=skip,
-                                                         aggregates=aggregates), dtype=bool)
+                    bad = ~np.asarray(evaluate(self.expr, env, self.tolerance, skip=skip,
+                                              aggregates=aggregates), dtype=bool)
                 bad = np.broadcast_to(bad, (n,)) | undefined
                 return bad, undefined, reason
             except RecordsRefused as exc:
@@ -163,8 +163,8 @@ def condition_outcome(condition: Expr, frame: pd.DataFrame,
     undefined = np.zeros(n, dtype=bool)
     for _ in range(len(list(ast.walk(condition.tree))) + 1):
         try:
-            holds = condition.evaluate(env, tolerance, skip=missing | undefined,
-                                       aggregates=aggregates)
+            holds = evaluate(condition, env, tolerance, skip=missing | undefined,
+                             aggregates=aggregates)
             break
         except RecordsRefused as exc:
             undefined |= np.broadcast_to(exc.records, undefined.shape)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import unicodedata
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -74,15 +73,6 @@ class Expr:
     tree: ast.Expression
     names: set[str] = field(default_factory=set)
     constants: dict[ast.AST, object] = field(default_factory=dict)
-
-    def evaluate(self, env: Mapping[str, np.ndarray], tolerance: float = 0.0,
-                 rtol: float = 1e-9, *, skip: np.ndarray | None = None,
-                 aggregates: Mapping[ast.AST, object] | None = None) -> np.ndarray:
-        """Evaluate over the columns in ``env`` (NumPy arrays of equal length), see
-        :func:`sdcflow.constraints.columns.evaluate`."""
-        from .columns import evaluate
-
-        return evaluate(self, env, tolerance, rtol, skip=skip, aggregates=aggregates)
 
 
 def shorten(text: str, width: int = 80) -> str:

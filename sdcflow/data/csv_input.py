@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..suggest import did_you_mean
+from ..errors import did_you_mean
 from .findings import SHOW, Finding, records_text
-from .recipe_files import CheckedFile
+from .recipe_files import MAX_HEADER_COLUMNS, CheckedFile, quotable
 from .text import TEXT
 
 MAX_RECORD_BYTES = 16 << 20  # the longest record (line) read, and the reader's block size
@@ -260,3 +260,74 @@ def _ragged(bad_rows: list, n_columns: int) -> Finding:
 
 def _size(n: int) -> str:
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+
+
+def csv_frame(file: CheckedFile, columns: Iterable[str] = (), raw: bytes | None = None,
+              **options):
+    """The recipe's ``file`` (its bytes ``raw``, when read already) as a CSV table (pandas
+    ``read_csv`` with ``options``; ``sep`` the delimiter, default ','), refused when it
+    is empty, binary, not UTF-8, ragged, has a column name twice or more than
+    :data:`MAX_HEADER_COLUMNS` columns, or lacks one of ``columns`` (named as the
+    recipe writes them; the file's own header is never quoted)."""
+    raw = file.content() if raw is None else raw
+    end = raw.find(b"\n")
+    first = raw if end < 0 else raw[:end]
+    if not first.strip():
+        raise file.refuse("it is empty (no header)" if not raw else
+                          "its first line (the header) is blank")
+    file.check_text(raw)
+    sep = options.get("sep", ",")
+    names = _check_header(first.decode("utf-8-sig"), sep,
+                          bool(options.get("skipinitialspace")), file)
+    problem = record_problem(file, raw, sep, len(names))
+    if problem is not None:
+        raise file.refuse(problem)
+    # numbers exactly as written: pandas 2's default parser may miss the last digit
+    # (a ptable written by sdcflow read back 1e-17 off); pandas 3 parses exactly by
+    # default and deprecates the option
+    if int(pd.__version__.split(".")[0]) < 3:
+        options.setdefault("float_precision", "round_trip")
+    try:
+        frame = pd.read_csv(io.BytesIO(raw), encoding="utf-8-sig", index_col=False,
+                            **options)
+    except pd.errors.EmptyDataError:
+        raise file.refuse("it is empty (no header)") from None
+    except (pd.errors.ParserError, ValueError, UnicodeError, csv.Error) as exc:
+        raise file.refuse(_parser_message(str(exc))) from None
+    file.lacks(columns, [str(c) for c in frame.columns])
+    return frame
+
+
+def _check_header(line: str, sep: str, skip_space: bool, file: CheckedFile) -> list[str]:
+    """The names of a CSV header line, refused when too many or one is there twice
+    (which pandas would rename quietly)."""
+    line = line.rstrip("\r\n")
+    if line.count(sep) >= MAX_HEADER_COLUMNS:
+        raise file.refuse(f"its header has more than {MAX_HEADER_COLUMNS:,} columns: is "
+                          f"{sep!r} its delimiter?")
+    try:
+        names = next(csv.reader([line], delimiter=sep, skipinitialspace=skip_space,
+                                strict=False), [])
+    except csv.Error:  # (a field longer than the csv module's limit)
+        raise file.refuse("its header is not a CSV line") from None
+    seen: dict[str, int] = {}
+    for i, n in enumerate(names, 1):
+        if n in seen:
+            shown = f" '{n}'" if quotable(n) else ""
+            raise file.refuse(f"its header names a column{shown} twice (columns {seen[n]} "
+                              f"and {i})")
+        seen[n] = i
+    return names
+
+
+def _parser_message(text: str) -> str:
+    """pandas' complaint about a CSV file as a sentence that quotes none of the file."""
+    ragged = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
+    if ragged:
+        want, line, got = ragged.groups()
+        return (f"line {line} has {got} fields, where the header has {want}: is it a CSV "
+                "table?")
+    quote = re.search(r"EOF inside string starting (?:at|with) (?:row|line) (\d+)", text)
+    if quote:
+        return f"a quote opened on line {int(quote.group(1)) + 1} is never closed"
+    return "it is not a CSV table sdcflow can read"

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..kernels.graphs.edges import index_nodes, repeated_edges, self_loops
-from ..limits import over
+from ..plugins.limits import over
 from .dataset import Dataset, Metadata
 
 EDGE_PARAMS = {

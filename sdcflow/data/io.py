@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..suggest import did_you_mean
+from ..errors import did_you_mean
 from .convert import convert_column
 from .csv_input import TextTable, read_csv_text
 from .dataset import Dataset, Variable

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..limits import FLOAT_MAX
+from ..plugins.limits import FLOAT_MAX
 
 # room for the solvers' own intermediate sums beyond the plain sum of products
 _HEADROOM = 1e4

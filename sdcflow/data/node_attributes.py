@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .csv_input import csv_frame
 from .recipe_files import RecipeFileError, RecipeFiles, as_files, file_lines
 from .text import TEXT, text_column
 
@@ -38,8 +39,8 @@ def resolve_nodes(spec: Mapping, files: RecipeFiles | Path, node_type: str
     ident = spec["id"]
     try:
         file = as_files(files).check(spec["file"], ("file",), "node file", "nodes")
-        frame = file.csv_frame([ident, *(spec.get("attributes") or [])], dtype=TEXT,
-                               keep_default_na=False)
+        frame = csv_frame(file, [ident, *(spec.get("attributes") or [])], dtype=TEXT,
+                          keep_default_na=False)
     except RecipeFileError as exc:
         return None, exc.message
     columns = [str(c) for c in frame.columns]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..suggest import did_you_mean
+from ..errors import did_you_mean
+from .csv_input import csv_frame
 from .recipe_files import RecipeFiles, as_files, quotable
 
 
@@ -17,7 +18,7 @@ def read_population(files: RecipeFiles | Path, name: str, where: tuple) -> pd.Da
     ``where``) as text columns, missing values NaN; RecipeFileError says why it cannot
     serve."""
     file = as_files(files).check(name, where, "population file", "population")
-    return file.csv_frame(dtype=object, keep_default_na=True)
+    return csv_frame(file, dtype=object, keep_default_na=True)
 
 
 def missing_column(name: str, columns: list[str]) -> str:

@@ -27,8 +27,6 @@ first line or its header (:func:`quotable` says which names may be quoted).
 from __future__ import annotations
 
 import codecs
-import csv
-import io
 import os
 import re
 import stat
@@ -166,44 +164,6 @@ class CheckedFile:
                 line = raw.count(b"\n", 0, at) + 1
                 raise self.refuse(f"it is not UTF-8 text (line {line})") from None
 
-    def csv_frame(self, columns: Iterable[str] = (), raw: bytes | None = None, **options):
-        """The file (its bytes ``raw``, when read already) as a CSV table (pandas
-        ``read_csv`` with ``options``; ``sep`` the delimiter, default ','), refused when it
-        is empty, binary, not UTF-8, ragged, has a column name twice or more than
-        :data:`MAX_HEADER_COLUMNS` columns, or lacks one of ``columns`` (named as the
-        recipe writes them; the file's own header is never quoted)."""
-        import pandas as pd
-
-        raw = self.content() if raw is None else raw
-        end = raw.find(b"\n")
-        first = raw if end < 0 else raw[:end]
-        if not first.strip():
-            raise self.refuse("it is empty (no header)" if not raw else
-                              "its first line (the header) is blank")
-        from .csv_input import record_problem
-
-        self.check_text(raw)
-        sep = options.get("sep", ",")
-        names = _check_header(first.decode("utf-8-sig"), sep,
-                              bool(options.get("skipinitialspace")), self)
-        problem = record_problem(self, raw, sep, len(names))
-        if problem is not None:
-            raise self.refuse(problem)
-        # numbers exactly as written: pandas 2's default parser may miss the last digit
-        # (a ptable written by sdcflow read back 1e-17 off); pandas 3 parses exactly by
-        # default and deprecates the option
-        if int(pd.__version__.split(".")[0]) < 3:
-            options.setdefault("float_precision", "round_trip")
-        try:
-            frame = pd.read_csv(io.BytesIO(raw), encoding="utf-8-sig", index_col=False,
-                                **options)
-        except pd.errors.EmptyDataError:
-            raise self.refuse("it is empty (no header)") from None
-        except (pd.errors.ParserError, ValueError, UnicodeError, csv.Error) as exc:
-            raise self.refuse(_parser_message(str(exc))) from None
-        self.lacks(columns, [str(c) for c in frame.columns])
-        return frame
-
     def lacks(self, columns: Iterable[str], header: list[str], where: tuple | None = None
               ) -> None:
         """Refuse the file if its ``header`` lacks one of ``columns`` (the names the recipe
@@ -230,44 +190,9 @@ def file_lines(mask) -> str:
 
 def _close(name: str, names: list[str]) -> str:
     """A 'did you mean' among the plain names of a file's header."""
-    from ..suggest import did_you_mean
+    from ..errors import did_you_mean
 
     return did_you_mean(name, [n for n in names if quotable(n)])
-
-
-def _check_header(line: str, sep: str, skip_space: bool, file: CheckedFile) -> list[str]:
-    """The names of a CSV header line, refused when too many or one is there twice
-    (which pandas would rename quietly)."""
-    line = line.rstrip("\r\n")
-    if line.count(sep) >= MAX_HEADER_COLUMNS:
-        raise file.refuse(f"its header has more than {MAX_HEADER_COLUMNS:,} columns: is "
-                          f"{sep!r} its delimiter?")
-    try:
-        names = next(csv.reader([line], delimiter=sep, skipinitialspace=skip_space,
-                                strict=False), [])
-    except csv.Error:  # (a field longer than the csv module's limit)
-        raise file.refuse("its header is not a CSV line") from None
-    seen: dict[str, int] = {}
-    for i, n in enumerate(names, 1):
-        if n in seen:
-            shown = f" '{n}'" if quotable(n) else ""
-            raise file.refuse(f"its header names a column{shown} twice (columns {seen[n]} "
-                              f"and {i})")
-        seen[n] = i
-    return names
-
-
-def _parser_message(text: str) -> str:
-    """pandas' complaint about a CSV file as a sentence that quotes none of the file."""
-    ragged = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
-    if ragged:
-        want, line, got = ragged.groups()
-        return (f"line {line} has {got} fields, where the header has {want}: is it a CSV "
-                "table?")
-    quote = re.search(r"EOF inside string starting (?:at|with) (?:row|line) (\d+)", text)
-    if quote:
-        return f"a quote opened on line {int(quote.group(1)) + 1} is never closed"
-    return "it is not a CSV table sdcflow can read"
 
 
 def allowed_roots(allow: Iterable[str | Path] = ()) -> tuple[Path, ...]:

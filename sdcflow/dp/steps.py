@@ -51,7 +51,7 @@ class DPStep(ABC):
 
     def spend_text(self, params: Mapping) -> str:
         """What the step spends, in words for the report: "epsilon 0.5"."""
-        from ..plain_words import figure
+        from ..plugins.plain_words import figure
 
         spend = self.spend_of(params)
         return f"{spend[0]} {figure(spend[1])}" if spend else "its share of the budget"

@@ -6,14 +6,17 @@
 * :mod:`.checks` evaluates the release checks;
 * :mod:`.manifest` builds the full and the public manifest;
 * :mod:`.outputs` decides what a run may replace and replaces it atomically;
-* :mod:`.runner` ties them together (:func:`run`).
+* :mod:`.runner` ties them together in memory, :mod:`.dask` on a Dask cluster;
+* :mod:`.dispatch` validates a recipe and runs it on one of the two (:func:`run`).
 """
 
 from .canonical import canonical_json
 from .checks import evaluate_checks, expression_value
-from .execution import StepRecord, execute, step_rng
+from .dispatch import run
+from .execution import execute, step_rng
 from .fingerprint import column_hash
-from .runner import CACHE_DIR, PUBLIC, RunResult, default_out_dir, report_html, run
+from .records import StepRecord
+from .runner import CACHE_DIR, PUBLIC, RunResult, default_out_dir, report_html
 
 __all__ = [
     "CACHE_DIR",

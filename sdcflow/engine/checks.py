@@ -11,13 +11,17 @@ what cannot be verified is not released. The expressions are evaluated exactly b
 
 from __future__ import annotations
 
-import math
-
 from ..constraints import ExprError, parse
-from ..constraints.checks import Unverifiable, check_figures, check_value, expression_value
+from ..constraints.checks import (
+    Unverifiable,
+    check_figures,
+    check_value,
+    expression_value,
+    figure_text,
+)
 from ..errors import Problem, RecipeError
-from ..plan import Plan, variant_label
 from ..recipe import Recipe
+from ..recipe.plan import Plan, variant_label
 
 
 def evaluate_checks(recipe: Recipe, plan: Plan, measures: dict, variants: list[int]) -> list[dict]:
@@ -87,23 +91,6 @@ def check_text(check: dict) -> str:
     if "message" in check:
         text += f": {check['message']}"
     return text
-
-
-def figure_text(value, compared=()) -> str:
-    """A figure of a check for people: an integer as it is, a fraction to 4 significant
-    digits (all of its integer part), with more digits where fewer would round it onto a
-    number it is ``compared`` with: 5.0004 beside a threshold of 5 reads ``5.0004``, never
-    ``5``, which would make a failed ``x <= 5`` look as if it held."""
-    if value is None:
-        return "missing"
-    if not isinstance(value, float) or not math.isfinite(value):
-        return str(value)
-    for digits in range(max(4, len(str(int(abs(value))))), 18):
-        text = f"{value:.{digits}g}"
-        shown = float(text)
-        if shown == value or all(shown != other for other in compared):
-            return text
-    return repr(value)
 
 
 def _numbers(text: str) -> list:

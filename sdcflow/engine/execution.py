@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -25,15 +24,16 @@ from ..data import Dataset, Variable
 from ..data.dataset import as_declared
 from ..data.households import collapse, expand, household_units
 from ..errors import InternalError, PluginError, RecipeError
-from ..parallel import threads
-from ..plan import PlannedStep
-from ..recipe import ORIGINAL, Validated
-from ..registry import MeasureResult, MethodResult
+from ..kernels.parallel import threads
+from ..plugins.registry import MeasureResult, MethodResult
+from ..recipe import ORIGINAL, Recipe, Validated
+from ..recipe.plan import PlannedStep
 from .cache import Cache
 from .canonical import canonical_json, jsonable
 from .fingerprint import column_hash, constraint_spec, fingerprint, variable_spec
 from .output_checks import method_output
 from .progress import RunObserver, as_observer, reporting_step
+from .records import StepRecord
 from .scheduler import run_plan
 
 
@@ -42,39 +42,6 @@ def step_rng(seed: int, node: str) -> np.random.Generator:
     digest = hashlib.sha256(node.encode("utf-8")).digest()
     words = [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
     return np.random.default_rng(np.random.SeedSequence([seed, *words]))
-
-
-@dataclass
-class StepRecord:
-    """What the manifest says of one step instance (``seconds`` and ``cached`` vary
-    between runs and go to the run log, not the manifest)."""
-
-    node: str
-    kind: str
-    plugin: str
-    version: str
-    params: dict
-    variant: dict
-    fingerprint: str
-    output_sha256: str
-    seconds: float
-    cached: bool
-    info: dict = field(default_factory=dict)
-
-    def as_dict(self) -> dict:
-        out = {
-            "id": self.node,
-            self.kind: self.plugin,
-            "plugin_version": self.version,
-            "params": self.params,
-            "fingerprint": self.fingerprint,
-            "output_sha256": self.output_sha256,
-        }
-        if self.variant:
-            out["variant"] = self.variant
-        if self.info:
-            out["info"] = self.info
-        return out
 
 
 class Store:
@@ -146,7 +113,7 @@ def visible(ps: PlannedStep) -> dict:
 def reference_view(ps: PlannedStep, store: Store) -> dict:
     """The columns of a measure's reference data (the original data unless it names a
     step) that it gets: those it reads, as for the data it measures, and those it reads
-    from the reference only (:meth:`~sdcflow.registry.Measure.reference_reads`)."""
+    from the reference only (:meth:`~sdcflow.plugins.registry.Measure.reference_reads`)."""
     reference = ps.reference or dict.fromkeys(store.order, ORIGINAL)
     wanted = set(visible(ps)) | ps.step.plugin.reference_reads(ps.params)
     return {c: p for c, p in reference.items() if c in wanted}
@@ -217,7 +184,7 @@ def execute(validated: Validated, cache: Cache | None = None,
             progress: RunObserver | Callable[[str], None] | None = None,
             workers: int | None = None) -> tuple[Store, dict, list[StepRecord], dict]:
     """Run every step of the plan, independent steps at the same time on up to
-    ``workers`` threads (default: :func:`sdcflow.parallel.threads`); return the column
+    ``workers`` threads (default: :func:`sdcflow.kernels.parallel.threads`); return the column
     store, measures, step records and per-record measure tables, all in plan order.
     ``progress`` hears of every step (:mod:`sdcflow.engine.progress`)."""
     plan, original = validated.plan, validated.data
@@ -395,7 +362,7 @@ def _keyed_table(validated: Validated, ps: PlannedStep, store: Store, keys: tupl
     """The step's table built with the cell keys of its cells: the record keys are read
     from a column, or drawn once for the records from the recipe's stream."""
     from ..kernels.tabular.cell_key import counter_record_keys
-    from ..tables import build
+    from ..recipe.tables import build
 
     recipe = validated.recipe
     column, digits, top = keys
@@ -430,7 +397,7 @@ def _run_table_step(validated: Validated, ps: PlannedStep, store: Store,
     """A step on a table: its input is the table left by the previous step on the same
     table, or the table built from the data it sees. Table steps are not cached (a table
     is rebuilt in well under a second)."""
-    from ..tables import build, table_hash
+    from ..recipe.tables import build, table_hash
 
     recipe = validated.recipe
     start = time.perf_counter()
@@ -465,3 +432,10 @@ def _run_table_step(validated: Validated, ps: PlannedStep, store: Store,
     return StepRecord(ps.node, ps.kind, ps.step.plugin_name, ps.step.plugin.version,
                       jsonable(ps.params), ps.variant, fp, out_hash,
                       time.perf_counter() - start, False, info)
+
+
+def execution_options(recipe: Recipe, **given) -> dict:
+    """The recipe's ``execution`` section with the command line's options over it."""
+    section = dict((recipe.doc.data or {}).get("execution") or {})
+    section.update({k: v for k, v in given.items() if v is not None})
+    return section

@@ -29,7 +29,7 @@ from importlib import metadata
 
 import pandas as pd
 
-from .. import __version__
+from .._version import __version__
 from ..constraints import Constraint
 from ..data import Variable
 from .canonical import canonical_json

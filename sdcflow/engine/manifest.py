@@ -24,12 +24,12 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .. import __version__
+from .._version import __version__
 from ..constraints.checks import check_figures
-from ..plan import Plan, variant_label
 from ..recipe import Validated
-from .execution import StepRecord
+from ..recipe.plan import Plan, variant_label
 from .public_recipe import public_check, public_sha256, public_values
+from .records import StepRecord
 
 LAYOUT = 2  # 2: public/ holds what may be published, the rest is internal
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InternalError, PluginError
-from ..registry import MethodResult
+from ..plugins.registry import MethodResult
 
 _SHOW = 5
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 import networkx as nx
 
 from ..errors import Problem, RecipeError
-from ..plan import Plan
 from ..recipe import Recipe
+from ..recipe.plan import Plan
 
 
 @dataclass(frozen=True)

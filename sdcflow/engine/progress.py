@@ -1,7 +1,7 @@
 """What a run tells as it goes, to whoever shows it.
 
 The engine calls a :class:`RunObserver`; the command line implements one that draws
-progress bars (:mod:`sdcflow.display`), and the engine knows nothing of how it is shown.
+progress bars (:mod:`sdcflow.cli.display`), and the engine knows nothing of how it is shown.
 The base class does nothing, so an observer overrides only what it shows.
 
 Threads: steps run at the same time (:mod:`sdcflow.engine.scheduler`), so
@@ -10,8 +10,8 @@ Threads: steps run at the same time (:mod:`sdcflow.engine.scheduler`), so
 :mod:`sdcflow.kernels.watch`); the other calls come from the thread that called
 :func:`sdcflow.run`. An observer that keeps state must guard it.
 
-A long computation inside a step may report how far it is through :func:`step_progress`:
-the engine sets, for the thread running a step, a plain ``callable(fraction)`` (or
+A long computation inside a step may report how far it is through
+:func:`sdcflow.plugins.progress.step_progress` (the plugins' side): the engine sets, for the thread running a step, a plain ``callable(fraction)`` (or
 None), which a plugin can hand to its kernel; kernels never see the observer.
 """
 
@@ -20,13 +20,11 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from contextvars import ContextVar
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # (a type only: execution imports this module)
-    from .execution import StepRecord
+from ..plugins.progress import reporting_to
+from .records import StepRecord
 
-__all__ = ["LineObserver", "RunObserver", "as_observer", "reporting_step", "step_progress"]
+__all__ = ["LineObserver", "RunObserver", "as_observer", "reporting_step"]
 
 
 class RunObserver:
@@ -85,21 +83,9 @@ def as_observer(progress: RunObserver | Callable[[str], None] | None) -> RunObse
                     f"not {type(progress).__name__}")
 
 
-# The reporting function of the step the current thread runs (None: not in a step).
-_STEP: ContextVar[Callable[[float], None] | None] = ContextVar("sdcflow_step_progress",
-                                                                default=None)
-
-
-def step_progress() -> Callable[[float], None] | None:
-    """The function to which the step running on this thread reports the fraction of its
-    computation done (for a plugin to pass to a long kernel), or None outside a step or
-    when nobody listens."""
-    return _STEP.get()
-
-
 @contextlib.contextmanager
 def reporting_step(observer: RunObserver, node: str) -> Iterator[None]:
-    """Within: :func:`step_progress` reports to ``observer`` as step ``node`` (nothing
+    """Within: :func:`~sdcflow.plugins.progress.step_progress` reports to ``observer`` as step ``node`` (nothing
     is set for an observer that does not show progress within steps). Fractions only
     grow: a kernel that reports from several threads cannot make the bar go back."""
     if type(observer).step_progress is RunObserver.step_progress:
@@ -115,8 +101,5 @@ def reporting_step(observer: RunObserver, node: str) -> Iterator[None]:
             best[0] = min(float(fraction), 1.0)
         observer.step_progress(node, best[0])
 
-    token = _STEP.set(report)
-    try:
+    with reporting_to(report):
         yield
-    finally:
-        _STEP.reset(token)

@@ -18,7 +18,7 @@ declarations (without descriptions and node attribute files, which no release ho
 the tables (without descriptions and the file an aggregated table is read from), the
 masking steps and the measures the recipe marks publishable (``release.measures``) with
 their ids, plugins, tables, inputs and order, their parameters and grid values as far as
-their plugins publish them (:meth:`sdcflow.registry.Plugin.public`), the checks on those
+their plugins publish them (:meth:`sdcflow.plugins.registry.Plugin.public`), the checks on those
 measures only, and the release (its ``variant`` as far as its parameters are public).
 
 It leaves out: the seed; every parameter a plugin does not publish (a swap rate, the

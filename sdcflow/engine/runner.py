@@ -27,30 +27,31 @@ copy instead of a stale release.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
-from .. import __version__
+from .._version import __version__
 from ..data import write_table
 from ..data.households import household_digests, household_units, new_ids
 from ..data.io import sha256_file, table_format
 from ..data.release_numbers import release_rounding, released_numbers
 from ..data.stat_files import labels_for_release
-from ..errors import CheckFailed, OutputError, RecipeError, SdcflowError
-from ..plan import Plan, chosen_variant
-from ..recipe import Recipe, Validated, as_recipe, validate
+from ..errors import CheckFailed, OutputError, RecipeError
+from ..recipe import Recipe, Validated, validate
 from ..recipe._stat_release import release_format, release_position, release_value_problem
+from ..recipe.plan import Plan, chosen_variant
 from .cache import Cache
 from .canonical import pretty_json
 from .checks import evaluate_checks, failure_text, unprotected_failures
-from .execution import StepRecord, execute
+from .execution import execute
 from .manifest import full_manifest, public_manifest
 from .outputs import MANIFEST, RUN_LOG, check_target, earlier_release, replace_output
 from .partial import Selection, evaluable_checks, partial_plan, selected_nodes
-from .progress import RunObserver, as_observer
+from .progress import RunObserver
+from .records import StepRecord
 
 CACHE_DIR = ".sdcflow-cache"
 PUBLIC = "public"
@@ -60,7 +61,7 @@ HOUSEHOLD_IDS = "household-ids.csv"  # internal: original -> released household 
 
 @dataclass
 class RunResult:
-    """What :func:`run` returns: measures by step, the released data, per-record
+    """What :func:`sdcflow.run` returns: measures by step, the released data, per-record
     measure tables, check results, the manifests, and where the outputs went
     (``out_dir`` is None when nothing was written)."""
 
@@ -94,64 +95,25 @@ def default_out_dir(recipe: Recipe) -> Path:
     return recipe.base_dir / "output" / recipe.name
 
 
-def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write: bool = True,
-        use_cache: bool = True,
-        progress: RunObserver | Callable[[str], None] | None = None,
-        engine: str | None = None, scheduler: str | None = None,
-        workers: int | None = None, allow_paths: Iterable[str | Path] = (),
-        selection: Selection | None = None) -> RunResult:
-    """Validate and run a recipe; write the outputs (the release when every check passes).
-
-    Raises :class:`RecipeError` (invalid recipe or data, or a check that cannot be
-    evaluated), :class:`PluginError` (a step failed), :class:`OutputError` (the output
-    directory may not be written; nothing was touched) or :class:`CheckFailed` (a check
-    failed: nothing is released; the output directory holds the internal outputs of the
-    failed run and no ``public/``, an earlier release there withdrawn, see
-    :func:`not_released`). An error stops the run before its verdict and leaves the
-    output directory as it was. ``use_cache=False`` recomputes every step (and refreshes
-    the cache). With ``write=False`` nothing is written and the result is only returned.
-    ``progress`` hears how the run goes: a :class:`~sdcflow.engine.progress.RunObserver`, or a
-    function that gets one line of text per finished step.
-
-    ``engine`` (default: the recipe's ``execution.engine``, else ``"memory"``): ``"dask"``
-    runs on a Dask cluster (:mod:`sdcflow.engine.dask`; ``scheduler`` an existing
-    cluster's address, else a local cluster of ``workers`` processes); in memory,
-    ``workers`` is the number of threads running independent steps.
-
-    The files the recipe names are read from its folder and from the folders (or files)
-    of ``allow_paths`` (:mod:`sdcflow.data.recipe_files`); a loaded recipe keeps those it
-    was loaded with.
-
-    ``selection`` (``--select``/``--until``, :mod:`sdcflow.engine.partial`) runs part of
-    the plan: such a run never releases; it returns (and writes, by default into
-    ``output/NAME.partial``) the measures of the steps it ran and the checks it could
-    evaluate (:func:`run_partial`)."""
-    observer = as_observer(progress)
-    recipe = as_recipe(recipe, allow_paths)
-    from .dask.runner import execution_options
-
-    options = execution_options(recipe, engine=engine, scheduler=scheduler, workers=workers)
-    if options.get("engine", "dask" if scheduler else "memory") == "dask":
-        from .dask import run_dask
-
-        if selection:
-            raise SdcflowError("a partial run (--select, --until) runs in memory: leave out "
-                               "--engine dask and --scheduler")
-
-        return run_dask(recipe, out_dir, write=write, scheduler=scheduler, workers=workers,
-                        progress=observer)
+def run_in_memory(recipe: Recipe, out_dir: str | Path | None, *, write: bool,
+                  use_cache: bool, observer: RunObserver, workers: int | None,
+                  selection: Selection | None) -> RunResult:
+    """Run ``recipe`` in this process (:func:`sdcflow.engine.dispatch.run` documents the
+    arguments, the outputs and the errors): steps run by :func:`execute` (``workers``
+    threads for independent steps), checks evaluated, outputs written by
+    :func:`_write_outputs` or, when a check fails, :func:`not_released`."""
     what = _data_name(recipe)
     validated = validate(recipe, progress=lambda fraction: observer.loading(what, fraction))
     if selection:
         return run_partial(validated, selection, out_dir, write=write, use_cache=use_cache,
-                           observer=observer, workers=options.get("workers"))
+                           observer=observer, workers=workers)
     target = None
     if write:  # refuse a directory the run may not write before spending time on steps
         target = check_target(Path(out_dir) if out_dir is not None else
                               default_out_dir(recipe), recipe.name)
     with Cache(recipe.base_dir / CACHE_DIR, read=use_cache) as cache:
         store, measures, records, per_record = execute(validated, cache, observer,
-                                                      workers=options.get("workers"))
+                                                      workers=workers)
     plan: Plan = validated.plan
     release = recipe.release
     chosen = chosen_variant(plan.variants, release.get("variant"))
@@ -264,8 +226,8 @@ def _write_outputs(tmp: Path, validated: Validated, result: RunResult, tables: d
                    chosen: int | None, released: dict[str, str] | None = None) -> None:
     """Write every output file into ``tmp`` (the directory being built); ``released``:
     files already written into ``public/`` (by the Dask engine's workers) and their sha256."""
+    from ..recipe.tables import internal_frame, release_frame
     from ..report import pdf_bytes
-    from ..tables import internal_frame, release_frame
 
     release = validated.recipe.release
     public = tmp / PUBLIC
@@ -373,9 +335,9 @@ def step_file(node: str, name: str) -> str:
 
 
 def _write_step_files(tmp: Path, result: RunResult) -> None:
-    """The files steps ask for (:meth:`~sdcflow.registry.Plugin.internal_files`), into
+    """The files steps ask for (:meth:`~sdcflow.plugins.registry.Plugin.internal_files`), into
     ``steps/`` of the internal output."""
-    from .. import registry
+    from ..plugins import registry
 
     for record in result.steps:
         plugin = registry.get(record.plugin)
@@ -469,7 +431,7 @@ def _households_entry(recipe: Recipe, ids: pd.DataFrame | None,
 def _released_tables(validated: Validated, store, variant: int, data) -> dict:
     """Table id -> the table to release: as left by the last step on it (of the released
     variant), or built from the released ``data`` when no step works on it."""
-    from ..tables import build, release_source, released_table
+    from ..recipe.tables import build, release_source, released_table
 
     recipe, plan = validated.recipe, validated.plan
     out = {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
-from ..plan import Plan, PlannedStep
+from ..recipe.plan import Plan, PlannedStep
 
 
 def run_plan(plan: Plan, run_step: Callable[[PlannedStep], object], workers: int,

@@ -15,8 +15,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..kernels.utility.ranking import competition_ranks, pareto_front
-from ..registry import Measure, MeasureResult, register
-from ..results import COUNT, FLAG, NAMES, NUMBER, TEXT, Keyed, Text, record
+from ..plugins.registry import Measure, MeasureResult, register
+from ..plugins.results import COUNT, FLAG, NAMES, NUMBER, TEXT, Keyed, Text, record
 
 
 @register

@@ -12,9 +12,9 @@ from typing import ClassVar
 
 from ..constraints import ExprError, parse
 from ..constraints.checks import expression_value
-from ..plain_words import figure
-from ..registry import Measure, MeasureResult, register
-from ..results import NUMBER, TEXT, record
+from ..plugins.plain_words import figure
+from ..plugins.registry import Measure, MeasureResult, register
+from ..plugins.results import NUMBER, TEXT, record
 
 
 def _heads(text: str) -> list[str]:

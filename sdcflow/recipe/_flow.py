@@ -1,8 +1,8 @@
 """Validation along the data flow: each step is checked against the variables as they
-are *at that step* (:func:`sdcflow.plan.follow_data`: the types the methods before it
+are *at that step* (:func:`sdcflow.recipe.plan.follow_data`: the types the methods before it
 gave them, the variables removed), a measure that pairs records with its reference
 against the steps that changed the records, and the release checks and ``score``
-expressions against the results the measures declare (:mod:`sdcflow.results`). Every
+expressions against the results the measures declare (:mod:`sdcflow.plugins.results`). Every
 grid variant is followed; a problem found in some variants only names them."""
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ import json
 from dataclasses import dataclass, field
 
 from ..data import Metadata
-from ..errors import Problem
-from ..registry import with_defaults
-from ..suggest import declare_numeric, did_you_mean
+from ..errors import Problem, declare_numeric, did_you_mean
+from ..plugins.registry import with_defaults
 from ._households import step_household_problems
 from ._model import ORIGINAL, Recipe, StepSpec
 from ._result_checks import expression_problems
@@ -28,7 +27,7 @@ class Variant:
 
     label: str  # e.g. "k=2" (empty without grids)
     params: dict  # step id -> resolved parameters
-    flow: object  # sdcflow.plan.Flow
+    flow: object  # sdcflow.recipe.plan.Flow
     shapes: dict = field(default_factory=dict)  # measure step id -> declared shape or None
 
 
@@ -37,7 +36,7 @@ def follow(recipe: Recipe) -> tuple[list[Variant], list[Problem]]:
     that stop the data flow from being followed (a cycle through ``input``); then each
     step is taken to see the variables as declared. (With too many variants, which the
     plan reports, only the first is followed.)"""
-    from ..plan import (
+    from .plan import (
         MAX_VARIANTS,
         Flow,
         PlanError,
@@ -289,7 +288,7 @@ def result_problems(recipe: Recipe, variants: list[Variant]) -> list[Problem]:
     """The release checks (for the variants the engine checks: the released one, or all)
     and the measures' expressions over other results (``score``'s IL and DR, every
     variant), against the declared result shapes."""
-    from ..plan import chosen_variant, grid_variants
+    from .plan import chosen_variant, grid_variants
 
     kinds = {s.id: s for s in recipe.steps}
     out: list[Problem] = []

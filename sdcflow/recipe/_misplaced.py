@@ -25,7 +25,7 @@ def _variable_keys(schema: Mapping) -> set[str]:
 
 def _plugin_of(step: object):
     """The plugin a step names, or ``None``."""
-    from .. import registry
+    from ..plugins import registry
 
     if not isinstance(step, Mapping):
         return None

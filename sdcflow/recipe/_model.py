@@ -8,7 +8,7 @@ from pathlib import Path
 from ..constraints import Constraint, Expr
 from ..data import Metadata, Variable
 from ..data.recipe_files import RecipeFiles
-from ..registry import Plugin
+from ..plugins.registry import Plugin
 from ._yaml import YamlDocument
 
 ORIGINAL = "original"  # the id under which steps refer to the data as loaded

@@ -1,16 +1,16 @@
 """The release policy: what may be released, and what may be released together (recipe guide,
 "Release policy"). Decided from the recipe alone, along the data flow of the released
-grid variant (:func:`sdcflow.plan.follow_data`: which step wrote each column a released
+grid variant (:func:`sdcflow.recipe.plan.follow_data`: which step wrote each column a released
 artefact holds, from which columns, and which step last changed the records).
 
 1. **Defaults protect.** Every released artefact (the records, ``release.path``, and
    each table, ``release.tables``) needs a protection step acting on it: a method that
-   declares it protects (:attr:`sdcflow.registry.Method.protects`) among the steps whose
+   declares it protects (:attr:`sdcflow.plugins.registry.Method.protects`) among the steps whose
    output went into its values (for a table: a protecting step on the table itself, or
    one on the records it is counted from, as targeted record swapping protects the
    census tables counted from the swapped records). Where no protection step acts, the
    recipe states that the data are safe as they are by a check on a risk measure
-   (:attr:`sdcflow.registry.Measure.risk_measure`) of exactly the released data; that
+   (:attr:`sdcflow.plugins.registry.Measure.risk_measure`) of exactly the released data; that
    check must then pass when the recipe runs, or nothing is released (exit 3). Without
    either, the recipe is refused. Removing identifiers (every release does) or other
    variables is not protection, nor is replacing a graph's node labels.
@@ -33,12 +33,12 @@ artefact holds, from which columns, and which step last changed the records).
      least one protected, but not as linked tables (``linked:``): a cell suppressed or
      perturbed in one is read or averaged from the other. Steps that give a cell the
      same protected value in every table (the cell key method, with the same
-     parameters: :attr:`sdcflow.registry.TableMethod.consistent_across_tables`) are
+     parameters: :attr:`sdcflow.plugins.registry.TableMethod.consistent_across_tables`) are
      consistent apart; tables protected by differentially private steps only are too
      (the privacy budget composes their spends).
    - ``published_counts``: a measure published in ``public/`` (``release.measures``)
      whose result counts the records by variables of a protected table, as the table
-     counted them (:attr:`sdcflow.registry.Measure.counts_combinations`): its figures
+     counted them (:attr:`sdcflow.plugins.registry.Measure.counts_combinations`): its figures
      (the records in combinations of fewer than k) are sums of the table's original
      cells.
 """
@@ -47,9 +47,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import registry
-from ..errors import Problem
-from ..suggest import did_you_mean
+from ..errors import Problem, did_you_mean
+from ..plugins import registry
 from ._model import ORIGINAL, CheckSpec, Recipe, StepSpec, TableSpec
 
 # the attacks release.acknowledge may name (the schema's enum lists the same names)
@@ -118,7 +117,7 @@ class ReleasePolicy:
 def release_policy(recipe: Recipe, variants: list) -> list[Problem]:
     """The problems of the release with the policy above (and ``recipe.policy`` set);
     nothing when the recipe releases nothing (a sweep without ``release.variant``)."""
-    from ..plan import chosen_variant, grid_variants
+    from .plan import chosen_variant, grid_variants
 
     recipe.policy = None
     release = recipe.release
@@ -206,7 +205,7 @@ class _Flow:
     def released_state(self):
         """The released data (the state after ``release.from``, else after the step
         listed last) and the id of that step."""
-        from ..plan import loaded_state
+        from .plan import loaded_state
 
         source = self.recipe.release.get("from") or self.recipe.steps[-1].id
         if source == ORIGINAL or source not in self.flow.after:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from ..errors import Problem
-from ..suggest import did_you_mean
+from ..errors import Problem, did_you_mean
 from ._model import Recipe
 from ._steps import disabled_use
 

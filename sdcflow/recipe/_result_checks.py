@@ -1,5 +1,5 @@
 """Checking an expression over measure results (a release check, a ``score``'s IL or DR)
-against what the measures declare their summaries contain (:mod:`sdcflow.results`),
+against what the measures declare their summaries contain (:mod:`sdcflow.plugins.results`),
 before anything runs: an unknown key (with the nearest one), a subscript that is not
 among the keys, a mapping or a list where a number is needed, text ordered with ``<``,
 text compared with a number, a value that is always null.
@@ -15,7 +15,8 @@ import copy
 import keyword
 from collections.abc import Mapping
 
-from ..results import (
+from ..errors import did_you_mean
+from ..plugins.results import (
     FLAG,
     NUMBER,
     TEXT,
@@ -29,7 +30,6 @@ from ..results import (
     Shape,
     Text,
 )
-from ..suggest import did_you_mean
 
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _STRUCTURES = (Record, Keyed, ListOf)

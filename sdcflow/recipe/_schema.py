@@ -11,8 +11,7 @@ from importlib import resources
 
 import jsonschema
 
-from ..errors import Problem, unique_problems
-from ..suggest import did_you_mean
+from ..errors import Problem, did_you_mean, unique_problems
 from ._yaml import YamlDocument
 
 _BOOL_WORDS = {"yes", "no", "on", "off", "y", "n"}

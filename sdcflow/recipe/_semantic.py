@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import registry
 from ..constraints import Constraint, ExprError, parse
 from ..data import Variable
 from ..data.node_attributes import resolve_nodes
 from ..data.stat_files import STAT_SUFFIXES
 from ..data.taxonomy import resolve_taxonomy
-from ..errors import Problem
-from ..suggest import did_you_mean
+from ..errors import Problem, did_you_mean
+from ..plugins import registry
 from ._flow import add_shapes, follow, result_problems, step_problems
 from ._graph_release import graph_release_problems
 from ._households import household_declarations
@@ -65,8 +64,8 @@ def _nodes(recipe: Recipe, name: str, var: Variable, path: tuple) -> list[Proble
 def _table_file(recipe: Recipe, table: TableSpec) -> list[Problem]:
     """Read and check a table's aggregated cells file; the table then carries them."""
     from ..data.recipe_files import RecipeFileError
-    from ..tables import hierarchy_of
     from ..tabular.cells_file import read_cells
+    from .tables import hierarchy_of
 
     if any(d not in recipe.variables for d in table.dims):
         return []  # (reported at the dimension)

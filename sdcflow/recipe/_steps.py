@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import keyword
 
-from .. import registry
-from ..errors import Problem, unique_problems
-from ..suggest import did_you_mean
+from ..errors import Problem, did_you_mean, unique_problems
+from ..plugins import registry
 from ._model import ORIGINAL, Recipe, StepSpec
 from ._schema import schema_problems, where
 

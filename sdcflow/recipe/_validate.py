@@ -29,7 +29,7 @@ class Validated:
     recipe: Recipe
     data: Dataset | None
     source: dict
-    plan: object  # sdcflow.plan.Plan
+    plan: object  # sdcflow.recipe.plan.Plan
     warnings: list[Problem]
 
 
@@ -43,7 +43,7 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True,
     and checking the data done, now and then. The files the recipe names are read from
     its folder and from ``allow_paths`` (:mod:`sdcflow.data.recipe_files`; a loaded
     recipe keeps what it was loaded with)."""
-    from ..plan import PlanError, build_plan
+    from .plan import PlanError, build_plan
 
     if isinstance(recipe, Recipe):
         problems: list[Problem] = list(recipe.warnings)
@@ -76,7 +76,7 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True,
             problems += household_consistency(recipe, dataset, data_file)
             problems += node_file_problems(recipe, dataset)
             problems += stat_label_problems(recipe, source)
-            from ..tables import cell_count, size_problems
+            from .tables import cell_count, size_problems
 
             for spec in recipe.tables.values():
                 problems += [doc.problem((*spec.path, "dims"), message)
@@ -112,9 +112,9 @@ def validate(recipe: Recipe | str | Path, *, data: bool = True,
         except PlanError as exc:
             problems += exc.problems
     if plan is not None and dask:
-        from ..engine.dask.runner import distribution_problems
+        from ._distribution import distribution_problems
 
-        problems += distribution_problems(Validated(recipe, None, {}, plan, []))
+        problems += distribution_problems(recipe, plan)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise RecipeError(unique_problems(problems))

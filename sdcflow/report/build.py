@@ -31,7 +31,7 @@ class StepView:
 
     @property
     def explanation(self) -> str:
-        from ..registry import get
+        from ..plugins.registry import get
 
         plugin = get(self.plugin)
         if plugin is None:

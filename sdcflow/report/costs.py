@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.text import text_column
-from ..plain_words import figure, households, names, total
+from ..plugins.plain_words import figure, households, names, total
 
 
 def _by_variable(value, unit: str) -> str | None:

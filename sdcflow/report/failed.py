@@ -41,7 +41,7 @@ def thresholds(check_text: str) -> list[str]:
 
 
 def _failed_checks(data: ReportData) -> str:
-    from ..engine.checks import figure_text
+    from ..constraints.checks import figure_text
 
     rows = []
     for check in (c for c in data.checks if not c["passed"]):

@@ -3,7 +3,7 @@ result of its run (in memory or on Dask)."""
 
 from __future__ import annotations
 
-from ..plan import variant_label
+from ..recipe.plan import variant_label
 from .build import ReportData, StepView, risk_before_after, utility_cost
 from .costs import data_changes
 from .rumap import ru_points
@@ -48,7 +48,7 @@ def _when(ps, final: dict) -> str:
 
 def _rewires_edges(steps: list[StepView]) -> bool:
     from ..methods.graphs._graph_method import GraphMethod
-    from ..registry import get
+    from ..plugins.registry import get
 
     return any(isinstance(get(s.plugin), GraphMethod) for s in steps if s.kind == "method")
 
@@ -60,15 +60,15 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
     ``preview``: the run wrote nothing (its checks passed, but nothing was released);
     ``run_date``: the date the report shows (default: ``SOURCE_DATE_EPOCH``'s, else none,
     see :mod:`sdcflow.report.signoff`)."""
-    from ..engine.runner import release_labels
-    from ..tables import internal_frame, release_frame
+    from ..data.stat_files import labels_for_release
+    from ..recipe.tables import internal_frame, release_frame
     from .failed import would_release
     from .signoff import pinned_date
 
     recipe, plan = validated.recipe, validated.plan
     release = recipe.release
     if chosen is None and not external:
-        from ..plan import chosen_variant
+        from ..recipe.plan import chosen_variant
 
         chosen = chosen_variant(plan.variants, release.get("variant"))
     variant = chosen if chosen is not None else 0
@@ -168,7 +168,7 @@ def report_data(validated, result, *, released_ok: bool, external: bool = False,
     if len(named) == 1:
         dr_expr, il_expr = next(iter(named))
         axes = (f"disclosure risk: {dr_expr}", f"information loss: {il_expr}")
-    labels = release_labels(validated)["value_labels"]
+    labels = labels_for_release(recipe.variables, validated.source)["value_labels"]
     original = None if external or validated.data is None else validated.data.frame
     released = result.data if not external or "path" in release else None
     changes = None

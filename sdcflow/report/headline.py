@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 
-from ..plain_words import figure
+from ..plugins.plain_words import figure
 
 
 def _get(summary: Mapping, *path):
@@ -121,7 +121,7 @@ def utility_figures(plugin: str, summary: Mapping) -> list[tuple[str, object]]:
 
 
 def number_text(value) -> str:
-    """A figure for people (see :func:`sdcflow.plain_words.figure`)."""
+    """A figure for people (see :func:`sdcflow.plugins.plain_words.figure`)."""
     return figure(value)
 
 

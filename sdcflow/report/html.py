@@ -77,7 +77,7 @@ def step_figures(step, result, raw: bool = False) -> list[tuple[str, object]]:
     summary compares) first, then the other numbers of the result; a mapping of numbers
     (one per variable, say) only for plugins without headline figures. With ``raw`` the
     numbers are left as numbers (to be written in their column's one format)."""
-    from ..registry import get
+    from ..plugins.registry import get
 
     headline = risk_figures(step.plugin, result) + utility_figures(step.plugin, result) \
         if isinstance(result, dict) else []

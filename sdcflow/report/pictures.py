@@ -128,14 +128,14 @@ def distribution(data: ReportData, name: str, step: StepView | None = None) -> s
 
 
 def _permutes(step: StepView | None) -> bool:
-    from ..registry import get
+    from ..plugins.registry import get
 
     plugin = get(step.plugin) if step is not None else None
     return bool(getattr(plugin, "permutes", False))
 
 
 def _draws_values(step: StepView) -> bool:
-    from ..registry import get
+    from ..plugins.registry import get
 
     return bool(getattr(get(step.plugin), "draws_values", True))
 

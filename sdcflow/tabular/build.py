@@ -47,7 +47,7 @@ import pandas as pd
 
 from ..data.codes import sorted_text_codes
 from ..kernels.risk.frequencies import row_ids
-from ..limits import MAX_TABLE_CELLS, over
+from ..plugins.limits import MAX_TABLE_CELLS, over
 from .exact import ExactSums, to_float, weighted_top
 from .hierarchy import Dimension, aggregate, make_dimension, relations
 from .table import Table, cells_frame, leaf_order

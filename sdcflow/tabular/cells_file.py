@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..data.csv_input import csv_frame
 from ..data.recipe_files import (
     CheckedFile,
     RecipeFileError,
@@ -43,8 +44,8 @@ def read_cells(files: RecipeFiles | Path, source: Mapping, dims: list[str],
     plus the key naming the offending column) says why they cannot."""
     file = as_files(files).check(source["path"], (*where, "path"), "table file", "table")
     wanted = source_columns(source, dims)
-    frame = file.csv_frame(dtype={d: str for d in dims}, keep_default_na=False,
-                           na_values=[""])
+    frame = csv_frame(file, dtype={d: str for d in dims}, keep_default_na=False,
+                      na_values=[""])
     for key, names in wanted.items():  # (at the key naming them, if the recipe does)
         file.lacks(names, [str(c) for c in frame.columns],
                    (*where, key) if key in source else None)

@@ -48,7 +48,7 @@ distance to ``info["lower_bound"]`` (the optimum lies in between). Cost: each ro
 solves a MILP from scratch: two-dimensional tables of 20,000 cells take a minute or two
 on one core, but hierarchical 3-D tables of that size need more rounds of much harder
 masters (well over half an hour, ``benchmarks/bench_tables_scale.py``). Those, above
-:data:`MODULAR_CELLS` cells, are protected subtable by subtable
+:data:`~sdcflow.tabular.secondary.MODULAR_CELLS` cells, are protected subtable by subtable
 (:mod:`sdcflow.tabular.modular`: minutes, protected, minimum cost per subtable but not
 proven over the whole table) unless ``decompose=False`` (then give a time limit).
 """
@@ -61,7 +61,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from .audit import MIN_WIDTH
 from .cuts import (
     Cuts,
     cut_from,
@@ -71,15 +70,10 @@ from .cuts import (
     repair,
     row_cuts,
 )
-from .suppression import SuppressionResult, finish, setup
 from .table import Table
 
-__all__ = ["MODULAR_CELLS", "optimal_pattern", "suppress_optimal"]
+__all__ = ["optimal_pattern"]
 
-#: above this many cells, hierarchical tables of three or more dimensions are protected
-#: subtable by subtable unless told otherwise (the whole-table search on a 3-D table of
-#: 20,000 cells takes well over the 5 minutes a 2-D one of that size needs)
-MODULAR_CELLS = 5_000
 
 
 def _reduced_cost_fixing(objective: np.ndarray, lonely: LinearConstraint, cuts: Cuts,
@@ -105,53 +99,11 @@ def _reduced_cost_fixing(objective: np.ndarray, lonely: LinearConstraint, cuts: 
     return (lower == 0) & (upper > 0) & (res.fun + reduced > limit + margin)
 
 
-def suppress_optimal(table: Table, *, cost: str | np.ndarray = "unit",
-                     margin_cost: float = 0.0, lower=None, upper=None,
-                     percent: float | None = None, min_width: float = MIN_WIDTH,
-                     tie_break: bool = True, time_limit: float | None = None,
-                     mip_rel_gap: float = 1e-6, max_rounds: int = 500,
-                     decompose: bool | None = None) -> SuppressionResult:
-    """Minimum-cost secondary suppression (Fischetti & Salazar-Gonzalez 2001 model, cut
-    generation with a HiGHS MILP master; see the module docstring for the cuts and the
-    guarantee). ``cost``/``margin_cost``: :func:`cell_costs`; ``lower``/``upper``/
-    ``percent``: the intruder's a priori bounds (:func:`~sdcflow.tabular.audit.
-    intruder_bounds`); ``time_limit`` in seconds for the whole loop (None: no limit).
-
-    ``tie_break``: among the minimum-cost patterns, return the one with the smallest sum
-    of cell positions (cells earlier in cell order preferred): a second cut loop
-    minimising that sum under ``cost <= optimum`` (exact, ``mip_rel_gap`` 0). Without it,
-    ties are left to HiGHS (deterministic too, but not by cell order).
-
-    ``decompose``: solve subtable by subtable (:mod:`sdcflow.tabular.modular`: fast,
-    protected, not optimal over the whole table). ``None`` (default) decomposes the
-    tables whose whole-table search takes too long: three or more dimensions, a
-    hierarchy, more than ``MODULAR_CELLS`` cells."""
-    start = time.perf_counter()
-    lb, ub, upl, lpl, spl, up_room, down_room, primary, costs = setup(
-        table, cost, margin_cost, lower, upper, percent, min_width)
-    deadline = None if time_limit is None else start + time_limit
-    options = {"tie_break": tie_break, "deadline": deadline, "mip_rel_gap": mip_rel_gap,
-               "max_rounds": max_rounds}
-    if decompose is None:
-        decompose = (len(table.dimensions) >= 3 and table.n_cells > MODULAR_CELLS
-                     and any((~d.is_leaf).sum() > 1 for d in table.dimensions)
-                     and not (table.status == "unpublished").any())  # (linked tables)
-    if decompose:
-        from .modular import modular_pattern
-
-        pattern, extra = modular_pattern(table, costs, lb, ub, min_width, **options)
-    else:
-        pattern, extra = optimal_pattern(table, costs, lb, ub, upl, lpl, spl, up_room,
-                                         down_room, primary, **options)
-    return finish(table, pattern, costs, "optimal", start, extra, lower, upper, percent,
-                  min_width)
-
-
 def optimal_pattern(table: Table, costs: np.ndarray, lb, ub, upl, lpl, spl, up_room,
                     down_room, primary: np.ndarray, *, tie_break: bool = True,
                     deadline: float | None = None, mip_rel_gap: float = 1e-6,
                     max_rounds: int = 500) -> tuple[np.ndarray, dict]:
-    """The cut loop of :func:`suppress_optimal` on the whole table (bounds, levels and
+    """The cut loop of :func:`~sdcflow.tabular.secondary.suppress_optimal` on the whole table (bounds, levels and
     costs as from :func:`~sdcflow.tabular.suppression.setup`): the pattern and the
     search's ``info`` (rounds, cuts, timings, ``optimal``, ``gap``, ``lower_bound``)."""
     n = table.n_cells

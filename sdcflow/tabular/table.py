@@ -37,20 +37,10 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..data.text import text_column
-from ..limits import MAX_TABLE_CELLS, over
+from ..plugins.limits import MAX_TABLE_CELLS, over
 from .hierarchy import Dimension, aggregate, make_dimension, relations
 
 __all__ = ["Dimension", "Table", "make_dimension", "table_from_cells"]
-
-
-def __getattr__(name: str):
-    # build_table lives with the map-reduce build, which needs Table: imported on first
-    # use (``from sdcflow.tabular.table import build_table`` keeps working)
-    if name == "build_table":
-        from .build import build_table
-
-        return build_table
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(eq=False)
@@ -152,7 +142,7 @@ class Table:
     def with_values(self, values: np.ndarray) -> Table:
         """A copy whose cells publish ``values`` instead of their own (a controlled
         rounding or adjustment); ``original_value`` keeps the values of the table before
-        its first such change, for the office's own copy (:func:`sdcflow.tables.
+        its first such change, for the office's own copy (:func:`sdcflow.recipe.tables.
         internal_frame`)."""
         values = np.asarray(values, dtype=float)
         if values.shape != (self.n_cells,):

@@ -1,7 +1,7 @@
 """The data of the open recipe as the Data page shows them: every column's text, read by
 the same readers ``sdcflow run`` uses (the recipe's ``data`` section: a file beside the
 recipe or a shipped data set, CSV with its dialect, Parquet, SPSS, Stata or SAS), with the
-declared variable, the starter's guess (:func:`sdcflow.starter.guess_column`), distinct
+declared variable, the starter's guess (:func:`sdcflow.cli.starter.guess_column`), distinct
 and missing counts and a few example values. Identifiers' values are never shown."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..data.io import resolve_source, table_format
 from ..data.parquet_input import read_parquet_text
 from ..data.recipe_files import RecipeFiles
 from ..data.stat_files import STAT_FORMATS, read_stat_text
-from ..starter import guess_column
+from ..cli.starter import guess_column
 
 EXAMPLES = 4
 HIDDEN = "identifier: hidden"

@@ -396,11 +396,11 @@ def recipe_diff(old: str, new: str, name: str = "recipe.yaml") -> str:
 def starter_document(data_path: str | Path, recipe_path: str | Path | None = None,
                      source: str | None = None) -> RecipeDocument:
     """A new recipe for a data file: the starter recipe ``sdcflow init`` writes
-    (:func:`sdcflow.starter.starter_recipe`), for a recipe file at ``recipe_path``
+    (:func:`sdcflow.cli.starter.starter_recipe`), for a recipe file at ``recipe_path``
     (default: ``<data stem>.yaml`` beside the data; the data path is written relative to
-    it). Raises :class:`sdcflow.starter.InitError` when the file cannot be read or has no
+    it). Raises :class:`sdcflow.cli.starter.InitError` when the file cannot be read or has no
     key variable."""
-    from ..starter import InitError, starter_recipe
+    from ..cli.starter import InitError, starter_recipe
 
     data_path = Path(data_path)
     if not data_path.is_file():

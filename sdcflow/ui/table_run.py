@@ -24,9 +24,9 @@ from ..data import write_table
 from ..engine.canonical import pretty_json
 from ..engine.execution import execute
 from ..engine.partial import Selection, partial_plan, selected_nodes
-from ..grid import chosen_variant
+from ..recipe.grid import chosen_variant
 from ..recipe import Recipe, recipe_from_text, validate
-from ..tables import build, internal_frame, release_frame
+from ..recipe.tables import build, internal_frame, release_frame
 from ..tabular import face
 from ..tabular.linked import face_cells
 

@@ -2,7 +2,7 @@
 
 The draft is run by the engine exactly as ``sdcflow run`` runs it (:func:`sdcflow.engine.run`),
 into a scratch output folder of the project that only the workbench writes
-(``.sdcflow-ui/compare/NAME``). With grids (:mod:`sdcflow.grid`) every variant is run; the
+(``.sdcflow-ui/compare/NAME``). With grids (:mod:`sdcflow.recipe.grid`) every variant is run; the
 ``score`` steps give the R-U map (:mod:`sdcflow.report.rumap`) and its ranking, and each
 measure step the risk and utility figures the report's headline shows
 (:func:`sdcflow.report.headline.risk_figures`, ``utility_figures``). The first row is the
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CheckFailed
-from ..grid import chosen_variant, variant_label
+from ..recipe.grid import chosen_variant, variant_label
 from ..report.headline import risk_figures, utility_figures
 from ..report.rumap import ru_points, ru_ranking
 from .recipe_edit import RecipeDocument
@@ -53,7 +53,7 @@ class Comparison:
 def release_choice(assignments: dict) -> dict:
     """The ``release.variant`` mapping that picks the variant of ``assignments``
     ({step id: {param: value}}): ``{param: value}`` for one gridded step, else
-    ``{step.param: value}`` (as :func:`sdcflow.grid.chosen_variant` reads it)."""
+    ``{step.param: value}`` (as :func:`sdcflow.recipe.grid.chosen_variant` reads it)."""
     if len(assignments) == 1:
         return dict(next(iter(assignments.values())))
     return {f"{sid}.{param}": value for sid, values in sorted(assignments.items())

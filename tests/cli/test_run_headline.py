@@ -6,7 +6,7 @@ import json
 import pytest
 
 from sdcflow.cli import main
-from sdcflow.plain_words import figure
+from sdcflow.plugins.plain_words import figure
 
 
 def _measures(out):

@@ -121,7 +121,7 @@ def test_aggregates_of_results_in_checks():
 def test_microaggregation_keeps_mean_sum_count_with_the_mean_only():
     # the arithmetic group mean keeps the column's sum, hence mean(income): the records
     # partitioned on age < 17, the group means of incomes below it stay below it
-    # (tests/methods/perturbative/test_microaggregation_aggregate_constraints.py)
+    # (tests/methods/perturbative/microaggregation/test_microaggregation_aggregate_constraints.py)
     c = Constraint.from_recipe(GV2)
     choice = choose([c], {"age": "integer", "income": "continuous"})
     assert choice.kept == ["gv2"] and choice.kinds["income"] == ("mean", 0.0)

@@ -5,10 +5,10 @@ with exit 4, "cannot convert float NaN to integer", on values near 1e308)."""
 import numpy as np
 import pytest
 
-from sdcflow import registry
 from sdcflow.cli import main
 from sdcflow.data.magnitude import squares_overflow
 from sdcflow.methods.synthetic.ipso import RegressionSynthesis
+from sdcflow.plugins import registry
 
 
 def test_the_bound_by_hand():

@@ -45,8 +45,8 @@ def test_a_check_that_cannot_be_evaluated_is_a_recipe_mistake(recipe, tmp_path, 
     # The validator finds most such mistakes before running (tests/recipe); what only the
     # results can show (here: a measure whose result lacks what its declaration promised,
     # as a third-party measure may) is still exit 1 at the check's position, never exit 3.
-    from sdcflow import registry
-    from sdcflow.registry import MeasureResult
+    from sdcflow.plugins import registry
+    from sdcflow.plugins.registry import MeasureResult
 
     plugin = type(registry.get("constraints"))
     monkeypatch.setattr(plugin, "evaluate", lambda *a, **k: MeasureResult({"sum": 0}))

@@ -6,10 +6,11 @@ import textwrap
 import pandas as pd
 import pytest
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.cli import main
 from sdcflow.data.io import builtin_path
-from sdcflow.registry import MethodResult
+from sdcflow.plugins import registry
+from sdcflow.plugins.registry import MethodResult
 
 
 def test_a_step_sees_only_the_columns_it_declares(write_recipe, tmp_path, monkeypatch):

@@ -108,7 +108,7 @@ def test_the_code_versions_are_in_the_fingerprint(tmp_path, monkeypatch):
     monkeypatch.setitem(fingerprint_module.LIBRARIES, "numpy", "0.0")
     assert set(fingerprints(tmp_path).values()).isdisjoint(base.values())
     monkeypatch.undo()
-    from sdcflow import registry
+    from sdcflow.plugins import registry
 
     monkeypatch.setattr(type(registry.get("microaggregation")), "version", "99")
     changed = fingerprints(tmp_path)
@@ -120,7 +120,7 @@ def test_a_plugins_environment_is_in_its_fingerprint(tmp_path, monkeypatch):
     # a step that loads something outside sdcflow (sanitise_text's spaCy pipeline) names
     # its versions (Plugin.environment): a new version is a new fingerprint; steps that
     # name none keep theirs
-    from sdcflow import registry
+    from sdcflow.plugins import registry
 
     plugin = type(registry.get("microaggregation"))
     before = fingerprints(tmp_path)

@@ -11,11 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.cli import main
 from sdcflow.data import Dataset
 from sdcflow.data.households import collapse, expand, household_units
 from sdcflow.engine import step_rng
+from sdcflow.plugins import registry
 
 HOUSEHOLD_LEVEL = ["region", "walls", "water", "rent"]
 

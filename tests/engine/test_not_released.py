@@ -8,11 +8,13 @@ import json
 import pytest
 from helpers import SWEEP_RECIPE, output_files
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.cli import main
-from sdcflow.engine.checks import failure_text, figure_text
+from sdcflow.constraints.checks import figure_text
+from sdcflow.engine.checks import failure_text
 from sdcflow.errors import CheckFailed, OutputError
-from sdcflow.registry import MethodResult
+from sdcflow.plugins import registry
+from sdcflow.plugins.registry import MethodResult
 
 PUBLIC = ["public/manifest.json", "public/report.html", "public/testdata-protected.csv"]
 FAILED_FILES = {"manifest.json", "measures.json", "report.html", "run.json"}

@@ -5,14 +5,14 @@ import threading
 import pytest
 
 from sdcflow import run
-from sdcflow.engine.execution import StepRecord
 from sdcflow.engine.progress import (
     LineObserver,
     RunObserver,
     as_observer,
     reporting_step,
-    step_progress,
 )
+from sdcflow.engine.records import StepRecord
+from sdcflow.plugins.progress import step_progress
 
 
 class Recorder(RunObserver):

@@ -159,7 +159,7 @@ def test_grid_gives_measures_per_variant_and_releases_the_chosen_one(write_recip
 
 
 def test_plugin_failure_names_the_step(write_recipe, tmp_path, monkeypatch):
-    from sdcflow import registry
+    from sdcflow.plugins import registry
 
     plugin = registry.get("top_bottom_code")
     monkeypatch.setattr(type(plugin), "apply", lambda *a: 1 / 0)

@@ -2,8 +2,9 @@
 
 import pytest
 
-from sdcflow import registry, run, validate
+from sdcflow import run, validate
 from sdcflow.errors import RecipeError
+from sdcflow.plugins import registry
 
 PLUGIN = registry.get("ranking")
 

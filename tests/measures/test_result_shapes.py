@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from helpers import ROOT
 
-from sdcflow import registry
 from sdcflow.constraints import Constraint
 from sdcflow.data import Dataset, Variable, read_data
 from sdcflow.engine import canonical_json
-from sdcflow.results import conformance
+from sdcflow.plugins import registry
+from sdcflow.plugins.results import conformance
 
 
 def _variables(weight: bool = True) -> dict:
@@ -135,7 +135,7 @@ CASES = {
 # table perturbed by cell_key (checked in tests/methods/tabular/test_cell_key_method.py);
 # table_utility a protected table (tests/measures/utility/test_table_utility_measure.py);
 # the query-log measures compare two logs of users and queries (their shapes checked by
-# check_method in tests/methods/perturbative/test_query_log_microaggregation.py)
+# check_method in tests/methods/perturbative/microaggregation/test_query_log_microaggregation.py)
 ENGINE_ONLY = {"score", "ranking", "table_audit", "camouflage_widths", "partial_linkage",
                "cell_key_utility", "query_log_linkage", "query_log_utility", "table_utility"}
 # schema_linkage needs an identifier and an intruder's file (its summary's shape: the

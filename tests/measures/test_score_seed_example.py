@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry
+from sdcflow.plugins import registry
 
 # seed 000, "Rank swapping: Example I": original and protected file (p = 2)
 SEED_X = [[8, 9, 1, 3], [6, 7, 10, 2], [10, 3, 4, 1], [7, 1, 2, 6], [9, 4, 6, 4],

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from helpers import ROOT
 
-from sdcflow import registry
 from sdcflow.data import Dataset, Variable, read_data
-from sdcflow.testing import output_problems
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import output_problems
 
 
 def _data(n: int = 120, integer_weight: bool = False) -> Dataset:
@@ -125,7 +125,7 @@ GRAPH_CASES = {
     "supernode_generalisation": {**EDGES, "k": 2, "iterations": 50},
 }
 # query-log methods rebuild a log (users and their queries): their declared outputs are
-# checked by check_method in tests/methods/perturbative/test_query_log_microaggregation.py
+# checked by check_method in tests/methods/perturbative/microaggregation/test_query_log_microaggregation.py
 LOG_METHODS = {"query_log_microaggregation"}
 
 

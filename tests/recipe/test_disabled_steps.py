@@ -11,7 +11,7 @@ import pytest
 from helpers import ROOT
 
 from sdcflow.errors import RecipeError
-from sdcflow.plan import source_of
+from sdcflow.recipe.plan import source_of
 from sdcflow.recipe import recipe_from_text, validate
 
 HEAD = """\

@@ -1,4 +1,4 @@
-"""Errors that point at the fix (sdcflow/recipe/_misplaced.py, sdcflow.suggest): the
+"""Errors that point at the fix (sdcflow/recipe/_misplaced.py, sdcflow.errors): the
 corpus (tests/recipes/invalid/140-145) has the messages; these are the cases where a hint
 would be wrong and must not be given."""
 

@@ -10,8 +10,8 @@ import pytest
 from helpers import validate_cli
 
 import sdcflow
-from sdcflow import registry
-from sdcflow.registry import Method, MethodResult
+from sdcflow.plugins import registry
+from sdcflow.plugins.registry import Method, MethodResult
 
 HEAD = """\
 sdcflow: 1

@@ -9,8 +9,8 @@ from typing import ClassVar
 import pytest
 from helpers import validate_cli
 
-from sdcflow import registry
-from sdcflow.registry import Measure, MeasureResult
+from sdcflow.plugins import registry
+from sdcflow.plugins.registry import Measure, MeasureResult
 
 HEAD = """\
 sdcflow: 1

@@ -4,8 +4,7 @@ mistake a check can make with a declared result, found without running anything.
 import pytest
 
 from sdcflow.constraints import parse
-from sdcflow.recipe._result_checks import expression_problems
-from sdcflow.results import (
+from sdcflow.plugins.results import (
     ANY,
     COUNT,
     NAMES,
@@ -19,6 +18,7 @@ from sdcflow.results import (
     by_variable,
     record,
 )
+from sdcflow.recipe._result_checks import expression_problems
 
 SHAPES = {
     "risk": record(variables=NAMES, violations=by_values("k", [2, 3, 5], COUNT),

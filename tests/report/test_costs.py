@@ -6,7 +6,7 @@ expected values are counted by hand from the small inputs below."""
 import pandas as pd
 
 from sdcflow.data import Variable
-from sdcflow.plain_words import values_changed
+from sdcflow.plugins.plain_words import values_changed
 from sdcflow.report.costs import change_rows, data_changes, method_costs
 from sdcflow.report.keys import plain_key
 

@@ -183,7 +183,7 @@ def test_household_variables_are_counted_in_households_as_the_tutorial_says(base
 def test_explanations_name_only_the_options_used():
     # what the external report says of a step (public parameters, no result): the
     # options the recipe chose, not every one the plugin knows (its summary lists them)
-    from sdcflow import registry
+    from sdcflow.plugins import registry
 
     anon = registry.get("anonymize").explain(
         {"targets": [{"k_anonymity": 3}], "suppression_limit": 0.02}, None)

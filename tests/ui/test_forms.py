@@ -9,7 +9,7 @@ import json
 import jsonschema
 import pytest
 
-from sdcflow import registry
+from sdcflow.plugins import registry
 from sdcflow.ui.forms import KINDS, Field, form_fields, parse_form
 
 PLUGINS = sorted(registry.plugins(), key=lambda p: p.name)

@@ -386,7 +386,7 @@ def test_the_message_is_the_one_sdcflow_validate_prints(tmp_path, capsys):
 # ---------------------------------------------------------------- the starter
 
 def test_starter_document_is_what_sdcflow_init_writes_and_validates(tmp_path):
-    from sdcflow.starter import starter_recipe
+    from sdcflow.cli.starter import starter_recipe
 
     data = tmp_path / "people.csv"
     rows = ["id,sex,region,income"] + [f"{i},{'mf'[i % 2]},{i % 4},{1000 + 37 * i}"

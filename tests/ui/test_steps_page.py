@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from sdcflow import registry
+from sdcflow.plugins import registry
 
 
 def _open(client):

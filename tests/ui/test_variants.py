@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sdcflow.engine import run
-from sdcflow.grid import chosen_variant
+from sdcflow.recipe.grid import chosen_variant
 from sdcflow.recipe import recipe_from_text, validate
 from sdcflow.ui import variants
 from sdcflow.ui.recipe_edit import RecipeDocument

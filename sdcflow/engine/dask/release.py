@@ -16,7 +16,7 @@ from ...data import write_table
 from ...data.households import household_digests, household_units, released_numbers_of
 from ...data.io import sha256_file, table_format
 from ...data.release_numbers import release_rounding, released_numbers
-from ...tables import release_source, released_table
+from ...recipe.tables import release_source, released_table
 
 
 def write_release(tmp: Path, validated, result, run, view: dict) -> None:

@@ -3,7 +3,7 @@
 The data are the files of ``data.path`` (a directory or a glob pattern), one partition
 per file, read on the workers and never brought together unless a step needs its columns
 together and they fit (``execution.collect_limit``). Each step runs as its plugin
-declares (:mod:`sdcflow.distribution`); the client only combines small partial results.
+declares (:mod:`sdcflow.plugins.distribution`); the client only combines small partial results.
 Partition ``p`` is always the same file and its records keep their order, so the release
 (one file per partition, ``part-00000.parquet`` ...) is the same bytes whatever the number
 of workers. Not on this engine: the step cache, methods that change the records
@@ -20,54 +20,25 @@ from pathlib import Path
 
 import numpy as np
 
-from ...distribution import Groups, MapReduce, Rows
 from ...errors import Problem, RecipeError
-from ...plan import chosen_variant
+from ...plugins.distribution import Groups, MapReduce, Rows
+from ...plugins.registry import MeasureResult
 from ...recipe import ORIGINAL, Recipe, Validated, as_recipe, validate
-from ...registry import MeasureResult
+from ...recipe._distribution import distribution_problems
+from ...recipe.plan import chosen_variant
 from ..canonical import canonical_json
 from ..checks import evaluate_checks
-from ..execution import StepRecord
+from ..execution import execution_options
 from ..manifest import full_manifest, public_manifest
 from ..outputs import check_target, replace_output
 from ..progress import RunObserver, as_observer
+from ..records import StepRecord
 from . import tasks
 from .partitions import partition_files, read_partition, source_entry
 from .release import write_release
 from .tables import TableSteps
 
 GIB = 2 ** 30
-
-
-def execution_options(recipe: Recipe, **given) -> dict:
-    """The recipe's ``execution`` section with the command line's options over it."""
-    section = dict((recipe.doc.data or {}).get("execution") or {})
-    section.update({k: v for k, v in given.items() if v is not None})
-    return section
-
-
-def distribution_problems(validated: Validated) -> list[Problem]:
-    """Every step that cannot run on partitioned data, with the reason."""
-    recipe, out = validated.recipe, []
-    if len(validated.plan.variants) > 1:
-        out.append(recipe.doc.problem(("steps",), "grids of variants are not available on "
-                                      "the Dask engine yet: run them with the in-memory engine"))
-    for ps in validated.plan.steps:
-        why = None
-        if ps.table is not None:
-            why = None  # the table is built by map-reduce (sdcflow.tabular.build)
-        elif ps.kind == "method" and ps.writes is None:
-            why = "it changes the records themselves, which the Dask engine does not support"
-        elif ps.result_nodes:
-            why = "it combines other measures' results (not on the Dask engine yet)"
-        else:
-            got = ps.step.plugin.distributes(ps.params, ps.meta)
-            why = got if isinstance(got, str) else None
-        if why:
-            out.append(recipe.doc.problem(
-                ps.step.path, f"step '{ps.step.id}' ({ps.step.plugin_name}) cannot run on the "
-                f"Dask engine: {why}"))
-    return out
 
 
 def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
@@ -83,7 +54,7 @@ def run_dask(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *,
 
     recipe = as_recipe(recipe, allow_paths)
     validated = validate(recipe, data=False)
-    problems = distribution_problems(validated)
+    problems = distribution_problems(validated.recipe, validated.plan)
     if problems:
         raise RecipeError(problems)
     options = execution_options(recipe, scheduler=scheduler, workers=workers)
@@ -145,7 +116,7 @@ class _client:
         except ImportError:
             raise RecipeError([Problem("sdcflow", None, None, (
                 "the Dask engine needs the 'dask' extra: pip install 'sdcflow[dask]'"))]) from None
-        from ...parallel import threads
+        from ...kernels.parallel import threads
 
         if self.options.get("scheduler"):
             self.cluster = None

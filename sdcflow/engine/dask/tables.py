@@ -26,7 +26,7 @@ class TableSteps:
         of the in-memory engine)."""
         from ...data import Dataset
         from ...data.dataset import Metadata
-        from ...tables import build, linked, tabulation
+        from ...recipe.tables import build, linked, tabulation
         from ...tabular import combine, finish_table
 
         meta = {c: self.meta[n][c] for c, n in view.items()}
@@ -48,7 +48,7 @@ class TableSteps:
     def _table_step(self, ps, start: float) -> None:
         """A step on a table, as the in-memory engine runs it (the table is small)."""
         from ...errors import PluginError
-        from ...tables import table_hash
+        from ...recipe.tables import table_hash
         from ..execution import (
             DRAWN_KEYS,
             _call,

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ... import registry
 from ...data import Dataset
 from ...data.households import collapse, expand, household_units
-from ...registry import MethodResult
+from ...plugins import registry
+from ...plugins.registry import MethodResult
 from ..execution import _call, check_step_data, step_rng
 from ..output_checks import method_output
 

@@ -13,8 +13,8 @@ import numpy as np
 from numba import prange
 from scipy.spatial import cKDTree
 
-from ...parallel import threads
 from ..jit import njit
+from ..parallel import threads
 from .links import Links
 from .paired import paired_files
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ...parallel import threads
+from ..parallel import threads
 from .paired import paired_files
 
 # Pairs up to which probabilistic linkage enumerates every pair (beyond: the pair scan);

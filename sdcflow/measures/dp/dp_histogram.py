@@ -15,8 +15,8 @@ import numpy as np
 from ...dp.accounting import Part
 from ...dp.steps import SPEND_PARAMS, UNIT_PARAM, DPMeasureMixin
 from ...errors import PluginError
-from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, NUMBER, TEXT, by_values, record
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import COUNT, NUMBER, TEXT, by_values, record
 
 
 @register

@@ -14,9 +14,9 @@ import numpy as np
 from ...dp.accounting import Part
 from ...dp.steps import SPEND_PARAMS, UNIT_PARAM, DPMeasureMixin
 from ...errors import PluginError
-from ...plain_words import figure
-from ...registry import Measure, MeasureResult, register
-from ...results import NUMBER, TEXT, record
+from ...plugins.plain_words import figure
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import NUMBER, TEXT, record
 
 _BOUND = {"type": "integer", "minimum": -10**12, "maximum": 10**12}
 

@@ -14,7 +14,7 @@ from ...data.edge_list import (
     nodes_and_edges,
     work_problems,
 )
-from ...registry import Measure
+from ...plugins.registry import Measure
 from ..reference import REFERENCE
 
 GRAPH_MEASURE_PARAMS = {**EDGE_PARAMS, "reference": REFERENCE}

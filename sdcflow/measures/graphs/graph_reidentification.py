@@ -20,9 +20,9 @@ from ...kernels.graphs.attacks import (
     re_identification,
 )
 from ...kernels.graphs.subgraph import subgraph_candidates
-from ...limits import MAX_LOOP_STEPS
-from ...registry import MeasureResult, register
-from ...results import COUNT, NUMBER, TEXT, by_values, record
+from ...plugins.limits import MAX_LOOP_STEPS
+from ...plugins.registry import MeasureResult, register
+from ...plugins.results import COUNT, NUMBER, TEXT, by_values, record
 from ._graph_measure import GRAPH_MEASURE_PARAMS, GraphMeasure, as_graph
 
 ATTACKS = {"degree": degree_candidates, "neighbour_degrees": neighbour_degree_candidates,
@@ -30,7 +30,7 @@ ATTACKS = {"degree": degree_candidates, "neighbour_degrees": neighbour_degree_ca
            "degree_attributes": degree_attribute_candidates}
 DEFAULT_ATTACKS = ["degree", "neighbour_degrees", "neighbourhood"]
 # the cost of the neighbourhood attack in loop steps (about a microsecond each;
-# sdcflow.limits): a node's neighbourhood copied and hashed
+# sdcflow.plugins.limits): a node's neighbourhood copied and hashed
 NEIGHBOURHOOD_STEPS = 500
 
 

@@ -9,9 +9,9 @@ from typing import ClassVar
 
 from ...data.edge_list import two_edge_paths
 from ...kernels.graphs.structure import degree_distance, statistics
-from ...limits import MAX_LOOP_STEPS
-from ...registry import MeasureResult, register
-from ...results import COUNT, NUMBER, TEXT, ListOf, record
+from ...plugins.limits import MAX_LOOP_STEPS
+from ...plugins.registry import MeasureResult, register
+from ...plugins.results import COUNT, NUMBER, TEXT, ListOf, record
 from ._graph_measure import GRAPH_MEASURE_PARAMS, GraphMeasure, as_graph
 
 

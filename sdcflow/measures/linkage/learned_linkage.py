@@ -26,9 +26,9 @@ from ...kernels.linkage.distance_linkage import nearest_links
 from ...kernels.linkage.learned_forms import CHOQUET
 from ...kernels.linkage.learned_linkage import FORMS, learn_distance
 from ...kernels.linkage.links import Links
-from ...limits import MAX_CELLS, over
-from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, FLAG, NAMES, NUMBER, TEXT, ListOf, Record, by_variable, record
+from ...plugins.limits import MAX_CELLS, over
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import COUNT, FLAG, NAMES, NUMBER, TEXT, ListOf, Record, by_variable, record
 from ..reference import REFERENCE, same_records
 from .record_linkage import VARIABLES, check_variables, links_frame, values
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 import pandas as pd
 
 from ...data.dataset import Metadata
-from ...registry import Finding
+from ...plugins.registry import Finding
 
 
 class MatchedById:

@@ -48,13 +48,13 @@ from ...kernels.perturbative.microaggregation.fuzzy_c_means import (
 )
 from ...kernels.perturbative.microaggregation.mdav import mdav
 from ...kernels.perturbative.microaggregation.mdav_missing import mdav_missing
-from ...methods.perturbative._microaggregation_algorithms import (
+from ...methods.perturbative.microaggregation._microaggregation_algorithms import (
     _aggregate,
     _scaled,
     neighbour_problems,
 )
-from ...registry import Measure, MeasureResult, register, strata_param, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, Text
+from ...plugins.registry import Measure, MeasureResult, register, strata_param, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, Text
 from ..reference import REFERENCE, same_records
 from .rank_swap_attack import _size_histogram
 from .record_linkage import (

@@ -24,12 +24,12 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...distribution import Whole
 from ...kernels.linkage.coordinates import mahalanobis_transform, standardize
 from ...kernels.linkage.pairwise_links import kernel_distance, pairwise_links
-from ...limits import MAX_CELLS, over
-from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, TEXT, Record, Text
+from ...plugins.distribution import Whole
+from ...plugins.limits import MAX_CELLS, over
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, Record, Text
 from ..reference import REFERENCE
 from .matched import MatchedById, id_problem
 from .record_linkage import (

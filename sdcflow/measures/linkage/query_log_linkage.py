@@ -32,9 +32,9 @@ from ...data.query_log import (
     log_variables,
 )
 from ...kernels.semantic.query_logs import information_loss, linkage_candidates
-from ...limits import MAX_DISTANCES, over
-from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, NUMBER, TEXT, record
+from ...plugins.limits import MAX_DISTANCES, over
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import COUNT, NUMBER, TEXT, record
 from ..reference import REFERENCE
 
 

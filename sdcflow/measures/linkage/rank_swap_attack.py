@@ -28,8 +28,8 @@ import pandas as pd
 from ...data.strata import stratum_codes, stratum_members
 from ...kernels.linkage.coordinates import standardize
 from ...kernels.linkage.rank_swap_attack import AttackResult, intersection_attack, rank_distance
-from ...registry import Measure, MeasureResult, register, strata_param, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, by_variable
+from ...plugins.registry import Measure, MeasureResult, register, strata_param, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, Keyed, Record, by_variable
 from ..reference import REFERENCE, same_records
 from .record_linkage import (
     SCENARIO_PARAM,

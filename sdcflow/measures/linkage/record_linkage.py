@@ -31,15 +31,15 @@ import pandas as pd
 
 from ...data.codes import ordered_values
 from ...data.dataset import Dataset
-from ...distribution import Whole
 from ...kernels.linkage.coordinates import mahalanobis_transform, standardize, weighted
 from ...kernels.linkage.distance_linkage import nearest_links
 from ...kernels.linkage.links import Links
 from ...kernels.linkage.pairwise_links import kernel_distance, pairwise_links
 from ...kernels.linkage.probabilistic_linkage import probabilistic_links
-from ...plain_words import figure
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import (
+from ...plugins.distribution import Whole
+from ...plugins.plain_words import figure
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import (
     COUNT,
     FLAG,
     NAMES,

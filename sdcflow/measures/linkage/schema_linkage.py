@@ -29,11 +29,11 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ...data.csv_input import csv_frame
 from ...data.dataset import Dataset, Metadata
 from ...data.io import BUILTIN_DATASETS, builtin_path
 from ...data.recipe_files import RecipeFileError, RecipeFiles, as_files, quotable
-from ...distribution import Whole
-from ...errors import PluginError
+from ...errors import PluginError, did_you_mean
 from ...kernels.linkage.coordinates import standardize
 from ...kernels.linkage.schema_matching import (
     agreement,
@@ -41,11 +41,11 @@ from ...kernels.linkage.schema_matching import (
     standardised,
 )
 from ...kernels.semantic.taxonomy import TaxonomyError
-from ...limits import MAX_CELLS, over
-from ...plain_words import figure
-from ...registry import Finding, Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
-from ...suggest import did_you_mean
+from ...plugins.distribution import Whole
+from ...plugins.limits import MAX_CELLS, over
+from ...plugins.plain_words import figure
+from ...plugins.registry import Finding, Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
 from . import _schema_pairs as schema_pairs
 from .matched import MatchedById, id_problem
 from .record_linkage import links_frame
@@ -175,7 +175,7 @@ class SchemaLinkage(MatchedById, Measure):
             else:
                 file = as_files(files).check(spec["path"], ("intruder", "path"),
                                              "intruder file", "file")
-            frame = file.csv_frame(dtype=object, keep_default_na=True)
+            frame = csv_frame(file, dtype=object, keep_default_na=True)
         except RecipeFileError as exc:
             return params, [(exc.where, exc.message)]
         columns = {str(c): schema_pairs.as_texts(frame[c].to_numpy(dtype=object)).tolist()

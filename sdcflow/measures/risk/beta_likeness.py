@@ -19,9 +19,9 @@ import pandas as pd
 from ...data.codes import key_codes
 from ...kernels.privacy.models import beta_likeness
 from ...kernels.risk.frequencies import row_ids
-from ...plain_words import figure
-from ...registry import MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, Record, by_variable
+from ...plugins.plain_words import figure
+from ...plugins.registry import MeasureResult, register
+from ...plugins.results import COUNT, NAMES, NUMBER, Record, by_variable
 from ._class_summary import class_summary, score_stats
 from .frequencies import VARIABLES_PARAM
 from .l_diversity import SENSITIVE_PARAM, LDiversity

@@ -34,9 +34,9 @@ from ...data.text import text_column
 from ...errors import PluginError
 from ...kernels.privacy.models import delta_presence
 from ...kernels.risk.frequencies import row_ids
-from ...plain_words import figure
-from ...registry import Finding, Measure, MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, Record
+from ...plugins.plain_words import figure
+from ...plugins.registry import Finding, Measure, MeasureResult, register
+from ...plugins.results import COUNT, NAMES, NUMBER, Record
 from .frequencies import VARIABLES_PARAM, key_variables
 
 _MISSING = "\x00missing"  # a missing key value: a category of its own on both sides

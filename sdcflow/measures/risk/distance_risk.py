@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ...kernels.risk.distance_risk import d_risk, d_risk_rmd
-from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, TEXT, Text, record
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, Text, record
 from ..linkage.record_linkage import VARIABLES, values
 from ..reference import REFERENCE, same_records
 

@@ -17,8 +17,8 @@ import pandas as pd
 from ...data.codes import key_codes
 from ...data.dataset import Dataset, Metadata
 from ...kernels.risk.frequencies import class_frequencies, row_ids
-from ...registry import Finding, Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, Null, Shape, record
+from ...plugins.registry import Finding, Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, Null, Shape, record
 
 VARIABLES_PARAM: dict = variables_param(
     "Key variables (default: every variable with role key).", unique=False)

@@ -11,9 +11,9 @@ from typing import ClassVar
 
 from ...data.codes import key_codes
 from ...kernels.risk.risk import household_risk
-from ...plain_words import figure
-from ...registry import MeasureResult, register
-from ...results import COUNT, NUMBER, TEXT, Record, record
+from ...plugins.plain_words import figure
+from ...plugins.registry import MeasureResult, register
+from ...plugins.results import COUNT, NUMBER, TEXT, Record, record
 from .frequencies import single_role
 from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold, risk_fields
 

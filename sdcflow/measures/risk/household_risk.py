@@ -14,9 +14,9 @@ import pandas as pd
 from ...data.codes import key_codes
 from ...data.dataset import Metadata
 from ...kernels.risk.risk import household_risk
-from ...plain_words import figure
-from ...registry import Finding, MeasureResult, register
-from ...results import COUNT, NUMBER, TEXT, Record
+from ...plugins.plain_words import figure
+from ...plugins.registry import Finding, MeasureResult, register
+from ...plugins.results import COUNT, NUMBER, TEXT, Record
 from .frequencies import single_role
 from .individual_risk import RISK_PARAMS, RiskMeasure, above_threshold, risk_fields
 

@@ -15,11 +15,11 @@ import pandas as pd
 
 from ...data.dataset import Dataset
 from ...data.key_table import combine_tables, partial_table, table_frequencies
-from ...distribution import MapReduce
 from ...kernels.risk.risk import METHODS, class_individual_risk, individual_risk
-from ...plain_words import figure
-from ...registry import MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
+from ...plugins.distribution import MapReduce
+from ...plugins.plain_words import figure
+from ...plugins.registry import MeasureResult, register
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, ListOf, Record, Text
 from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, KeyFrequencyMeasure, weight_shape
 
 RISK_PARAMS: dict = {

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from ...kernels.risk.interval_disclosure import interval_disclosure
-from ...registry import Measure, MeasureResult, register
-from ...results import (
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import (
     COUNT,
     NAMES,
     NUMBER,

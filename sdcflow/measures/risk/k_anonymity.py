@@ -22,11 +22,11 @@ from ...data.key_table import (
     table_frequencies,
 )
 from ...data.strata import stratum_codes
-from ...distribution import MapReduce
 from ...kernels.risk.frequencies import frequencies
-from ...plain_words import figure, get
-from ...registry import Measure, MeasureResult, register, strata_param
-from ...results import COUNT, NAMES, NUMBER, Keyed, Record, by_values
+from ...plugins.distribution import MapReduce
+from ...plugins.plain_words import figure, get
+from ...plugins.registry import Measure, MeasureResult, register, strata_param
+from ...plugins.results import COUNT, NAMES, NUMBER, Keyed, Record, by_values
 from .frequencies import ALPHA_PARAM, VARIABLES_PARAM, single_role
 
 

@@ -19,13 +19,13 @@ import pandas as pd
 
 from ...data.codes import key_codes
 from ...data.dataset import Metadata
+from ...errors import did_you_mean
 from ...kernels.privacy.models import recursive_l_diversity
 from ...kernels.risk.frequencies import row_ids
 from ...kernels.risk.risk import l_diversity
-from ...plain_words import figure
-from ...registry import Finding, Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, Record, by_variable
-from ...suggest import did_you_mean
+from ...plugins.plain_words import figure
+from ...plugins.registry import Finding, Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, Record, by_variable
 from .frequencies import VARIABLES_PARAM, key_variables
 
 # the sensitive variables of the class measures (l-diversity, t-closeness, beta-likeness)

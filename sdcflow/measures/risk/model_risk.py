@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from ...data.codes import key_codes
+from ...errors import did_you_mean
 from ...kernels.risk.model_risk import MAX_CELLS, MAX_DESIGN, METHODS, grid_size, model_risk
-from ...registry import MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, Text, record
-from ...suggest import did_you_mean
+from ...plugins.registry import MeasureResult, register
+from ...plugins.results import COUNT, NAMES, NUMBER, Text, record
 from .frequencies import VARIABLES_PARAM, KeyFrequencyMeasure, weight_shape
 
 

@@ -23,9 +23,9 @@ from ...data.codes import key_codes
 from ...data.dataset import Metadata
 from ...kernels.privacy.models import reidentification_risk
 from ...kernels.risk.frequencies import row_ids
-from ...plain_words import figure
-from ...registry import Finding, Measure, MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, Record
+from ...plugins.plain_words import figure
+from ...plugins.registry import Finding, Measure, MeasureResult, register
+from ...plugins.results import COUNT, NAMES, NUMBER, Record
 from .frequencies import VARIABLES_PARAM, key_variables
 
 

@@ -22,9 +22,9 @@ import pandas as pd
 
 from ...data.codes import key_codes
 from ...kernels.risk.suda import dis_probability, dis_suda_scores, suda_scores
-from ...plain_words import figure
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, Keyed, Record, by_values, by_variable
+from ...plugins.plain_words import figure
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, Keyed, Record, by_values, by_variable
 
 # The level-wise search visits every subset of at most max_size keys; beyond this many it
 # would run for hours, so the recipe is refused with a hint instead.

@@ -22,8 +22,8 @@ from ...data.dataset import Metadata
 from ...kernels.non_perturbative.recode import hierarchy_mapping
 from ...kernels.risk.frequencies import row_ids
 from ...kernels.risk.t_closeness import t_closeness
-from ...registry import MeasureResult, register
-from ...results import COUNT, NAMES, NUMBER, Record, Text, by_variable
+from ...plugins.registry import MeasureResult, register
+from ...plugins.results import COUNT, NAMES, NUMBER, Record, Text, by_variable
 from ._class_summary import class_summary, score_stats
 from .frequencies import VARIABLES_PARAM
 from .l_diversity import SENSITIVE_PARAM, LDiversity

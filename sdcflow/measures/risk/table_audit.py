@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ...plain_words import figure
-from ...registry import MeasureResult, TableMeasure, register
-from ...results import COUNT, FLAG, NUMBER, TEXT, ListOf, record
+from ...plugins.plain_words import figure
+from ...plugins.registry import MeasureResult, TableMeasure, register
+from ...plugins.results import COUNT, FLAG, NUMBER, TEXT, ListOf, record
 
 
 @register

@@ -24,9 +24,9 @@ import pandas as pd
 
 from ...kernels.semantic.text_sanitisation import information, residual
 from ...methods import _text_policy as policy_of
-from ...plain_words import figure
-from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, NUMBER, Keyed, record
+from ...plugins.plain_words import figure
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import COUNT, NUMBER, Keyed, record
 from ..reference import REFERENCE, same_records
 
 

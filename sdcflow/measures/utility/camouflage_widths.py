@@ -17,8 +17,8 @@ import pandas as pd
 
 from ...kernels.perturbative.camouflage import STATISTICS, interval_widths, query_interval
 from ...methods.perturbative.camouflage import bound_names
-from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, FLAG, NUMBER, TEXT, Keyed, ListOf, record
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import COUNT, FLAG, NUMBER, TEXT, Keyed, ListOf, record
 from ..reference import same_records
 
 _QUERY = {

@@ -33,9 +33,9 @@ from ...kernels.utility.categorical_information_loss import (
     posterior_from_data,
     posterior_from_matrix,
 )
-from ...limits import MAX_CELLS, MAX_COMBINATIONS, over
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, Keyed, Text, by_variable, record
+from ...plugins.limits import MAX_CELLS, MAX_COMBINATIONS, over
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, Keyed, Text, by_variable, record
 from ..reference import REFERENCE, same_records
 
 _MISSING = "<missing>"

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...errors import PluginError
-from ...plain_words import figure
-from ...registry import MeasureResult, TableMeasure, register
-from ...results import COUNT, NUMBER, Keyed, record
+from ...plugins.plain_words import figure
+from ...plugins.registry import MeasureResult, TableMeasure, register
+from ...plugins.results import COUNT, NUMBER, Keyed, record
 
 _STATS = ("min", "q10", "q20", "q30", "q40", "mean", "median", "q60", "q70", "q80", "q90",
           "q95", "q99", "max")

@@ -20,12 +20,12 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from ...errors import did_you_mean
 from ...kernels.utility.asymmetric_divergence import decision_divergence
 from ...kernels.utility.classification import classification_loss
 from ...kernels.utility.propensity import main_effects
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, record
-from ...suggest import did_you_mean
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, record
 from ..reference import REFERENCE, same_records
 from .categorical_information_loss import shared_codes
 from .decision_loss import COST

@@ -24,9 +24,9 @@ import pandas as pd
 
 from ...kernels.utility.kmeans import SAMPLE, kmeans
 from ...kernels.utility.partition_agreement import partition_agreement
-from ...limits import MAX_CELLS, MAX_DISTANCES, over
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, record
+from ...plugins.limits import MAX_CELLS, MAX_DISTANCES, over
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, record
 from ..reference import REFERENCE, same_records
 from .information_loss import numeric_matrix
 

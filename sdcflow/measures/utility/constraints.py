@@ -9,10 +9,10 @@ from typing import ClassVar
 import pandas as pd
 
 from ...data.text import text_column
-from ...plain_words import figure
-from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, FLAG, TEXT, Keyed, ListOf, Record, record
-from ...suggest import did_you_mean
+from ...errors import did_you_mean
+from ...plugins.plain_words import figure
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import COUNT, FLAG, TEXT, Keyed, ListOf, Record, record
 
 
 @register

@@ -24,11 +24,11 @@ from ...constraints import ExprError, parse
 from ...constraints.aggregates import check_aggregates
 from ...constraints.columns import require_64_bit
 from ...constraints.constraint import condition_outcome
+from ...errors import did_you_mean
 from ...kernels.utility.asymmetric_divergence import decision_divergence
-from ...plain_words import figure
-from ...registry import Measure, MeasureResult, register
-from ...results import COUNT, NUMBER, TEXT, record
-from ...suggest import did_you_mean
+from ...plugins.plain_words import figure
+from ...plugins.registry import Measure, MeasureResult, register
+from ...plugins.results import COUNT, NUMBER, TEXT, record
 from ..reference import REFERENCE, same_records
 
 COST = {"type": "number", "minimum": 0, "maximum": 1e6, "default": 1}

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from ...kernels.utility.fuzzy_c_means import fuzzy_clustering_loss
-from ...limits import MAX_DISTANCES, over
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, record
+from ...plugins.limits import MAX_DISTANCES, over
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, record
 from ..reference import REFERENCE, same_records
 from .information_loss import numeric_matrix
 

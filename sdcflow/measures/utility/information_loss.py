@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from ...data.dataset import Dataset
-from ...distribution import Whole
 from ...kernels.utility.continuous_information_loss import continuous_information_loss
-from ...plain_words import figure
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, Record, record
+from ...plugins.distribution import Whole
+from ...plugins.plain_words import figure
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, Record, record
 from ..reference import REFERENCE, same_records
 
 

@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from ...kernels.utility.propensity import propensity_utility
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, FLAG, NAMES, NUMBER, TEXT, record
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, FLAG, NAMES, NUMBER, TEXT, record
 from ..reference import REFERENCE
 from .categorical_information_loss import shared_codes
 

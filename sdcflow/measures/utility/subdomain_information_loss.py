@@ -16,13 +16,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...distribution import Whole
+from ...errors import did_you_mean
 from ...kernels.risk.frequencies import row_ids
 from ...kernels.utility.subdomain_information_loss import KINDS, subdomain_information_loss
-from ...plain_words import figure
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NAMES, NUMBER, TEXT, Keyed, ListOf, Record, record
-from ...suggest import did_you_mean
+from ...plugins.distribution import Whole
+from ...plugins.plain_words import figure
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NAMES, NUMBER, TEXT, Keyed, ListOf, Record, record
 from ..reference import REFERENCE
 from .categorical_information_loss import shared_codes
 from .information_loss import numeric_matrix

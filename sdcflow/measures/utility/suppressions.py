@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ...plain_words import figure
-from ...registry import Measure, MeasureResult, register, variables_param
-from ...results import COUNT, NUMBER, TEXT, by_variable, record
+from ...plugins.plain_words import figure
+from ...plugins.registry import Measure, MeasureResult, register, variables_param
+from ...plugins.results import COUNT, NUMBER, TEXT, by_variable, record
 from ..reference import REFERENCE, same_records
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...errors import PluginError
-from ...plain_words import figure
-from ...registry import MeasureResult, TableMeasure, register
-from ...results import COUNT, NUMBER, Keyed, record
+from ...plugins.plain_words import figure
+from ...plugins.registry import MeasureResult, TableMeasure, register
+from ...plugins.results import COUNT, NUMBER, Keyed, record
 
 _DEFAULT_BOUNDS = [3, 5, 10, 20, 50, 100]
 _INTERNAL_CLASS_FIELDS = ("cells", "suppressed", "exact")

@@ -10,7 +10,7 @@ from ...data.edge_list import (
     nodes_and_edges,
     work_problems,
 )
-from ...registry import Method, unchanged
+from ...plugins.registry import Method, unchanged
 
 
 class GraphMethod(Method):
@@ -51,5 +51,5 @@ class GraphMethod(Method):
     def work(self, params, n: int, u, v) -> list[tuple]:
         """What the method would do on a graph of ``n`` nodes and edges ``(u, v)``, as
         :func:`~sdcflow.data.edge_list.work_problems` checks it (its limits are in
-        :mod:`sdcflow.limits`): none by default (linear work)."""
+        :mod:`sdcflow.plugins.limits`): none by default (linear work)."""
         return []

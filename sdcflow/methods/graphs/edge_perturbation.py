@@ -7,9 +7,9 @@ from typing import ClassVar
 
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.perturbation import MODES, non_edges_count, perturb_edges
-from ...limits import MAX_CELLS, over
-from ...plain_words import figure
-from ...registry import MethodResult, register
+from ...plugins.limits import MAX_CELLS, over
+from ...plugins.plain_words import figure
+from ...plugins.registry import MethodResult, register
 from ._graph_method import GraphMethod
 
 

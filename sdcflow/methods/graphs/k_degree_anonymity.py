@@ -8,8 +8,8 @@ from typing import ClassVar
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...errors import PluginError
 from ...kernels.graphs.k_degree import k_degree_anonymise, probe_steps
-from ...limits import MAX_LOOP_STEPS
-from ...registry import MethodResult, register
+from ...plugins.limits import MAX_LOOP_STEPS
+from ...plugins.registry import MethodResult, register
 from ._graph_method import GraphMethod
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.edges import canonical
 from ...kernels.keyed import keyed_generator
-from ...registry import MethodResult, Output, register
+from ...plugins.registry import MethodResult, Output, register
 from ._graph_method import GraphMethod
 
 

@@ -8,8 +8,8 @@ from typing import ClassVar
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.edges import canonical, degrees
 from ...kernels.graphs.spatial import DENSITIES, spatial_graph
-from ...limits import MAX_NODE_PAIRS
-from ...registry import MethodResult, register
+from ...plugins.limits import MAX_NODE_PAIRS
+from ...plugins.registry import MethodResult, register
 from ._graph_method import GraphMethod
 
 

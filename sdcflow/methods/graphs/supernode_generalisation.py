@@ -9,8 +9,8 @@ from typing import ClassVar
 from ...data.edge_list import EDGE_PARAMS, edge_dataset, nodes_and_edges
 from ...kernels.graphs.edges import canonical
 from ...kernels.graphs.supernodes import block_counts, partition, sample_graph
-from ...limits import MAX_CELLS, MAX_LOOP_STEPS
-from ...registry import MethodResult, register
+from ...plugins.limits import MAX_CELLS, MAX_LOOP_STEPS
+from ...plugins.registry import MethodResult, register
 from ._graph_method import GraphMethod
 
 # an annealing move: a dozen NumPy calls over the super-nodes (about 100 microseconds)

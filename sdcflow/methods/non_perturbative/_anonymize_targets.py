@@ -19,13 +19,13 @@ from ...data.population_file import read_population as population_file
 from ...data.recipe_files import RecipeFileError, RecipeFiles
 from ...kernels.privacy import lattice
 from ...kernels.privacy.model_targets import beta_likeness_target, delta_presence_target
-from ...limits import MAX_CELLS, count, over
 from ...measures.risk.delta_presence import (
     DeltaPresence,
     population_counts,
     population_problems,
 )
 from ...measures.risk.t_closeness import hierarchy_codes
+from ...plugins.limits import MAX_CELLS, count, over
 
 Finding = tuple[tuple, str]
 

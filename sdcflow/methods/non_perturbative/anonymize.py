@@ -19,13 +19,12 @@ import pandas as pd
 
 from ...data import Dataset
 from ...data.text import text_column
-from ...errors import PluginError
+from ...errors import PluginError, did_you_mean
 from ...kernels.privacy import lattice
 from ...kernels.privacy.loss import LOSSES, SUPPRESSION_LOSSES, WEIGHTED
 from ...measures.risk.delta_presence import POPULATION_COUNTS
-from ...plain_words import figure, names
-from ...registry import Method, MethodResult, Output, register, variables_param
-from ...suggest import did_you_mean
+from ...plugins.plain_words import figure, names
+from ...plugins.registry import Method, MethodResult, Output, register, variables_param
 from . import _anonymize_targets as targets_of
 from ._hierarchies import HIERARCHY_PARAM, Built, build, released, spec_for, spec_problems
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.text import text_column
-from ...distribution import Rows
+from ...errors import declare_numeric
 from ...kernels.non_perturbative.recode import (
     category_mapping,
     hierarchy_mapping,
@@ -20,10 +20,10 @@ from ...kernels.non_perturbative.recode import (
     width_breaks,
     width_count,
 )
-from ...limits import MAX_INTERVALS, over
-from ...plain_words import figure, get, names, total, values_changed
-from ...registry import Method, MethodResult, Output, register
-from ...suggest import declare_numeric
+from ...plugins.distribution import Rows
+from ...plugins.limits import MAX_INTERVALS, over
+from ...plugins.plain_words import figure, get, names, total, values_changed
+from ...plugins.registry import Method, MethodResult, Output, register
 
 
 @register

@@ -17,12 +17,19 @@ from ...data.codes import key_codes
 from ...data.households import household_units, spread_missing
 from ...data.key_table import combine_tables, partial_table, stratum_column
 from ...data.strata import stratum_codes, stratum_members
-from ...distribution import Rows, Whole, sum_info
 from ...kernels.non_perturbative.local_suppression import suppress_to_k
 from ...kernels.risk.frequencies import frequencies
-from ...limits import MAX_COMBINATIONS, over
-from ...plain_words import figure
-from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
+from ...plugins.distribution import Rows, Whole, sum_info
+from ...plugins.limits import MAX_COMBINATIONS, over
+from ...plugins.plain_words import figure
+from ...plugins.registry import (
+    Method,
+    MethodResult,
+    register,
+    strata_param,
+    unchanged,
+    variables_param,
+)
 
 
 @register

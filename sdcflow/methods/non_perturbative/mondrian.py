@@ -27,8 +27,15 @@ from ...kernels.non_perturbative.mondrian import (
     tree_ancestor,
 )
 from ...kernels.semantic.taxonomy import TaxonomyError
-from ...plain_words import figure
-from ...registry import Method, MethodResult, Output, numeric_output, register, variables_param
+from ...plugins.plain_words import figure
+from ...plugins.registry import (
+    Method,
+    MethodResult,
+    Output,
+    numeric_output,
+    register,
+    variables_param,
+)
 from .._semantic import data_taxonomy, hierarchy_taxonomy
 
 

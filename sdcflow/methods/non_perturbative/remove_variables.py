@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ...distribution import Rows
-from ...plain_words import names
-from ...registry import Method, MethodResult, register, variables_param
+from ...plugins.distribution import Rows
+from ...plugins.plain_words import names
+from ...plugins.registry import Method, MethodResult, register, variables_param
 
 
 @register

@@ -12,8 +12,15 @@ import pandas as pd
 from ...data.households import first_members, household_units
 from ...data.strata import stratum_codes
 from ...kernels.non_perturbative.sampling import allocate, stratified_sample
-from ...plain_words import figure, get, names
-from ...registry import Method, MethodResult, numeric_output, register, strata_param, unchanged
+from ...plugins.plain_words import figure, get, names
+from ...plugins.registry import (
+    Method,
+    MethodResult,
+    numeric_output,
+    register,
+    strata_param,
+    unchanged,
+)
 
 
 @register

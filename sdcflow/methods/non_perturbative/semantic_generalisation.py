@@ -11,8 +11,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...distribution import Rows, Whole
-from ...registry import Method, MethodResult, Output, register
+from ...plugins.distribution import Rows, Whole
+from ...plugins.registry import Method, MethodResult, Output, register
 from .._semantic import (
     as_text,
     data_problems,

@@ -8,10 +8,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..._plugin_results import DataOrder
 from ...data.codes import numeric_column, ordered_values
 from ...data.text import text_column
-from ...distribution import Rows
 from ...kernels.non_perturbative.recode import number_text
 from ...kernels.non_perturbative.top_bottom import (
     clip_categories,
@@ -19,8 +17,10 @@ from ...kernels.non_perturbative.top_bottom import (
     coded_order,
     tail_mask,
 )
-from ...plain_words import figure, get
-from ...registry import Method, MethodResult, Output, numeric_output, register
+from ...plugins._plugin_results import DataOrder
+from ...plugins.distribution import Rows
+from ...plugins.plain_words import figure, get
+from ...plugins.registry import Method, MethodResult, Output, numeric_output, register
 
 _TAIL = {
     "type": "object",

@@ -9,11 +9,25 @@ import numpy as np
 import pandas as pd
 
 from ...data.strata import stratum_codes, stratum_members
-from ...distribution import Rows
+from ...plugins.distribution import Rows
+
+
+def pram_categories(col: pd.Series, var, rows: dict | None) -> list[str]:
+    """The categories of a variable: observed (sorted as text; ordinal: declared order)
+    and any the matrix names."""
+    seen = {str(v) for v in col.unique() if not pd.isna(v)}
+    if rows:
+        seen |= set(rows)
+        for row in rows.values():
+            seen |= set(row)
+    if var.type == "ordinal" and var.order:
+        ordered = [c for c in var.order if c in seen]
+        return ordered + sorted(seen - set(ordered))
+    return sorted(seen)
 
 
 class PartitionedPram:
-    """The hooks of :class:`sdcflow.distribution.Distributable` for PRAM."""
+    """The hooks of :class:`sdcflow.plugins.distribution.Distributable` for PRAM."""
 
     distribution = Rows(rounds=1)  # except sdcMicro's scheme (see distributes)
 
@@ -42,10 +56,8 @@ class PartitionedPram:
         return {"counts": out, "variables": {n: data.variables[n] for n in out}}
 
     def combine(self, rnd, partials, params, state):
-        """The categories of each variable (as :func:`_categories` finds them in the whole
+        """The categories of each variable (as :func:`pram_categories` finds them in the whole
         data) and their counts per stratum, as arrays over those categories."""
-        from .pram import _categories
-
         given = params.get("matrix", {})
         fitted = {}
         for name, var in partials[0]["variables"].items():
@@ -56,7 +68,7 @@ class PartitionedPram:
                     for c, k in counts.items():
                         into[c] = into.get(c, 0) + k
             seen = pd.Series(sorted({c for t in totals.values() for c in t}), dtype=object)
-            categories = _categories(seen, var, given.get(name))
+            categories = pram_categories(seen, var, given.get(name))
             index = {c: i for i, c in enumerate(categories)}
             t = {}
             for label, counts in totals.items():

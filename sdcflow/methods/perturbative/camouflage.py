@@ -27,8 +27,8 @@ from ...kernels.perturbative.camouflage import (
     interval_widths,
     relative_intervals,
 )
-from ...limits import FLOAT_MAX
-from ...registry import Method, MethodResult, Output, register, variables_param
+from ...plugins.limits import FLOAT_MAX
+from ...plugins.registry import Method, MethodResult, Output, register, variables_param
 
 
 def bound_names(name: str) -> tuple[str, str]:

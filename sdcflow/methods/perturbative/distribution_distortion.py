@@ -26,8 +26,8 @@ from ...kernels.perturbative.distribution_distortion import (
     fit,
     outside,
 )
-from ...limits import FLOAT_MAX
-from ...registry import (
+from ...plugins.limits import FLOAT_MAX
+from ...plugins.registry import (
     Method,
     MethodResult,
     numeric_output,

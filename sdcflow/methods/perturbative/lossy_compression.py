@@ -23,7 +23,7 @@ import pandas as pd
 from ...data.codes import numeric_matrix, ordered_values
 from ...kernels.changes import changed_values
 from ...kernels.perturbative.lossy_compression import BLOCK, lossy_compress
-from ...registry import Method, MethodResult, numeric_output, register, variables_param
+from ...plugins.registry import Method, MethodResult, numeric_output, register, variables_param
 
 
 def sort_order(column: pd.Series, var) -> np.ndarray:

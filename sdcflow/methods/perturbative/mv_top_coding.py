@@ -10,11 +10,11 @@ import numpy as np
 
 from ...data.codes import numeric_column, numeric_matrix
 from ...data.magnitude import matrix_squares_problems
-from ...distribution import Whole
 from ...errors import PluginError
 from ...kernels.perturbative.mv_top_coding import ALPHA, ESTIMATORS, mv_top_code
-from ...plain_words import figure, get, names
-from ...registry import Method, MethodResult, numeric_output, register, variables_param
+from ...plugins.distribution import Whole
+from ...plugins.plain_words import figure, get, names
+from ...plugins.registry import Method, MethodResult, numeric_output, register, variables_param
 
 
 @register

@@ -57,7 +57,6 @@ import pandas as pd
 from ...data.codes import numeric_matrix
 from ...data.magnitude import matrix_squares_problems
 from ...data.strata import stratum_codes, stratum_members
-from ...distribution import Rows, Whole, sum_info
 from ...errors import PluginError
 from ...kernels.changes import changed_values
 from ...kernels.partial_moments import (
@@ -88,9 +87,10 @@ from ...kernels.perturbative.sdcmicro_noise import (
     outlier_noise,
 )
 from ...kernels.perturbative.uniform_noise import uniform_noise
-from ...limits import FLOAT_MAX, NOISE_SIGMAS
-from ...plain_words import figure, get, names, values_changed
-from ...registry import (
+from ...plugins.distribution import Rows, Whole, sum_info
+from ...plugins.limits import FLOAT_MAX, NOISE_SIGMAS
+from ...plugins.plain_words import figure, get, names, values_changed
+from ...plugins.registry import (
     Method,
     MethodResult,
     numeric_output,

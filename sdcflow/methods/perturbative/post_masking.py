@@ -30,11 +30,11 @@ import jsonschema
 import numpy as np
 import pandas as pd
 
-from ... import registry
 from ...data.codes import numeric_matrix
+from ...errors import did_you_mean
 from ...kernels.perturbative.noise import moments, restore_moments
-from ...registry import Method, MethodResult, numeric_output, register, variables_param
-from ...suggest import did_you_mean
+from ...plugins import registry
+from ...plugins.registry import Method, MethodResult, numeric_output, register, variables_param
 
 _NUMERIC = ("integer", "continuous")
 

@@ -37,10 +37,17 @@ from ...kernels.perturbative.pram import (
     pram,
     sdcmicro_matrix,
 )
-from ...limits import MAX_CELLS, over
-from ...plain_words import get, names, total, values_changed
-from ...registry import Method, MethodResult, register, strata_param, unchanged, variables_param
-from ._pram_partitioned import PartitionedPram
+from ...plugins.limits import MAX_CELLS, over
+from ...plugins.plain_words import get, names, total, values_changed
+from ...plugins.registry import (
+    Method,
+    MethodResult,
+    register,
+    strata_param,
+    unchanged,
+    variables_param,
+)
+from ._pram_partitioned import PartitionedPram, pram_categories
 
 _ROW_TOLERANCE = 1e-9
 RETENTION, SPREAD, PD = 0.8, "uniform", 0.8  # defaults of scheme fixed / sdcmicro
@@ -230,7 +237,7 @@ class Pram(PartitionedPram, Method):
             var = data.variables[name]
             col = frame[name]
             categories = (fitted[name]["categories"] if fitted else
-                          _categories(col, var, given.get(name)))
+                          pram_categories(col, var, given.get(name)))
             codes = _codes(col, categories)
             L = len(categories)
             sdcmicro = name not in given and params.get("scheme") == "sdcmicro"
@@ -305,20 +312,6 @@ class Pram(PartitionedPram, Method):
         if strata:
             info["strata"] = len(fitted[names[0]]["t"]) if fitted and names else len(labels)
         return MethodResult(data.with_columns(columns), info)
-
-
-def _categories(col: pd.Series, var, rows: dict | None) -> list[str]:
-    """The categories of a variable: observed (sorted as text; ordinal: declared order)
-    and any the matrix names."""
-    seen = {str(v) for v in col.unique() if not pd.isna(v)}
-    if rows:
-        seen |= set(rows)
-        for row in rows.values():
-            seen |= set(row)
-    if var.type == "ordinal" and var.order:
-        ordered = [c for c in var.order if c in seen]
-        return ordered + sorted(seen - set(ordered))
-    return sorted(seen)
 
 
 def _codes(col: pd.Series, categories: list[str]) -> np.ndarray:

@@ -12,8 +12,8 @@ from ...data.codes import numeric_column
 from ...data.strata import stratum_codes, stratum_members
 from ...kernels.changes import changed_values
 from ...kernels.perturbative.resampling import resample
-from ...limits import MAX_DRAWS, over
-from ...registry import (
+from ...plugins.limits import MAX_DRAWS, over
+from ...plugins.registry import (
     Method,
     MethodResult,
     numeric_output,

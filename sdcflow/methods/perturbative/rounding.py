@@ -24,16 +24,16 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from ...distribution import Rows
 from ...kernels.perturbative.rounding import (
     decimals,
     round_to_base,
     round_to_points,
     round_to_vectors,
 )
-from ...limits import FLOAT_MAX
-from ...plain_words import figure, get, names, total, values_changed
-from ...registry import Method, MethodResult, numeric_output, register, variables_param
+from ...plugins.distribution import Rows
+from ...plugins.limits import FLOAT_MAX
+from ...plugins.plain_words import figure, get, names, total, values_changed
+from ...plugins.registry import Method, MethodResult, numeric_output, register, variables_param
 
 _POINTS = {"type": "array", "minItems": 1, "items": {"type": "number"}}
 _BASE = {"type": "number", "exclusiveMinimum": 0}

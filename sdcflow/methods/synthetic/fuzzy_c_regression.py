@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...kernels.synthetic.fuzzy_c_regression import OUTPUTS, RESTARTS, synthesise
-from ...registry import register
+from ...plugins.registry import register
 from .ipso import PREDICTORS_PARAM, STRATA_PARAM, VARIABLES_PARAM, RegressionSynthesis
 
 MAX_CLUSTERS = 100

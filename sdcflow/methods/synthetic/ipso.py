@@ -21,7 +21,7 @@ from ...data.strata import stratum_codes, stratum_members
 from ...kernels.synthetic.design import Columns, Constant, Design, Indicators
 from ...kernels.synthetic.ipso import VARIANTS, ipso
 from ...kernels.synthetic.least_squares import TooFewRecords
-from ...registry import (
+from ...plugins.registry import (
     Method,
     MethodResult,
     numeric_output,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...kernels.synthetic.imputation import sequential_regression
-from ...registry import register, variables_param
+from ...plugins.registry import register, variables_param
 from .ipso import PREDICTORS_PARAM, STRATA_PARAM, RegressionSynthesis
 
 

@@ -1,14 +1,14 @@
 """What the table methods that search for an optimum (a MILP solved by HiGHS: controlled
 rounding, controlled adjustment, optimal secondary suppression) share: without a
 ``time_limit`` the search of a large table may go on for hours, so that a table of more
-than :data:`~sdcflow.limits.MAX_SEARCH_CELLS` cells needs one, checked when the recipe
+than :data:`~sdcflow.plugins.limits.MAX_SEARCH_CELLS` cells needs one, checked when the recipe
 is validated."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from ...limits import MAX_SEARCH_CELLS, count
+from ...plugins.limits import MAX_SEARCH_CELLS, count
 
 
 def untimed_search(params: Mapping, cells: int, what: str, advice: str,

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...data.csv_input import csv_frame
 from ...data.recipe_files import (
     CheckedFile,
     RecipeFileError,
@@ -25,8 +26,8 @@ from ...data.recipe_files import (
     file_lines,
 )
 from ...errors import PluginError
-from ...plain_words import figure
-from ...registry import MethodResult, TableMethod, register
+from ...plugins.plain_words import figure
+from ...plugins.registry import MethodResult, TableMethod, register
 
 _PTABLE_COLUMNS = ("i", "j", "p", "v", "p_int_lb", "p_int_ub")
 
@@ -342,7 +343,7 @@ def read_ptable_file(file: CheckedFile) -> dict[str, list[float]]:
     raw = file.content()
     first = raw[:raw.find(b"\n")] if b"\n" in raw else raw
     sep = ";" if first.count(b";") > first.count(b",") else ","
-    frame = file.csv_frame(raw=raw, sep=sep, skipinitialspace=True)
+    frame = csv_frame(file, raw=raw, sep=sep, skipinitialspace=True)
     frame.columns = [str(c).strip().strip('"') for c in frame.columns]
     if "p_int_lb" not in frame and {"i", "p_int_ub"} <= set(frame.columns):
         frame["p_int_lb"] = frame.groupby("i")["p_int_ub"].shift(1, fill_value=0.0)

@@ -15,8 +15,8 @@ import numpy as np
 
 from ...data.text import text_column
 from ...errors import PluginError
-from ...plain_words import figure
-from ...registry import MethodResult, TableMethod, register
+from ...plugins.plain_words import figure
+from ...plugins.registry import MethodResult, TableMethod, register
 from ._search import untimed_search
 
 

@@ -11,8 +11,8 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import PluginError
-from ...plain_words import figure
-from ...registry import MethodResult, TableMethod, register
+from ...plugins.plain_words import figure
+from ...plugins.registry import MethodResult, TableMethod, register
 from ._search import untimed_search
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ...dp.accounting import Part
 from ...dp.steps import SPEND_PARAMS, UNIT_PARAM, DPStep
 from ...errors import PluginError
-from ...registry import MethodResult, TableMethod, register
+from ...plugins.registry import MethodResult, TableMethod, register
 
 
 def table_levels(recipe, table_id: str) -> list[int]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ...plain_words import figure
-from ...registry import MethodResult, TableMethod, register
+from ...plugins.plain_words import figure
+from ...plugins.registry import MethodResult, TableMethod, register
 from ._search import untimed_search
 
 

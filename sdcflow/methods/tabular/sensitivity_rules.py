@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...data.text import text_column
-from ...plain_words import figure, names
-from ...registry import MethodResult, TableMethod, register
+from ...plugins.plain_words import figure, names
+from ...plugins.registry import MethodResult, TableMethod, register
 
 _RULE = {
     "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,

@@ -15,11 +15,11 @@ from typing import ClassVar
 import numpy as np
 
 from ...data.text import text_column
-from ...distribution import Rows, Whole, sum_info
 from ...kernels.semantic.taxonomy import TaxonomyError
 from ...kernels.semantic.text_sanitisation import information, sanitise
-from ...plain_words import figure
-from ...registry import Method, MethodResult, register, unchanged
+from ...plugins.distribution import Rows, Whole, sum_info
+from ...plugins.plain_words import figure
+from ...plugins.registry import Method, MethodResult, register, unchanged
 from .. import _text_policy as policy_of
 
 

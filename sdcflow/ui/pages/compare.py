@@ -10,7 +10,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
 from ...errors import RecipeError
-from ...grid import grid_variants
+from ...recipe.grid import grid_variants
 from ...recipe import recipe_from_text
 from ...report.headline import number_text
 from .. import variants

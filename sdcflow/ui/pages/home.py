@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
-from ...starter import InitError
+from ...cli.starter import InitError
 from ..project import DATA_SUFFIXES, RECIPE_SUFFIXES, OutsideProject, Project
 from ..recipe_edit import starter_document
 from ..state import render, state

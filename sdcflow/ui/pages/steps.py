@@ -9,8 +9,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
-from ... import registry
-from ...describe import example_step
+from ...plugins import registry
+from ...cli.describe import example_step
 from ...errors import RecipeError
 from ..forms import form_fields, parse_form
 from ..params_text import parse_values, summary

@@ -3,8 +3,9 @@
 import pandas as pd
 from helpers import ROOT, small_dataset
 
-from sdcflow import registry, run
-from sdcflow.testing import check_method
+from sdcflow import run
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 KARATE = ROOT / "recipes" / "data" / "karate_club.csv"
 EDGES = {"source": "a", "target": "b"}

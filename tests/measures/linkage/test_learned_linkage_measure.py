@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry, run
-from sdcflow.testing import check_method
+from sdcflow import run
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("learned_linkage")
 

@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 from helpers import ROOT, small_dataset
 
-from sdcflow import registry, run
-from sdcflow.testing import check_method
+from sdcflow import run
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("microaggregation_attack")
 

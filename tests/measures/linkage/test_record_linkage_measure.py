@@ -8,10 +8,11 @@ import pandas as pd
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.kernels.linkage.coordinates import standardize
 from sdcflow.kernels.linkage.distance_linkage import nearest_links
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("record_linkage")
 ROOT = Path(__file__).resolve().parents[3]

@@ -11,8 +11,9 @@ from helpers import small_dataset, validate_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow import registry, run
-from sdcflow.testing import check_method
+from sdcflow import run
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("schema_linkage")
 

@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry
 from sdcflow.data import Metadata, Variable
 from sdcflow.errors import PluginError
 from sdcflow.measures.risk.delta_presence import population_counts
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("delta_presence")
 

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.kernels.risk.risk import household_risk, individual_risk
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("global_risk")
 

@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data import Metadata, Variable
 from sdcflow.errors import RecipeError
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("household_risk")
 

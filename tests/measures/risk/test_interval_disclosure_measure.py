@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry, run
-from sdcflow.testing import check_method
+from sdcflow import run
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("interval_disclosure")
 ROOT = Path(__file__).resolve().parents[3]

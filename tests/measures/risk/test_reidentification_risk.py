@@ -3,9 +3,9 @@
 import numpy as np
 from helpers import small_dataset
 
-from sdcflow import registry
 from sdcflow.data import Metadata
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("reidentification_risk")
 

@@ -9,8 +9,9 @@ import pytest
 from helpers import ROOT, small_dataset
 from helpers import SUDA_GUIDELINE as GUIDELINE
 
-from sdcflow import RecipeError, registry, run
-from sdcflow.testing import check_method
+from sdcflow import RecipeError, run
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("suda")
 

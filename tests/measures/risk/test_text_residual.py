@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry
 from sdcflow.data import Dataset
 from sdcflow.data.taxonomy import resolve_taxonomy
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 MEASURE = registry.get("text_residual")
 METHOD = registry.get("sanitise_text")

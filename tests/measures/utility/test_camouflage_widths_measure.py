@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry
 from sdcflow.engine import canonical_json
-from sdcflow.results import conformance
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.results import conformance
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("camouflage_widths")
 

@@ -5,8 +5,8 @@ import pytest
 from helpers import small_dataset
 
 import sdcflow
-from sdcflow import registry
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("clustering_agreement")
 

@@ -3,10 +3,10 @@
 import numpy as np
 import pandas as pd
 
-from sdcflow import registry
 from sdcflow.constraints import Constraint
 from sdcflow.data import Dataset, Variable
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("constraints")
 

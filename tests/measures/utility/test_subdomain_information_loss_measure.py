@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry
 from sdcflow.data import Metadata, Variable
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("subdomain_information_loss")
 

@@ -7,9 +7,10 @@ import json
 import pytest
 from helpers import CELL_KEY_RECORDS
 
-from sdcflow import registry, run, validate
+from sdcflow import run, validate
 from sdcflow.errors import PluginError, RecipeError
-from sdcflow.testing import result_problems
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import result_problems
 
 DATA = CELL_KEY_RECORDS
 CELL_KEY = "{D: 2, V: 1.05, js: 1, mono: [true, true, false, true], record_key: rkey}"
@@ -142,7 +143,7 @@ def test_a_negative_magnitude_is_refused_with_a_clear_message():
 def plugin_params(text: str) -> dict:
     import yaml
 
-    from sdcflow.registry import with_defaults
+    from sdcflow.plugins.registry import with_defaults
 
     return with_defaults(registry.get("table_utility").params, yaml.safe_load(text))
 

@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 from helpers import ROOT, small_dataset
 
-from sdcflow import registry, run, validate
+from sdcflow import run, validate
 from sdcflow.errors import PluginError, RecipeError
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("anonymize")
 RECIPE = ROOT / "recipes" / "testdata_anonymize.yaml"

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry
 from sdcflow.data import Variable
 from sdcflow.data.codes import key_codes
 from sdcflow.kernels.risk.frequencies import frequencies
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("global_recode")
 AGE_BREAKS = [0, 9, 19, 29, 39, 49, 59, 69, 79, 130]

@@ -5,10 +5,11 @@ import pandas as pd
 import pytest
 from helpers import ROOT, small_dataset
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data.codes import key_codes
 from sdcflow.kernels.risk.frequencies import frequencies
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("local_suppression")
 RECIPE = """

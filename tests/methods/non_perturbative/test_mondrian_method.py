@@ -7,9 +7,9 @@ import pytest
 from helpers import ROOT, small_dataset
 
 import sdcflow
-from sdcflow import registry
 from sdcflow.data import Dataset
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("mondrian")
 

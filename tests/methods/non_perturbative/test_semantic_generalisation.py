@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry
 from sdcflow.data import Dataset
 from sdcflow.data.taxonomy import resolve_taxonomy
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("semantic_generalisation")
 # the shipped taxonomy: Occupation > Professional > Health professional > Nurse, ...

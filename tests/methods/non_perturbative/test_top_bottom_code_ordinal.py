@@ -10,11 +10,12 @@ from helpers import small_dataset
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow import registry, run, validate
+from sdcflow import run, validate
 from sdcflow.data import Variable
 from sdcflow.errors import PluginError, RecipeError
 from sdcflow.kernels.non_perturbative.top_bottom import clip_categories, coded_order
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("top_bottom_code")
 ORDER = ("0-17", "18-39", "40-64", "65-74", "75-84", "85+")

@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data.io import builtin_path
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("camouflage")
 

@@ -4,13 +4,14 @@ import numpy as np
 import pandas as pd
 from helpers import small_dataset
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data import Variable
 from sdcflow.data.io import builtin_path
 from sdcflow.data.text import TEXT
 from sdcflow.kernels.perturbative.lossy_compression import lossy_compress
 from sdcflow.methods.perturbative.lossy_compression import sort_order
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("lossy_compression")
 

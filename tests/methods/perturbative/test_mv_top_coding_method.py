@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry
 from sdcflow.errors import PluginError
 from sdcflow.kernels.perturbative.mv_top_coding import mv_top_code
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("mv_top_coding")
 

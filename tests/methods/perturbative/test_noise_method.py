@@ -8,12 +8,13 @@ from helpers import small_dataset
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data import Dataset, Variable
 from sdcflow.data.io import builtin_path
 from sdcflow.errors import PluginError
 from sdcflow.methods.perturbative.noise import METHODS
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("noise")
 

@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 from helpers import small_dataset
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.constraints import Constraint
 from sdcflow.data import Dataset
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("post_masking")
 

@@ -7,12 +7,13 @@ import pandas as pd
 import pytest
 from helpers import ROOT, small_dataset
 
-from sdcflow import registry, run, validate
+from sdcflow import run, validate
 from sdcflow.data import Dataset, Variable, read_data
 from sdcflow.data.text import TEXT
 from sdcflow.errors import RecipeError
 from sdcflow.kernels.perturbative.pram import expected_changes
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("pram")
 

@@ -5,9 +5,10 @@ import numpy as np
 import pandas as pd
 from helpers import ROOT, small_dataset
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data import Variable, read_data
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("resampling")
 

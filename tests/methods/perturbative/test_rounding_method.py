@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 from helpers import small_dataset
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.data.io import builtin_path
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("rounding")
 

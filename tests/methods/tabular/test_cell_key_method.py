@@ -11,10 +11,11 @@ import pandas as pd
 import pytest
 from helpers import CELL_KEY_RECORDS
 
-from sdcflow import registry, run, validate
+from sdcflow import run, validate
 from sdcflow.errors import PluginError, RecipeError
 from sdcflow.kernels.tabular.ptable import count_ptable
-from sdcflow.testing import result_problems
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import result_problems
 
 DATA = CELL_KEY_RECORDS
 PT_EX = "D: 2, V: 1.05, js: 1, mono: [true, true, false, true]"

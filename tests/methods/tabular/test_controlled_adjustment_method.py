@@ -6,11 +6,12 @@ import pandas as pd
 import pytest
 from helpers import ROOT
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.errors import PluginError
-from sdcflow.registry import declaration_problems
+from sdcflow.plugins import registry
+from sdcflow.plugins.registry import declaration_problems
+from sdcflow.plugins.testing import explain_problems
 from sdcflow.tabular import table_from_cells
-from sdcflow.testing import explain_problems
 
 
 @pytest.fixture
@@ -102,7 +103,7 @@ def test_a_perturbed_magnitude_table_releases_no_frequencies(seed_table):
     # rounded or adjusted, a magnitude table's values change and its numbers of
     # contributors do not: published exactly, the count 1 of (P3, M2) would say that its
     # value is one person's salary. The release has none; the office's table keeps them
-    from sdcflow.tables import internal_frame, release_frame
+    from sdcflow.recipe.tables import internal_frame, release_frame
 
     assert seed_table.response is not None
     assert release_frame(seed_table)["freq"].notna().all()  # (nothing changed yet)

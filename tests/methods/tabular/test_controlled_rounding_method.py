@@ -4,10 +4,11 @@ additive, and the office's copy keeps the original values."""
 import pandas as pd
 import pytest
 
-from sdcflow import registry, run
+from sdcflow import run
 from sdcflow.errors import PluginError
-from sdcflow.registry import declaration_problems
-from sdcflow.testing import explain_problems
+from sdcflow.plugins import registry
+from sdcflow.plugins.registry import declaration_problems
+from sdcflow.plugins.testing import explain_problems
 
 RECIPE = """
     sdcflow: 1

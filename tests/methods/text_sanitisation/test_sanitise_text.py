@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from helpers import ROOT, small_dataset
 
-from sdcflow import registry, run, validate
+from sdcflow import run, validate
 from sdcflow.data import Dataset
 from sdcflow.data.taxonomy import resolve_taxonomy
 from sdcflow.errors import RecipeError
-from sdcflow.testing import check_method
+from sdcflow.plugins import registry
+from sdcflow.plugins.testing import check_method
 
 PLUGIN = registry.get("sanitise_text")
 TREE = {"Disease": {"Infectious disease": ["HIV infection", "Hepatitis", "Tuberculosis"],
@@ -214,7 +215,7 @@ def test_corpus_information_content_by_hand():
 
 
 def test_how_it_distributes():
-    from sdcflow.distribution import Rows, Whole
+    from sdcflow.plugins.distribution import Rows, Whole
 
     meta = notes().meta
     assert isinstance(PLUGIN.distributes({"variable": "note"}, meta), Rows)
