@@ -33,7 +33,9 @@ class RunJob:
     lines: list[str] = field(default_factory=list)
     cancelled: bool = False
     started: float = field(default_factory=time.monotonic)
-    started_at: float = field(default_factory=time.time)  # (to tell this run's files)
+    # the output folder's manifest as it was before the run (file_identity): a manifest
+    # that is still that file was not written by this run (times are too coarse to tell)
+    manifest_before: tuple | None = None
     ended: float | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -110,6 +112,19 @@ def _environment() -> dict:
     return env
 
 
+def file_identity(path: Path | None) -> tuple | None:
+    """What tells one version of a file from another (inode, size, modification time in
+    ns; a release's files are replaced by renames, so each version is a new inode), or
+    None when there is no such file."""
+    if path is None:
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 class Runner:
     """The workbench's one run (the last one, finished or not)."""
 
@@ -117,11 +132,15 @@ class Runner:
         self.job: RunJob | None = None
         self._lock = threading.Lock()
 
-    def start(self, recipe: Path) -> RunJob:
+    def start(self, recipe: Path, manifest: Path | None = None) -> RunJob:
+        """Start a run of ``recipe``; ``manifest``: the manifest it will write, whose
+        version before the run the job remembers."""
         with self._lock:
             if self.job is not None and self.job.running:
                 raise RunBusy("a run is going on: wait for it or cancel it")
+            before = file_identity(manifest)
             self.job = start(recipe)
+            self.job.manifest_before = before
             return self.job
 
 

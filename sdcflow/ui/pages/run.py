@@ -13,7 +13,7 @@ from starlette.routing import Route
 
 from ...errors import SdcflowError
 from ..project import OutsideProject
-from ..runner import RunBusy, Runner, release_files
+from ..runner import RunBusy, Runner, file_identity, release_files
 from ..saving import save as save_draft
 from ..state import render, state
 from ._page import Page
@@ -52,7 +52,7 @@ def _context(request: Request) -> dict:
                 reports.append(st.project.relative(out / name))
     manifest = out / "manifest.json" if out is not None else None
     fresh = manifest is not None and manifest.is_file() and \
-        manifest.stat().st_mtime >= job.started_at - 1
+        file_identity(manifest) != job.manifest_before
     return {"job": job, "out": st.project.relative(out) if out is not None and
             out.is_dir() else None, "files": files, "reports": reports, "fresh": fresh}
 
@@ -77,7 +77,8 @@ async def start(request: Request):
     try:
         if ws.changed:
             save_draft(ws)
-        runner(request).start(ws.path)
+        out = out_dir(ws)
+        runner(request).start(ws.path, out / "manifest.json" if out is not None else None)
     except (RunBusy, SdcflowError, OSError) as exc:
         return render(request, "run.html", status_code=409, error=str(exc),
                       **_context(request))
