@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..cli.starter import guess_column
 from ..data.csv_input import read_csv_text
 from ..data.dataset import Variable
 from ..data.io import resolve_source, table_format
 from ..data.parquet_input import read_parquet_text
 from ..data.recipe_files import RecipeFiles
 from ..data.stat_files import STAT_FORMATS, read_stat_text
-from ..cli.starter import guess_column
 
 EXAMPLES = 4
 HIDDEN = "identifier: hidden"

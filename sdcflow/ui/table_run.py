@@ -24,8 +24,8 @@ from ..data import write_table
 from ..engine.canonical import pretty_json
 from ..engine.execution import execute
 from ..engine.partial import Selection, partial_plan, selected_nodes
-from ..recipe.grid import chosen_variant
 from ..recipe import Recipe, recipe_from_text, validate
+from ..recipe.grid import chosen_variant
 from ..recipe.tables import build, internal_frame, release_frame
 from ..tabular import face
 from ..tabular.linked import face_cells

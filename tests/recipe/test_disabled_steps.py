@@ -11,8 +11,8 @@ import pytest
 from helpers import ROOT
 
 from sdcflow.errors import RecipeError
-from sdcflow.recipe.plan import source_of
 from sdcflow.recipe import recipe_from_text, validate
+from sdcflow.recipe.plan import source_of
 
 HEAD = """\
 sdcflow: 1

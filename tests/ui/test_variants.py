@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sdcflow.engine import run
-from sdcflow.recipe.grid import chosen_variant
 from sdcflow.recipe import recipe_from_text, validate
+from sdcflow.recipe.grid import chosen_variant
 from sdcflow.ui import variants
 from sdcflow.ui.recipe_edit import RecipeDocument
 

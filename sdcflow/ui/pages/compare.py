@@ -10,8 +10,8 @@ from starlette.responses import PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
 from ...errors import RecipeError
-from ...recipe.grid import grid_variants
 from ...recipe import recipe_from_text
+from ...recipe.grid import grid_variants
 from ...report.headline import number_text
 from .. import variants
 from ..pictures import svg_src

@@ -9,9 +9,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
-from ...plugins import registry
 from ...cli.describe import example_step
 from ...errors import RecipeError
+from ...plugins import registry
 from ..forms import form_fields, parse_form
 from ..params_text import parse_values, summary
 from ..preview import preview_step
