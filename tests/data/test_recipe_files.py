@@ -207,6 +207,16 @@ ALLOWED = {
     # recipe_files.command_line_file); its lock file
     "sdcflow/engine/cache_admin.py": {"iterdir", "walk", "open"},
     "sdcflow/kernels/linkage/learned_linkage.py": {"open"},  # os.devnull
+    # the workbench: files of its project folder, each path confined to it
+    # (ui.server.project.Project.path) and none a file a recipe names (it reads the data
+    # through the recipe's own reader, data.io.resolve_source)
+    "sdcflow/ui/server/serve.py": {"open"},  # webbrowser.open of the workbench's link
+    "sdcflow/ui/server/app.py": {"open"},  # Workspace.open of the recipe asked for
+    "sdcflow/ui/server/workspace.py": {"read_text", "fdopen"},  # the recipe being edited
+    "sdcflow/ui/server/project.py": {"walk"},  # lists the project's recipes and data
+    "sdcflow/ui/pages/home.py": {"open"},  # Workspace.open of a recipe of the project
+    "sdcflow/ui/pages/run.py": {"read_bytes"},  # serves a report of the run's output
+    "sdcflow/ui/running/runner.py": {"read_text"},  # the manifest the run wrote
 }
 
 

@@ -46,7 +46,7 @@ def session_client(app):
 @pytest.fixture
 def ui_client(ui_project):
     """(client, app) for the workbench on ``ui_project``."""
-    from sdcflow.ui.app import create_app
+    from sdcflow.ui.server.app import create_app
 
     app = create_app(ui_project)
     return session_client(app), app
@@ -83,8 +83,8 @@ class LiveServer:
 def live_workbench(ui_project):
     """A function starting the workbench on ``ui_project`` (optionally with a recipe open)
     in a thread; servers stop at the end of the test."""
-    from sdcflow.ui.app import create_app
-    from sdcflow.ui.serve import free_port
+    from sdcflow.ui.server.app import create_app
+    from sdcflow.ui.server.serve import free_port
 
     servers = []
 

@@ -1,4 +1,4 @@
-"""Pages whose figures are computed in the background (:mod:`sdcflow.ui.jobs`): the page
+"""Pages whose figures are computed in the background (:mod:`sdcflow.ui.running.jobs`): the page
 shows the progress and htmx polls a status address that answers with the results once
 they are there."""
 
@@ -9,8 +9,8 @@ from collections.abc import Callable
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse
 
-from ..jobs import Job, Jobs
-from ..state import render, state
+from ..running.jobs import Job, Jobs
+from ..server.state import render, state
 
 
 def page_job(request: Request, page: str, key: str, work: Callable[[Job], object]

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
 from ...errors import RecipeError
-from ..recipe_edit import EditError
-from ..workspace import Workspace
+from ..editing.recipe_edit import EditError
+from ..server.workspace import Workspace
 
 
 def apply_edit(ws: Workspace, change: Callable, back: str) -> Response:

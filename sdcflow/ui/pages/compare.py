@@ -1,6 +1,6 @@
 """The Compare page: the draft run as ``sdcflow run`` runs it (into the workbench's scratch
 folder), its variants side by side with the report's R-U map and the risk and utility
-figures of each (:mod:`sdcflow.ui.variants`), and "Release this variant", which sets
+figures of each (:mod:`sdcflow.ui.running.variants`), and "Release this variant", which sets
 ``release.variant`` in the recipe."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from ...errors import RecipeError
 from ...recipe import recipe_from_text
 from ...recipe.grid import grid_variants
 from ...report.headline import number_text
-from .. import variants
-from ..pictures import svg_src
-from ..risk_overview import draft_key
-from ..state import state
+from ..running import variants
+from ..content.pictures import svg_src
+from ..content.risk_overview import draft_key
+from ..server.state import state
 from ._background import job_views, page_job
 from ._edit import apply_edit
 from ._page import Page

@@ -9,9 +9,9 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from ...errors import RecipeError
-from ..data_columns import HIDDEN, columns_of, read_text_columns
-from ..recipe_edit import EditError, RecipeDocument
-from ..state import render, state
+from ..content.data_columns import HIDDEN, columns_of, read_text_columns
+from ..editing.recipe_edit import EditError, RecipeDocument
+from ..server.state import render, state
 from ._page import Page
 
 ROLES = ("identifier", "key", "numeric", "sensitive", "weight", "household", "strata",

@@ -2,7 +2,7 @@
 from its values (intervals, masking, groups named level by level), previewed (each
 value's path up the levels and the records per generalised value at each level) and
 written to the recipe where ``anonymize`` or ``global_recode`` use it
-(:mod:`sdcflow.ui.hierarchy_builders`, :mod:`sdcflow.ui.hierarchy_recipe`)."""
+(:mod:`sdcflow.ui.content.hierarchy_builders`, :mod:`sdcflow.ui.content.hierarchy_recipe`)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from ...errors import RecipeError
-from ..hierarchy_builders import BuilderError
-from ..hierarchy_recipe import (
+from ..content.hierarchy_builders import BuilderError
+from ..content.hierarchy_recipe import (
     BUILDERS,
     GROUP_LEVELS,
     build_from_fields,
@@ -25,8 +25,8 @@ from ..hierarchy_recipe import (
     value_counts,
     write,
 )
-from ..recipe_edit import EditError, RecipeDocument
-from ..state import render, state
+from ..editing.recipe_edit import EditError, RecipeDocument
+from ..server.state import render, state
 from ._page import Page
 
 MAX_PREVIEW = 500  # values listed in the preview

@@ -10,10 +10,10 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from ...cli.starter import InitError
-from ..project import DATA_SUFFIXES, RECIPE_SUFFIXES, OutsideProject, Project
-from ..recipe_edit import starter_document
-from ..state import render, state
-from ..workspace import Workspace
+from ..server.project import DATA_SUFFIXES, RECIPE_SUFFIXES, OutsideProject, Project
+from ..editing.recipe_edit import starter_document
+from ..server.state import render, state
+from ..server.workspace import Workspace
 from ._page import Page
 
 

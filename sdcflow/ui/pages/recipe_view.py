@@ -7,9 +7,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
-from ..saving import NotSaved
-from ..saving import save as save_draft
-from ..state import render, state
+from ..server.saving import NotSaved
+from ..server.saving import save as save_draft
+from ..server.state import render, state
 from ._page import Page
 
 

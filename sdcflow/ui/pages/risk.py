@@ -1,6 +1,6 @@
 """The Risk page: the risks of the original data before any method (k-anonymity,
 individual and household risk, SUDA, the rarest key combinations), computed in the
-background by the recipe's own measure plugins (:mod:`sdcflow.ui.risk_overview`); each
+background by the recipe's own measure plugins (:mod:`sdcflow.ui.content.risk_overview`); each
 figure can join the recipe as a measure step on the original data."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from starlette.routing import Route
 
 from ...errors import RecipeError
 from ...report.headline import number_text
-from .. import risk_overview
-from ..pictures import svg_src
-from ..recipe_edit import RecipeDocument
-from ..state import state
+from ..content import risk_overview
+from ..content.pictures import svg_src
+from ..editing.recipe_edit import RecipeDocument
+from ..server.state import state
 from ._background import job_views, page_job
 from ._edit import apply_edit
 from ._page import Page

@@ -12,10 +12,10 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ...errors import SdcflowError
-from ..project import OutsideProject
-from ..runner import RunBusy, Runner, file_identity, release_files
-from ..saving import save as save_draft
-from ..state import render, state
+from ..server.project import OutsideProject
+from ..running.runner import RunBusy, Runner, file_identity, release_files
+from ..server.saving import save as save_draft
+from ..server.state import render, state
 from ._page import Page
 
 # the reports are sdcflow's own HTML with inline styles and SVG: styles and pictures

@@ -12,11 +12,11 @@ from starlette.routing import Route
 from ...cli.describe import example_step
 from ...errors import RecipeError
 from ...plugins import registry
-from ..forms import form_fields, parse_form
-from ..params_text import parse_values, summary
-from ..preview import preview_step
-from ..recipe_edit import EditError, RecipeDocument
-from ..state import render, state
+from ..editing.forms import form_fields, parse_form
+from ..editing.params_text import parse_values, summary
+from ..running.preview import preview_step
+from ..editing.recipe_edit import EditError, RecipeDocument
+from ..server.state import render, state
 from ._page import Page
 
 EDIT_ERRORS = (EditError, RecipeError, KeyError, IndexError, ValueError, RuntimeError)
@@ -94,7 +94,7 @@ def _fields(plugin, values: dict, variables: list[str], answers: dict | None = N
 
 
 def read_params(plugin, form) -> tuple[dict, dict[str, list[str]], dict]:
-    """The parameters of a step form (fields ``p.NAME``, :mod:`sdcflow.ui.forms`), the
+    """The parameters of a step form (fields ``p.NAME``, :mod:`sdcflow.ui.editing.forms`), the
     errors by field ("" for the parameters as a whole) and the answers as written."""
     kinds = {f.name: f.kind for f in form_fields(plugin.params, {}, variables=[])}
     answers: dict = {}

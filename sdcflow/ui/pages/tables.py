@@ -2,7 +2,7 @@
 coloured by status (safe, primary with its rule, secondary, perturbed, rounded,
 adjusted), the published value beside the original one, the audit's intervals; the
 primary rules and the secondary suppression set per table (written to the recipe), and
-the table steps run from the grid (:mod:`sdcflow.ui.table_run`)."""
+the table steps run from the grid (:mod:`sdcflow.ui.running.table_run`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from ...errors import PluginError, RecipeError, SdcflowError
-from ..recipe_edit import EditError, RecipeDocument
-from ..state import render, state
-from ..table_rules import (
+from ..editing.recipe_edit import EditError, RecipeDocument
+from ..server.state import render, state
+from ..content.table_rules import (
     PRIMARY,
     SECONDARY,
     RuleInputError,
@@ -25,7 +25,7 @@ from ..table_rules import (
     set_secondary,
     step_on,
 )
-from ..table_run import STATUSES, run_tables
+from ..running.table_run import STATUSES, run_tables
 from ._page import Page
 
 EXTRA = "tables"
