@@ -21,8 +21,8 @@ import pandas as pd
 
 from ...kernels.non_perturbative.hierarchies import mask_levels
 from ...kernels.non_perturbative.recode import number_text
-from .hierarchy_builders import TOP_LEVEL, BuilderError, Hierarchy
 from ..editing.recipe_edit import RecipeDocument
+from .hierarchy_builders import TOP_LEVEL, BuilderError, Hierarchy
 
 CATEGORICAL = ("categorical", "ordinal")
 

@@ -13,9 +13,9 @@ from ...errors import RecipeError
 from ...recipe import recipe_from_text
 from ...recipe.grid import grid_variants
 from ...report.headline import number_text
-from ..running import variants
 from ..content.pictures import svg_src
 from ..content.risk_overview import draft_key
+from ..running import variants
 from ..server.state import state
 from ._background import job_views, page_job
 from ._edit import apply_edit

@@ -10,8 +10,8 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from ...cli.starter import InitError
-from ..server.project import DATA_SUFFIXES, RECIPE_SUFFIXES, OutsideProject, Project
 from ..editing.recipe_edit import starter_document
+from ..server.project import DATA_SUFFIXES, RECIPE_SUFFIXES, OutsideProject, Project
 from ..server.state import render, state
 from ..server.workspace import Workspace
 from ._page import Page

@@ -12,8 +12,8 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ...errors import SdcflowError
-from ..server.project import OutsideProject
 from ..running.runner import RunBusy, Runner, file_identity, release_files
+from ..server.project import OutsideProject
 from ..server.saving import save as save_draft
 from ..server.state import render, state
 from ._page import Page

@@ -14,8 +14,8 @@ from ...errors import RecipeError
 from ...plugins import registry
 from ..editing.forms import form_fields, parse_form
 from ..editing.params_text import parse_values, summary
-from ..running.preview import preview_step
 from ..editing.recipe_edit import EditError, RecipeDocument
+from ..running.preview import preview_step
 from ..server.state import render, state
 from ._page import Page
 

@@ -12,8 +12,6 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from ...errors import PluginError, RecipeError, SdcflowError
-from ..editing.recipe_edit import EditError, RecipeDocument
-from ..server.state import render, state
 from ..content.table_rules import (
     PRIMARY,
     SECONDARY,
@@ -25,7 +23,9 @@ from ..content.table_rules import (
     set_secondary,
     step_on,
 )
+from ..editing.recipe_edit import EditError, RecipeDocument
 from ..running.table_run import STATUSES, run_tables
+from ..server.state import render, state
 from ._page import Page
 
 EXTRA = "tables"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from sdcflow.ui.editing.recipe_edit import RecipeDocument
 from sdcflow.ui.content.table_rules import (
     RuleInputError,
     add_audit,
@@ -15,6 +14,7 @@ from sdcflow.ui.content.table_rules import (
     set_rules,
     set_secondary,
 )
+from sdcflow.ui.editing.recipe_edit import RecipeDocument
 
 RECIPE = """\
 sdcflow: 1

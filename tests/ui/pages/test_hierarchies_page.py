@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import sdcflow
-from sdcflow.ui.server.app import create_app
 from sdcflow.ui.content.hierarchy_builders import BuilderError, intervals, masking
 from sdcflow.ui.content.hierarchy_recipe import anonymize_spec, targets, value_counts
+from sdcflow.ui.server.app import create_app
 
 from ..conftest import session_client
 

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 import sdcflow
-from sdcflow.ui.server.app import create_app
 from sdcflow.ui.running.table_run import SCRATCH
+from sdcflow.ui.server.app import create_app
 
 from ..conftest import ROOT, session_client
 

@@ -12,8 +12,8 @@ import pytest
 from sdcflow.engine import run
 from sdcflow.recipe import recipe_from_text, validate
 from sdcflow.recipe.grid import chosen_variant
-from sdcflow.ui.running import variants
 from sdcflow.ui.editing.recipe_edit import RecipeDocument
+from sdcflow.ui.running import variants
 
 HERE = Path(__file__).resolve().parents[1]
 GRID = (HERE / "data" / "testdata_variants.yaml").read_text(encoding="utf-8")
