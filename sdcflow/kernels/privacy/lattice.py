@@ -272,6 +272,10 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
     ctx = LossContext(loss, units, counts, maps, w, k=k, suppression=suppression_loss)
     allowed = int(np.floor(suppression_limit * n + 1e-9))
+    if all(t.release for t in targets):
+        # only release targets (the average risk): no class fails, nothing is ever
+        # suppressed, and the targets stay as monotone as without suppression
+        allowed = 0
     suppressing = allowed > 0
     monotone = all(t.monotone(suppressing) for t in targets)
     targets = sorted(targets, key=_cost)  # cheap checks first (a node may fail early)
