@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..risk.frequencies import key_ranks, row_ids
+from ..jit import njit
+from ..risk.frequencies import row_ids
 
 MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the bottom's)
 MAX_STORED = 1024  # and their number
@@ -95,6 +96,15 @@ class History:
         self._next = 0  # the slot to fill next
         self._oldest = 0  # the oldest slot filled
         self._stored_rows = 0
+        # the roll-up's working arrays, made once: a hash table of twice the bottom's
+        # rows (slots marked by the number of the roll-up that filled them, so never
+        # cleared) and per-row groups
+        rows, slots = len(self.bottom.counts), 1
+        while slots < 2 * rows:
+            slots *= 2
+        self._hash = np.zeros(2 * slots, dtype=np.int64)
+        self._work = np.zeros((3, max(rows, 1)), dtype=np.int64)
+        self._roll_ups = 0
 
     def table(self, node: Sequence[int]) -> Table:
         """The node's table, rolled up from the stored table at or below it with the
@@ -106,16 +116,51 @@ class History:
             source = self._slots[int(below[np.argmin(self._sizes[below])])]
         if source.node == node:
             return source
+        radices = [self._radix[j][lv] for j, lv in enumerate(node)] + self._value_radix
+        space = 1
+        for r in radices:
+            space *= r
+        if space >= 1 << 62 or len(source.counts) == 0:
+            table = self._roll_up_sorting(source, node)
+        else:
+            # one compiled pass: generalise, group by hashing, sort the distinct rows
+            maps, starts = self._jump_table(source.node, node)
+            self._roll_ups += 1
+            keys, rep, counts, row_class = _roll_up(
+                source.keys, source.values, source.counts, maps, starts,
+                np.asarray(radices, dtype=np.int64), self._hash, self._roll_ups, self._work)
+            n_classes = int(row_class[-1]) + 1 if len(row_class) else 0
+            table = Table(node, keys, source.values[rep], counts, source.rows[rep],
+                          row_class, n_classes)
+        self._store(table)
+        return table
+
+    def _roll_up_sorting(self, source: Table, node: tuple) -> Table:
+        """The node's table from ``source``'s, grouped by a sort (keys too wide for one
+        integer)."""
         keys = source.keys.copy()
         for j, (low, high) in enumerate(zip(source.node, node, strict=True)):
             if low != high:
                 keys[:, j] = self._jump(j, low, high)[keys[:, j]]
-        ids, rep = self._group(node, keys, source.values)
-        table = self._table(node, keys[rep], source.values[rep],
-                            np.bincount(ids, weights=source.counts, minlength=len(rep)),
-                            source.rows[rep])
-        self._store(table)
-        return table
+        ids, rep = row_ids(np.hstack([keys, source.values]))
+        return self._table(node, keys[rep], source.values[rep],
+                           np.bincount(ids, weights=source.counts, minlength=len(rep)),
+                           source.rows[rep])
+
+    def _jump_table(self, low: tuple, high: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """Each variable's map from level ``low[j]`` to ``high[j]``, concatenated, and
+        where each starts (-1: the variable keeps its level)."""
+        parts, starts, at = [], [], 0
+        for j, (lo, hi) in enumerate(zip(low, high, strict=True)):
+            if lo == hi:
+                starts.append(-1)
+                continue
+            jump = self._jump(j, lo, hi)
+            parts.append(jump)
+            starts.append(at)
+            at += len(jump)
+        flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        return flat, np.asarray(starts, dtype=np.int64)
 
     def scalar(self, node: Sequence[int], keys: np.ndarray) -> np.ndarray | None:
         """Generalised keys at the node (C x m) as one integer each, in their
@@ -131,30 +176,6 @@ class History:
             key *= r
             key += keys[:, j]
         return key
-
-    def _group(self, node: tuple, keys: np.ndarray, values: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """As :func:`sdcflow.kernels.risk.frequencies.row_ids` of the rows (keys, then
-        values) -- ids in lexicographic order, one row per id -- with each column's
-        radix known from the hierarchies."""
-        radices = [self._radix[j][lv] for j, lv in enumerate(node)] + self._value_radix
-        space = 1
-        for r in radices:
-            space *= r
-        if space >= 1 << 62 or len(keys) == 0:
-            return row_ids(np.hstack([keys, values]))
-        key = np.zeros(len(keys), dtype=np.int64)
-        for j in range(keys.shape[1]):
-            key *= radices[j]
-            key += keys[:, j]
-        for c in range(values.shape[1]):
-            key *= radices[keys.shape[1] + c]
-            key += values[:, c] + 1
-        ids, distinct = key_ranks(key, space)
-        count = distinct.size
-        rep = np.empty(count, dtype=np.int64)
-        rep[ids] = np.arange(len(key))
-        return ids, rep
 
     def _table(self, node, keys, values, counts, rows) -> Table:
         counts = counts.astype(np.int64)
@@ -199,3 +220,69 @@ class History:
             out[lo] = hi
             self._jumps[key] = out
         return self._jumps[key]
+
+
+@njit(cache=True)
+def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
+             work):  # pragma: no cover - numba
+    """A table's rows (``keys`` R x m, ``values`` R x s, ``counts``) generalised by the
+    variables' maps (``maps[starts[j]:]``, ``starts[j] = -1``: kept) and grouped: the
+    distinct rows' keys in lexicographic order (keys, then values), the last source row
+    of each, their summed counts and each one's class (distinct keys). ``radices``: of
+    each key column at its new level, then of each value column (values + 1); their
+    product fits an int64. A hash table finds the distinct rows in one pass; only
+    those are sorted. ``slots``: the hash table (at least 2 R slots of two integers, a
+    power of 2: a key and ``mark * 2**32 +`` its group, the slot filled when its mark is
+    ``mark``, new for each call, so the table is never cleared); ``work``: 3 x R
+    integers."""
+    n, m = keys.shape
+    s = values.shape[1]
+    value_space = 1
+    for c in range(s):
+        value_space *= radices[m + c]
+    size, bits = 1, 0
+    while size < 2 * n:
+        size *= 2
+        bits += 1
+    distinct, last, total = work[0], work[1], work[2]
+    groups = 0
+    for i in range(n):
+        key = 0
+        for j in range(m):
+            code = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
+            key = key * radices[j] + code
+        for c in range(s):
+            key = key * radices[m + c] + values[i, c] + 1
+        # Fibonacci hashing: the high bits of the key times 2**64 / golden ratio
+        at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
+        while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
+            at = (at + 1) & (size - 1)
+        if (slots[2 * at + 1] >> 32) != mark:
+            slots[2 * at] = key
+            slots[2 * at + 1] = (mark << 32) | groups
+            distinct[groups] = key
+            total[groups] = 0
+            groups += 1
+        g = slots[2 * at + 1] & 0xFFFFFFFF
+        last[g] = i
+        total[g] += counts[i]
+    order = np.argsort(distinct[:groups])
+    out_keys = np.empty((groups, m), dtype=np.int64)
+    rep = np.empty(groups, dtype=np.int64)
+    out_counts = np.empty(groups, dtype=np.int64)
+    row_class = np.empty(groups, dtype=np.int64)
+    previous = -1
+    cls = -1
+    for r in range(groups):
+        g = order[r]
+        i = last[g]
+        rep[r] = i
+        out_counts[r] = total[g]
+        for j in range(m):
+            out_keys[r, j] = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
+        class_key = distinct[g] // value_space
+        if class_key != previous:
+            cls += 1
+            previous = class_key
+        row_class[r] = cls
+    return out_keys, rep, out_counts, row_class

@@ -58,9 +58,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..risk.frequencies import row_ids
+from ..risk.t_closeness import class_emd_of, smallest_close_class
 from .class_tables import History
 from .loss import LossContext
-from .models import class_emd, distinct_l_diversity, entropy_l_diversity, recursive_l_diversity
+from .models import distinct_l_diversity, entropy_l_diversity, recursive_l_diversity
 
 MAX_NODES = 1_000_000  # nodes of a lattice the search may visit
 
@@ -188,14 +189,18 @@ def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
     if distance == "hierarchical" and hierarchy is None:
         raise ValueError("the hierarchical distance needs the sensitive hierarchy")
     tree = hierarchy if distance == "hierarchical" else None  # (others ignore it)
+    emd_of = class_emd_of(sensitive, distance, tree)  # (levels and whole table once)
 
     def ok(p: Partition) -> np.ndarray:
-        emd = class_emd(p.record_class, p.values_of(sensitive), distance, hierarchy=tree,
-                        weights=p.weights, n_classes=len(p.counts))
+        emd = emd_of(p.record_class, p.values_of(sensitive), p.weights, len(p.counts))
         return emd <= t + 1e-9
 
+    # a class too small to be t-close whatever its values fails: the records of such
+    # classes are suppressed, a monotone k-anonymity for predictive tagging
+    smallest = smallest_close_class(sensitive, t, distance, tree)
     return Target(f"t_closeness({t:g}, {distance})", ok, needs_records=True,
-                  values=sensitive)
+                  values=sensitive,
+                  relaxed=k_anonymity(smallest) if smallest > 1 else None)
 
 
 def average_risk(threshold: float) -> Target:

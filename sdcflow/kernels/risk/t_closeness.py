@@ -29,8 +29,11 @@ O(n log n), never classes x values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
+from ..jit import njit
 from .frequencies import key_ranks, row_ids
 
 DISTANCES = ("ordered", "equal", "hierarchical")
@@ -199,3 +202,137 @@ def _ordered_emd(pair_class: np.ndarray, pair_value: np.ndarray, p: np.ndarray,
     above = (S[run_b] - S[k]) - run_c * (run_b - k)
     total = np.bincount(run_class, weights=below + above, minlength=n_classes)
     return total / (m - 1)
+
+
+MAX_DENSE_CELLS = 1 << 22  # classes x values of the dense counts of :func:`class_emd_of`
+
+
+def class_emd_of(sensitive: np.ndarray, distance: str = "equal",
+                 hierarchy: np.ndarray | None = None
+                 ) -> Callable[[np.ndarray, np.ndarray, np.ndarray | None, int], np.ndarray]:
+    """:func:`class_emd` for many partitions of the same records (a lattice search):
+    ``emd(classes, values, weights, n_classes)`` where ``values`` are the
+    ``sensitive`` codes of the entries of ``classes`` (the records, or groups of them
+    of ``weights`` records) and every record of ``sensitive`` is in some entry (the
+    whole table's distribution is that of ``sensitive``).
+
+    For the equal and hierarchical distances the levels and the whole table's
+    distribution at each are found once, and each call is one compiled pass over dense
+    counts of the classes' values; the values are those of :func:`class_emd` to the
+    last bit (the same sums in the same order: counts are whole numbers of records
+    when ``weights`` are). Otherwise, or when the dense counts would be large, it
+    calls :func:`class_emd`."""
+    sensitive = np.asarray(sensitive, dtype=np.int64)
+    tree = hierarchy if distance == "hierarchical" else None
+
+    def general(classes, values, weights, n_classes):
+        return class_emd(classes, values, distance, hierarchy=tree, weights=weights,
+                         n_classes=n_classes)
+
+    if distance not in ("equal", "hierarchical") or sensitive.size == 0:
+        return general
+    size = int(sensitive.max(initial=-1)) + 1
+    table, q, groups = _level_distributions(sensitive, distance, hierarchy)
+
+    def emd(classes, values, weights, n_classes):
+        if (n_classes * max(size, 1) > MAX_DENSE_CELLS or (weights is not None and (
+                np.asarray(weights) != np.round(weights)).any())):
+            return general(classes, values, weights, n_classes)
+        w = (np.ones(len(classes), dtype=np.int64) if weights is None
+             else np.asarray(weights, dtype=np.int64))
+        return _dense_emd(np.asarray(classes, dtype=np.int64),
+                          np.asarray(values, dtype=np.int64), w, int(n_classes), size,
+                          table, q, groups)
+
+    return emd
+
+
+def _level_distributions(sensitive: np.ndarray, distance: str,
+                         hierarchy: np.ndarray | None
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the equal (one level: the values) and hierarchical distances: each sensitive
+    code's group at each level (levels x codes), the whole table's distribution of the
+    groups at each level (levels x groups) and how many groups each level holds."""
+    size = int(sensitive.max(initial=-1)) + 1
+    codes = np.arange(size, dtype=np.int64)
+    levels = _levels(hierarchy, codes) if distance == "hierarchical" else [codes]
+    seen = sensitive[sensitive >= 0]
+    table = np.array(levels, dtype=np.int64).reshape(len(levels), size)  # level x value
+    width = int(table.max(initial=-1)) + 1
+    q = np.zeros((len(levels), max(width, 1)))
+    groups = np.zeros(len(levels), dtype=np.int64)
+    for i, level in enumerate(levels):
+        count = np.bincount(level[seen], minlength=width).astype(float)
+        q[i, :width] = count / count.sum() if seen.size else count
+        groups[i] = int((count > 0).sum())
+    return table, q, groups
+
+
+def smallest_close_class(sensitive: np.ndarray, t: float, distance: str = "equal",
+                         hierarchy: np.ndarray | None = None) -> int:
+    """The least number of records a class of the table ``sensitive`` needs to be
+    t-close (with the equal or hierarchical distance; 1 otherwise, or when some
+    sensitive value is missing: a class without an observed value is t-close).
+
+    A class of s records holds at most s groups of each level, and its equal-distance
+    EMD at a level, ``0.5 sum |p - q|``, is at least ``1 - Q`` for Q the whole table's
+    share of the groups it holds, so at least ``1 - (the s largest shares)``; the
+    hierarchical EMD is the mean of these over the levels. A class smaller than the
+    returned size exceeds t whatever its values: every node where such classes hold
+    more records than may be suppressed fails t-closeness (a k-anonymity with that k,
+    monotone, which predictive tagging can use)."""
+    sensitive = np.asarray(sensitive, dtype=np.int64)
+    if (distance not in ("equal", "hierarchical") or sensitive.size == 0
+            or (sensitive < 0).any()):
+        return 1
+    _, q, _ = _level_distributions(sensitive, distance, hierarchy)
+    top = np.cumsum(-np.sort(-q, axis=1), axis=1)  # the s largest shares, s = 1, 2, ...
+    for size in range(1, q.shape[1] + 1):
+        bound = np.clip(1.0 - top[:, size - 1], 0.0, 1.0).mean()
+        if bound <= t + 1e-6:  # (a margin for the rounding of the computed EMD)
+            return size
+    return q.shape[1] + 1
+
+
+@njit(cache=True)
+def _dense_emd(classes, values, weights, n_classes, size, table, q,
+               groups):  # pragma: no cover - numba
+    """Per class the mean over the levels of the equal-distance EMD of its values
+    generalised to the level (``table[level, value]``: the value's group there; ``q``:
+    the whole table's distribution of the groups; ``groups``: how many it holds), each
+    level's EMD ``0.5 (sum of |p - q| over the groups the class holds + the q of those
+    it lacks)``, clipped to [0, 1] as :func:`_emd` computes it."""
+    counts = np.zeros((n_classes, size), dtype=np.int64)
+    for i in range(classes.size):
+        c, v = classes[i], values[i]
+        if c >= 0 and v >= 0 and weights[i] > 0:
+            counts[c, v] += weights[i]
+    n_levels, width = q.shape
+    out = np.zeros(n_classes)
+    group = np.zeros(width, dtype=np.int64)
+    for c in range(n_classes):
+        total = 0
+        for v in range(size):
+            total += counts[c, v]
+        if total == 0:
+            continue
+        acc = 0.0
+        for lv in range(n_levels):
+            if groups[lv] < 2:
+                continue
+            group[:] = 0
+            for v in range(size):
+                group[table[lv, v]] += counts[c, v]
+            held = 0.0
+            q_held = 0.0
+            for g in range(width):
+                if group[g] > 0:
+                    held += abs(float(group[g]) / float(total) - q[lv, g])
+                    q_held += q[lv, g]
+            value = 0.5 * (held + max(1.0 - q_held, 0.0))
+            acc += min(max(value, 0.0), 1.0)
+        out[c] = acc
+    if n_levels > 1:
+        for c in range(n_classes):
+            out[c] = min(max(out[c] / n_levels, 0.0), 1.0)
+    return out
