@@ -57,7 +57,11 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
     the target when every class of the population lies in range, and a class one level
     up is a union of classes whose share is the mediant of theirs, so within their
     range. Not with suppression: a class failing ``delta_max`` whose records were
-    suppressed may, merged with a meeting class, make it fail too."""
+    suppressed may, merged with a meeting class, make it fail too. Its condition that
+    every class of the population holds a record of the data (``delta_min > 0``) is
+    monotone either way -- an absent class splits into absent classes below -- and is
+    the target's relaxation for predictive tagging (a node failing it fails, and so do
+    the nodes below it)."""
     population = np.asarray(population, dtype=np.int64)
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
     low = delta_min * (1 - 1e-12)
@@ -109,5 +113,12 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         # a class without a record of the data has a share of 0
         return delta_min <= 0 or shares(p)[1] == 0
 
-    return Target(f"delta_presence({delta_min:g}, {delta_max:g})", ok,
-                  node_ok=every_class_present)
+    name = f"delta_presence({delta_min:g}, {delta_max:g})"
+    # with delta_min > 0 a population class without a record of the data fails the
+    # node whatever is suppressed, and its classes split into such classes below: a
+    # monotone condition of its own, which predictive tagging can use
+    present = Target(f"{name}: every population class present",
+                     lambda p: np.ones(len(p.counts), dtype=bool),
+                     monotone_with_suppression=True, node_ok=every_class_present)
+    return Target(name, ok, node_ok=every_class_present,
+                  relaxed=present if delta_min > 0 else None)
