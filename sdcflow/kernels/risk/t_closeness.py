@@ -268,28 +268,56 @@ def _level_distributions(sensitive: np.ndarray, distance: str,
     return table, q, groups
 
 
+MAX_SMALLEST = 200  # the largest class size smallest_close_class looks at
+
+
 def smallest_close_class(sensitive: np.ndarray, t: float, distance: str = "equal",
                          hierarchy: np.ndarray | None = None) -> int:
-    """The least number of records a class of the table ``sensitive`` needs to be
-    t-close (with the equal or hierarchical distance; 1 otherwise, or when some
-    sensitive value is missing: a class without an observed value is t-close).
+    """A number of records below which no class of the table ``sensitive`` is t-close
+    (1 when some sensitive value is missing: a class without an observed value is
+    t-close): the least class size whose lower bound of the EMD below is at most t, at
+    most :data:`MAX_SMALLEST` + 1.
 
-    A class of s records holds at most s groups of each level, and its equal-distance
-    EMD at a level, ``0.5 sum |p - q|``, is at least ``1 - Q`` for Q the whole table's
-    share of the groups it holds, so at least ``1 - (the s largest shares)``; the
-    hierarchical EMD is the mean of these over the levels. A class smaller than the
-    returned size exceeds t whatever its values: every node where such classes hold
-    more records than may be suppressed fails t-closeness (a k-anonymity with that k,
-    monotone, which predictive tagging can use)."""
+    Equal and hierarchical distances: a class of s records holds at most s groups of
+    each level, and its equal-distance EMD at a level, ``0.5 sum |p - q|``, is at least
+    ``1 - Q`` for Q the whole table's share of the groups it holds, so at least ``1 -
+    (the s largest shares)``; the hierarchical EMD is the mean of these over the
+    levels. Ordered distance: the EMD is the 1-Wasserstein distance between the
+    distributions over the values' ranks, divided by m - 1, and a class of s records
+    is s atoms of weight 1/s: their distance to the table is at least the least
+    distance of any s such atoms, the sum over the slices ``[k/s, (k+1)/s]`` of the
+    table's quantile function of its least mean absolute deviation from one rank.
+
+    A class smaller than the returned size exceeds t whatever its values: every node
+    where such classes hold more records than may be suppressed fails t-closeness (a
+    k-anonymity with that k, monotone, which predictive tagging can use)."""
     sensitive = np.asarray(sensitive, dtype=np.int64)
-    if (distance not in ("equal", "hierarchical") or sensitive.size == 0
-            or (sensitive < 0).any()):
+    if (distance not in DISTANCES or sensitive.size == 0 or (sensitive < 0).any()):
         return 1
+    if distance == "ordered":
+        _, counts = np.unique(sensitive, return_counts=True)
+        q = counts / counts.sum()
+        if q.size < 2:
+            return 1
+        edges = np.concatenate([[0.0], np.cumsum(q)])
+        edges[-1] = 1.0
+        ranks = np.arange(q.size)
+        apart = np.abs(ranks[:, None] - ranks[None, :]).astype(float)  # rank x rank
+        for size in range(1, MAX_SMALLEST + 1):
+            low = np.arange(size)[:, None] / size
+            high = np.arange(1, size + 1)[:, None] / size
+            # each slice's overlap with each rank's quantile interval (slice x rank)
+            overlap = np.clip(np.minimum(edges[None, 1:], high)
+                              - np.maximum(edges[None, :-1], low), 0.0, None)
+            bound = (overlap @ apart).min(axis=1).sum() / (q.size - 1)
+            if bound <= t + 1e-6:  # (a margin for the rounding of the computed EMD)
+                return size
+        return MAX_SMALLEST + 1
     _, q, _ = _level_distributions(sensitive, distance, hierarchy)
     top = np.cumsum(-np.sort(-q, axis=1), axis=1)  # the s largest shares, s = 1, 2, ...
     for size in range(1, q.shape[1] + 1):
         bound = np.clip(1.0 - top[:, size - 1], 0.0, 1.0).mean()
-        if bound <= t + 1e-6:  # (a margin for the rounding of the computed EMD)
+        if bound <= t + 1e-6:
             return size
     return q.shape[1] + 1
 

@@ -123,7 +123,8 @@ def test_the_search_s_emd_is_class_emd_to_the_last_bit(rows, distance, weighted)
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.integers(0, 5), min_size=2, max_size=60),
-       st.sampled_from([0.1, 0.2, 0.35, 0.5]), st.sampled_from(["equal", "hierarchical"]))
+       st.sampled_from([0.05, 0.1, 0.2, 0.35, 0.5]),
+       st.sampled_from(["equal", "hierarchical", "ordered"]))
 def test_classes_below_the_smallest_close_size_are_never_t_close(codes, t, distance):
     # smallest_close_class is a bound: every class of fewer records, whatever values
     # of the table it holds, exceeds t
@@ -153,4 +154,13 @@ def test_smallest_close_class_by_hand():
     assert smallest_close_class(codes, 0.3) == 2
     assert smallest_close_class(codes, 0.1) == 3
     assert smallest_close_class(codes, 0.6) == 1
-    assert smallest_close_class(codes, 0.1, "ordered") == 1  # (no bound for ordered)
+    # ordered (ranks 0 1 2, EMD = W1 / 2): one record at best sits at rank 0 or 1,
+    # 0.3 + 2 * 0.2 = 0.5 * 1 + 0.2 = 0.7 away, EMD 0.35; two records at ranks 0 and 1
+    # leave only the 0.2 of rank 2 one rank off: 0.1; three (quantile slices of 1/3:
+    # rank 0; ranks 0 and 1, 1/6 each; rank 1 for 0.133 and rank 2 for 0.2) at least
+    # (1/6 + 0.133) / 2 = 0.15; four (slices of 0.25: only the last, rank 1 for 0.05,
+    # is off) 0.025
+    assert smallest_close_class(codes, 0.4, "ordered") == 1
+    assert smallest_close_class(codes, 0.3, "ordered") == 2
+    assert smallest_close_class(codes, 0.1, "ordered") == 2
+    assert smallest_close_class(codes, 0.05, "ordered") == 4
