@@ -240,8 +240,11 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     value_space = 1
     for c in range(s):
         value_space *= radices[m + c]
+    space = value_space  # how many distinct rows there can be
+    for j in range(m):
+        space = min(space * radices[j], n)
     size, bits = 1, 0
-    while size < 2 * n:
+    while size < 2 * space:  # (a small table stays in the cache)
         size *= 2
         bits += 1
     distinct, last, total = work[0], work[1], work[2]

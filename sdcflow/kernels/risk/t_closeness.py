@@ -216,12 +216,12 @@ def class_emd_of(sensitive: np.ndarray, distance: str = "equal",
     of ``weights`` records) and every record of ``sensitive`` is in some entry (the
     whole table's distribution is that of ``sensitive``).
 
-    For the equal and hierarchical distances the levels and the whole table's
-    distribution at each are found once, and each call is one compiled pass over dense
+    The whole table's distribution (at each level of the hierarchy; cumulative for the
+    ordered distance) is found once, and each call is one compiled pass over dense
     counts of the classes' values; the values are those of :func:`class_emd` to the
     last bit (the same sums in the same order: counts are whole numbers of records
-    when ``weights`` are). Otherwise, or when the dense counts would be large, it
-    calls :func:`class_emd`."""
+    when ``weights`` are). When the dense counts would be large, or weights are not
+    whole, it calls :func:`class_emd`."""
     sensitive = np.asarray(sensitive, dtype=np.int64)
     tree = hierarchy if distance == "hierarchical" else None
 
@@ -229,9 +229,30 @@ def class_emd_of(sensitive: np.ndarray, distance: str = "equal",
         return class_emd(classes, values, distance, hierarchy=tree, weights=weights,
                          n_classes=n_classes)
 
-    if distance not in ("equal", "hierarchical") or sensitive.size == 0:
+    if distance not in DISTANCES or sensitive.size == 0:
         return general
     size = int(sensitive.max(initial=-1)) + 1
+    if distance == "ordered":
+        seen = sensitive[sensitive >= 0]
+        present = np.bincount(seen, minlength=size)
+        rank = np.cumsum(present > 0) - 1  # each observed code's rank among them
+        m = int((present > 0).sum())
+        q = present[present > 0] / float(present.sum())
+        below = np.minimum(np.cumsum(q)[:-1], 1.0)  # as _ordered_emd: Q, its sums S
+        sums = np.concatenate([[0.0], np.cumsum(below)])
+
+        def ordered(classes, values, weights, n_classes):
+            if (m < 2 or n_classes * max(size, 1) > MAX_DENSE_CELLS
+                    or (weights is not None
+                        and (np.asarray(weights) != np.round(weights)).any())):
+                return general(classes, values, weights, n_classes)
+            w = (np.ones(len(classes), dtype=np.int64) if weights is None
+                 else np.asarray(weights, dtype=np.int64))
+            return _dense_ordered_emd(np.asarray(classes, dtype=np.int64),
+                                      np.asarray(values, dtype=np.int64), w, int(n_classes),
+                                      size, rank, m, below, sums)
+
+        return ordered
     table, q, groups = _level_distributions(sensitive, distance, hierarchy)
 
     def emd(classes, values, weights, n_classes):
@@ -364,3 +385,66 @@ def _dense_emd(classes, values, weights, n_classes, size, table, q,
         for c in range(n_classes):
             out[c] = min(max(out[c] / n_levels, 0.0), 1.0)
     return out
+
+
+@njit(cache=True)
+def _dense_ordered_emd(classes, values, weights, n_classes, size, rank, m, below,
+                       sums):  # pragma: no cover - numba
+    """:func:`_ordered_emd` of the classes from dense counts of their values, with the
+    same sums in the same order (``rank``: each code's rank among the m observed
+    values; ``below``, ``sums``: the table's cumulative distribution Q and its prefix
+    sums S): the (class, value) pairs in class then value order, P a running sum over
+    every pair less the sum before the class's first pair, and per class a run of P = 0
+    up to its first value, then one run per value."""
+    counts = np.zeros((n_classes, size), dtype=np.int64)
+    for i in range(classes.size):
+        c, v = classes[i], values[i]
+        if c >= 0 and v >= 0 and weights[i] > 0:
+            counts[c, v] += weights[i]
+    out = np.zeros(n_classes)
+    running = 0.0  # the cumulative sum of p over every pair so far (np.cumsum)
+    for c in range(n_classes):
+        total = 0
+        for v in range(size):
+            total += counts[c, v]
+        if total == 0:
+            continue
+        offset = running
+        acc = 0.0
+        first = True
+        previous_value = -1
+        previous_p = 0.0
+        for v in range(size + 1):
+            if v < size and counts[c, v] == 0:
+                continue
+            value = rank[v] if v < size else m - 1
+            if first:
+                # the run [0, first value) with P = 0
+                acc += _run(0, min(value, m - 1), 0.0, below, sums)
+                first = False
+            else:
+                # the previous value's run [its value, this value or m - 1)
+                b = min(max(value, previous_value), m - 1)
+                a = min(previous_value, b)
+                acc += _run(a, b, previous_p, below, sums)
+            if v < size:
+                running += float(counts[c, v]) / float(total)
+                previous_value = value
+                previous_p = running - offset
+        out[c] = min(max(acc / (m - 1), 0.0), 1.0)
+    return out
+
+
+@njit(cache=True)
+def _run(a, b, level, below, sums):  # pragma: no cover - numba
+    """``sum_{a <= i < b} |level - Q_i|`` read off the prefix sums, as
+    :func:`_ordered_emd`: split where Q crosses the level (``np.searchsorted``, left)."""
+    lo, hi = 0, below.size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if below[mid] < level:
+            lo = mid + 1
+        else:
+            hi = mid
+    k = min(max(lo, a), b)
+    return (level * (k - a) - (sums[k] - sums[a])) + ((sums[b] - sums[k]) - level * (b - k))

@@ -98,10 +98,10 @@ def test_key_ranks_are_those_of_np_unique(codes, large):
 TREE = np.array([[0, 0], [0, 0], [1, 0], [1, 0], [2, 1], [2, 1]])
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(-1, 5), st.integers(1, 9)),
                 min_size=1, max_size=40),
-       st.sampled_from(["equal", "hierarchical"]), st.booleans())
+       st.sampled_from(["equal", "hierarchical", "ordered"]), st.booleans())
 def test_the_search_s_emd_is_class_emd_to_the_last_bit(rows, distance, weighted):
     # class_emd_of (levels and the whole table's distribution once, dense counts in one
     # compiled pass) gives class_emd's values exactly: the lattice search's nodes and
