@@ -30,6 +30,7 @@ from ..risk.frequencies import row_ids
 
 MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the bottom's)
 MAX_STORED = 1024  # and their number
+MAX_DENSE = 1 << 22  # classes x values of the dense counts of a roll-up by classes
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,9 @@ class History:
         # the radix of each variable's codes at each level, and of each value column
         self._radix = [[int(level.max(initial=0)) + 1 for level in mp] for mp in self.maps]
         self._value_radix = [int(v.max(initial=-1)) + 2 for v in values.T]
+        self._value_space = 1
+        for r in self._value_radix:
+            self._value_space *= r
         self.max_rows = max_rows
         self._jumps: dict[tuple[int, int, int], np.ndarray] = {}
         ids, rep = row_ids(np.hstack([codes, values]))
@@ -103,7 +107,7 @@ class History:
         while slots < 2 * rows:
             slots *= 2
         self._hash = np.zeros(2 * slots, dtype=np.int64)
-        self._work = np.zeros((3, max(rows, 1)), dtype=np.int64)
+        self._work = np.zeros((4, max(rows, 1)), dtype=np.int64)
         self._roll_ups = 0
 
     def table(self, node: Sequence[int]) -> Table:
@@ -111,9 +115,9 @@ class History:
         fewest rows (stored in turn)."""
         node = tuple(int(v) for v in node)
         source = self.bottom
-        below = np.flatnonzero((self._levels <= np.asarray(node)).all(axis=1))
-        if below.size:
-            source = self._slots[int(below[np.argmin(self._sizes[below])])]
+        slot = _fewest_rows_below(self._levels, self._sizes, np.array(node, dtype=np.int64))
+        if slot >= 0:
+            source = self._slots[slot]
         if source.node == node:
             return source
         radices = [self._radix[j][lv] for j, lv in enumerate(node)] + self._value_radix
@@ -122,18 +126,41 @@ class History:
             space *= r
         if space >= 1 << 62 or len(source.counts) == 0:
             table = self._roll_up_sorting(source, node)
+        elif source.values.shape[1] and len(source.counts) > 2 * source.n_classes and (
+                self._value_space * source.n_classes < MAX_DENSE):
+            table = self._roll_up_classes(source, node, radices)
         else:
             # one compiled pass: generalise, group by hashing, sort the distinct rows
-            maps, starts = self._jump_table(source.node, node)
-            self._roll_ups += 1
-            keys, rep, counts, row_class = _roll_up(
-                source.keys, source.values, source.counts, maps, starts,
-                np.asarray(radices, dtype=np.int64), self._hash, self._roll_ups, self._work)
+            keys, rep, counts, row_class, _ = self._hash_roll_up(
+                source.keys, source.values, source.counts, source.node, node, radices)
             n_classes = int(row_class[-1]) + 1 if len(row_class) else 0
             table = Table(node, keys, source.values[rep], counts, source.rows[rep],
                           row_class, n_classes)
         self._store(table)
         return table
+
+    def _hash_roll_up(self, keys, values, counts, low: tuple, high: tuple, radices):
+        maps, starts = self._jump_table(low, high)
+        self._roll_ups += 1
+        return _roll_up(keys, values, counts, maps, starts,
+                        np.asarray(radices, dtype=np.int64), self._hash, self._roll_ups,
+                        self._work)
+
+    def _roll_up_classes(self, source: Table, node: tuple, radices: list) -> Table:
+        """The node's table from ``source``'s with value columns in two steps: the
+        source's classes (far fewer than its rows) rolled up to the node's, then each
+        row's values counted within its new class (dense over the values): the same
+        table as one roll-up of the rows."""
+        m = len(node)
+        class_keys = source.class_keys()
+        keys, _, _, _, class_map = self._hash_roll_up(
+            class_keys, np.zeros((len(class_keys), 0), dtype=np.int64),
+            np.zeros(len(class_keys), dtype=np.int64), source.node, node, radices[:m])
+        rep, counts, row_class = _count_values(
+            source.row_class, source.values, source.counts, class_map, len(keys),
+            np.asarray(radices[m:], dtype=np.int64))
+        return Table(node, keys[row_class], source.values[rep], counts, source.rows[rep],
+                     row_class, len(keys))
 
     def _roll_up_sorting(self, source: Table, node: tuple) -> Table:
         """The node's table from ``source``'s, grouped by a sort (keys too wide for one
@@ -228,7 +255,8 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     """A table's rows (``keys`` R x m, ``values`` R x s, ``counts``) generalised by the
     variables' maps (``maps[starts[j]:]``, ``starts[j] = -1``: kept) and grouped: the
     distinct rows' keys in lexicographic order (keys, then values), the last source row
-    of each, their summed counts and each one's class (distinct keys). ``radices``: of
+    of each, their summed counts, each one's class (distinct keys) and each source row's
+    distinct row. ``radices``: of
     each key column at its new level, then of each value column (values + 1); their
     product fits an int64. A hash table finds the distinct rows in one pass; only
     those are sorted. ``slots``: the hash table (at least 2 R slots of two integers, a
@@ -247,7 +275,7 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     while size < 2 * space:  # (a small table stays in the cache)
         size *= 2
         bits += 1
-    distinct, last, total = work[0], work[1], work[2]
+    distinct, last, total, group_of = work[0], work[1], work[2], work[3]
     groups = 0
     for i in range(n):
         key = 0
@@ -267,6 +295,7 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
             total[groups] = 0
             groups += 1
         g = slots[2 * at + 1] & 0xFFFFFFFF
+        group_of[i] = g
         last[g] = i
         total[g] += counts[i]
     order = np.argsort(distinct[:groups])
@@ -288,4 +317,62 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
             cls += 1
             previous = class_key
         row_class[r] = cls
-    return out_keys, rep, out_counts, row_class
+    rank = np.empty(groups, dtype=np.int64)
+    rank[order] = np.arange(groups)
+    ids = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ids[i] = rank[group_of[i]]
+    return out_keys, rep, out_counts, row_class, ids
+
+
+@njit(cache=True)
+def _count_values(row_class, values, counts, class_map, n_classes,
+                  radices):  # pragma: no cover - numba
+    """A table's rows (each row's class ``row_class``, ``values`` R x s, ``counts``)
+    with their classes mapped to a coarser node's (``class_map``, ``n_classes``
+    there), grouped by (class, values): for each distinct row in that order its last
+    source row, its summed counts and its class. ``radices``: of each value column
+    (values + 1); classes x their product fits in memory."""
+    n, s = values.shape
+    space = 1
+    for c in range(s):
+        space *= radices[c]
+    total = np.zeros(n_classes * space, dtype=np.int64)
+    last = np.full(n_classes * space, -1, dtype=np.int64)
+    for i in range(n):
+        key = class_map[row_class[i]]
+        for c in range(s):
+            key = key * radices[c] + values[i, c] + 1
+        total[key] += counts[i]
+        last[key] = i
+    groups = 0
+    for g in range(n_classes * space):
+        if last[g] >= 0:
+            groups += 1
+    rep = np.empty(groups, dtype=np.int64)
+    out_counts = np.empty(groups, dtype=np.int64)
+    out_class = np.empty(groups, dtype=np.int64)
+    r = 0
+    for g in range(n_classes * space):
+        if last[g] >= 0:
+            rep[r] = last[g]
+            out_counts[r] = total[g]
+            out_class[r] = g // space
+            r += 1
+    return rep, out_counts, out_class
+
+
+@njit(cache=True)
+def _fewest_rows_below(levels, sizes, node):  # pragma: no cover - numba
+    """The first slot of the fewest rows among those whose node (``levels``) lies at
+    or below ``node`` (-1: none), as ``argmin`` over them."""
+    best, fewest = -1, 0
+    for slot in range(levels.shape[0]):
+        below = True
+        for j in range(levels.shape[1]):
+            if levels[slot, j] > node[j]:
+                below = False
+                break
+        if below and (best < 0 or sizes[slot] < fewest):
+            best, fewest = slot, sizes[slot]
+    return best
