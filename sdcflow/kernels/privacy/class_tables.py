@@ -21,7 +21,7 @@ rows; the table of the bottom node (level 0 everywhere) is always kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,21 +46,28 @@ class Table:
     rows: np.ndarray
     row_class: np.ndarray
     n_classes: int
+    #: the class keys and counts once computed (a table is read many times)
+    _classes: dict = field(default_factory=dict, compare=False, repr=False)
 
     def class_counts(self) -> np.ndarray:
         """The records of each class."""
         if self.values.shape[1] == 0:
             return self.counts
-        return np.bincount(self.row_class, weights=self.counts,
-                           minlength=self.n_classes).astype(np.int64)
+        if "counts" not in self._classes:
+            self._classes["counts"] = np.bincount(
+                self.row_class, weights=self.counts, minlength=self.n_classes
+            ).astype(np.int64)
+        return self._classes["counts"]
 
     def class_keys(self) -> np.ndarray:
         """The generalised keys of each class (C x m)."""
         if self.values.shape[1] == 0:
             return self.keys
-        first = np.ones(len(self.row_class), dtype=bool)
-        first[1:] = self.row_class[1:] != self.row_class[:-1]
-        return self.keys[first]
+        if "keys" not in self._classes:
+            first = np.ones(len(self.row_class), dtype=bool)
+            first[1:] = self.row_class[1:] != self.row_class[:-1]
+            self._classes["keys"] = self.keys[first]
+        return self._classes["keys"]
 
 
 class History:
@@ -159,8 +166,10 @@ class History:
         rep, counts, row_class = _count_values(
             source.row_class, source.values, source.counts, class_map, len(keys),
             np.asarray(radices[m:], dtype=np.int64))
-        return Table(node, keys[row_class], source.values[rep], counts, source.rows[rep],
-                     row_class, len(keys))
+        table = Table(node, keys[row_class], source.values[rep], counts, source.rows[rep],
+                      row_class, len(keys))
+        table._classes["keys"] = keys
+        return table
 
     def _roll_up_sorting(self, source: Table, node: tuple) -> Table:
         """The node's table from ``source``'s, grouped by a sort (keys too wide for one
