@@ -242,30 +242,33 @@ def class_emd_of(sensitive: np.ndarray, distance: str = "equal",
         sums = np.concatenate([[0.0], np.cumsum(below)])
 
         def ordered(classes, values, weights, n_classes):
-            if (m < 2 or n_classes * max(size, 1) > MAX_DENSE_CELLS
-                    or (weights is not None
-                        and (np.asarray(weights) != np.round(weights)).any())):
+            dense = _dense_inputs(classes, values, weights, n_classes, size)
+            if m < 2 or dense is None:
                 return general(classes, values, weights, n_classes)
-            w = (np.ones(len(classes), dtype=np.int64) if weights is None
-                 else np.asarray(weights, dtype=np.int64))
-            return _dense_ordered_emd(np.asarray(classes, dtype=np.int64),
-                                      np.asarray(values, dtype=np.int64), w, int(n_classes),
-                                      size, rank, m, below, sums)
+            return _dense_ordered_emd(*dense, rank, m, below, sums)
 
         return ordered
     table, q, groups = _level_distributions(sensitive, distance, hierarchy)
 
     def emd(classes, values, weights, n_classes):
-        if (n_classes * max(size, 1) > MAX_DENSE_CELLS or (weights is not None and (
-                np.asarray(weights) != np.round(weights)).any())):
+        dense = _dense_inputs(classes, values, weights, n_classes, size)
+        if dense is None:
             return general(classes, values, weights, n_classes)
-        w = (np.ones(len(classes), dtype=np.int64) if weights is None
-             else np.asarray(weights, dtype=np.int64))
-        return _dense_emd(np.asarray(classes, dtype=np.int64),
-                          np.asarray(values, dtype=np.int64), w, int(n_classes), size,
-                          table, q, groups)
+        return _dense_emd(*dense, table, q, groups)
 
     return emd
+
+
+def _dense_inputs(classes, values, weights, n_classes: int, size: int) -> tuple | None:
+    """The arguments of the dense kernels (classes, values, whole weights, classes,
+    codes), or None when the dense counts would be large or a weight is not whole."""
+    if n_classes * max(size, 1) > MAX_DENSE_CELLS or (
+            weights is not None and (np.asarray(weights) != np.round(weights)).any()):
+        return None
+    w = (np.ones(len(classes), dtype=np.int64) if weights is None
+         else np.asarray(weights, dtype=np.int64))
+    return (np.asarray(classes, dtype=np.int64), np.asarray(values, dtype=np.int64), w,
+            int(n_classes), size)
 
 
 def _level_distributions(sensitive: np.ndarray, distance: str,
@@ -351,18 +354,12 @@ def _dense_emd(classes, values, weights, n_classes, size, table, q,
     the whole table's distribution of the groups; ``groups``: how many it holds), each
     level's EMD ``0.5 (sum of |p - q| over the groups the class holds + the q of those
     it lacks)``, clipped to [0, 1] as :func:`_emd` computes it."""
-    counts = np.zeros((n_classes, size), dtype=np.int64)
-    for i in range(classes.size):
-        c, v = classes[i], values[i]
-        if c >= 0 and v >= 0 and weights[i] > 0:
-            counts[c, v] += weights[i]
+    counts, totals = _class_counts(classes, values, weights, n_classes, size)
     n_levels, width = q.shape
     out = np.zeros(n_classes)
     group = np.zeros(width, dtype=np.int64)
     for c in range(n_classes):
-        total = 0
-        for v in range(size):
-            total += counts[c, v]
+        total = totals[c]
         if total == 0:
             continue
         acc = 0.0
@@ -396,17 +393,11 @@ def _dense_ordered_emd(classes, values, weights, n_classes, size, rank, m, below
     sums S): the (class, value) pairs in class then value order, P a running sum over
     every pair less the sum before the class's first pair, and per class a run of P = 0
     up to its first value, then one run per value."""
-    counts = np.zeros((n_classes, size), dtype=np.int64)
-    for i in range(classes.size):
-        c, v = classes[i], values[i]
-        if c >= 0 and v >= 0 and weights[i] > 0:
-            counts[c, v] += weights[i]
+    counts, totals = _class_counts(classes, values, weights, n_classes, size)
     out = np.zeros(n_classes)
     running = 0.0  # the cumulative sum of p over every pair so far (np.cumsum)
     for c in range(n_classes):
-        total = 0
-        for v in range(size):
-            total += counts[c, v]
+        total = totals[c]
         if total == 0:
             continue
         offset = running
@@ -439,12 +430,19 @@ def _dense_ordered_emd(classes, values, weights, n_classes, size, rank, m, below
 def _run(a, b, level, below, sums):  # pragma: no cover - numba
     """``sum_{a <= i < b} |level - Q_i|`` read off the prefix sums, as
     :func:`_ordered_emd`: split where Q crosses the level (``np.searchsorted``, left)."""
-    lo, hi = 0, below.size
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if below[mid] < level:
-            lo = mid + 1
-        else:
-            hi = mid
-    k = min(max(lo, a), b)
+    k = min(max(np.searchsorted(below, level), a), b)
     return (level * (k - a) - (sums[k] - sums[a])) + ((sums[b] - sums[k]) - level * (b - k))
+
+
+@njit(cache=True)
+def _class_counts(classes, values, weights, n_classes, size):  # pragma: no cover - numba
+    """The records of each (class, code) (dense, classes x codes) and of each class,
+    of the entries in a class with an observed code and a positive weight."""
+    counts = np.zeros((n_classes, size), dtype=np.int64)
+    totals = np.zeros(n_classes, dtype=np.int64)
+    for i in range(classes.size):
+        c, v = classes[i], values[i]
+        if c >= 0 and v >= 0 and weights[i] > 0:
+            counts[c, v] += weights[i]
+            totals[c] += weights[i]
+    return counts, totals
