@@ -94,6 +94,19 @@ class History:
             self._value_space *= r
         self.max_rows = max_rows
         self._jumps: dict[tuple[int, int, int], np.ndarray] = {}
+        # every variable's map from each level to each level above, concatenated, and
+        # where each starts (variable, from, to; -1: none)
+        height = max((len(mp) for mp in self.maps), default=1)
+        self._offsets = np.full((m, height, height), -1, dtype=np.int64)
+        parts, at = [], 0
+        for j, mp in enumerate(self.maps):
+            for lo in range(len(mp)):
+                for hi in range(lo + 1, len(mp)):
+                    parts.append(self._jump(j, lo, hi))
+                    self._offsets[j, lo, hi] = at
+                    at += len(parts[-1])
+        self._all_jumps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        self._variables = np.arange(m)
         ids, rep = row_ids(np.hstack([codes, values]))
         #: each record's row of the bottom table
         self.record_row = ids
@@ -184,19 +197,10 @@ class History:
                            source.rows[rep])
 
     def _jump_table(self, low: tuple, high: tuple) -> tuple[np.ndarray, np.ndarray]:
-        """Each variable's map from level ``low[j]`` to ``high[j]``, concatenated, and
-        where each starts (-1: the variable keeps its level)."""
-        parts, starts, at = [], [], 0
-        for j, (lo, hi) in enumerate(zip(low, high, strict=True)):
-            if lo == hi:
-                starts.append(-1)
-                continue
-            jump = self._jump(j, lo, hi)
-            parts.append(jump)
-            starts.append(at)
-            at += len(jump)
-        flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        return flat, np.asarray(starts, dtype=np.int64)
+        """Every variable's maps from each level to each level above, concatenated, and
+        where variable j's map from ``low[j]`` to ``high[j]`` starts (-1: the variable
+        keeps its level)."""
+        return self._all_jumps, self._offsets[self._variables, low, high]
 
     def scalar(self, node: Sequence[int], keys: np.ndarray) -> np.ndarray | None:
         """Generalised keys at the node (C x m) as one integer each, in their
