@@ -31,6 +31,7 @@ from ..risk.frequencies import row_ids
 MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the bottom's)
 MAX_STORED = 1024  # and their number
 MAX_DENSE = 1 << 22  # classes x values of the dense counts of a roll-up by classes
+ROWS_PER_CLASS = 1.2  # rows per class above which a table is rolled up by its classes
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,8 @@ class History:
             space *= r
         if space >= 1 << 62 or len(source.counts) == 0:
             table = self._roll_up_sorting(source, node)
-        elif source.values.shape[1] and len(source.counts) > 2 * source.n_classes and (
+        elif source.values.shape[1] and len(source.counts) > (
+                ROWS_PER_CLASS * source.n_classes) and (
                 self._value_space * source.n_classes < MAX_DENSE):
             table = self._roll_up_classes(source, node, radices)
         else:
