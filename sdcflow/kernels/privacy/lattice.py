@@ -102,7 +102,11 @@ class Target:
     meets it keeps it met (with or without suppression); ``needs_records``: whether it
     reads ``partition.record_class``; ``node_ok(partition)`` (optional): a condition of
     the node that no suppression can meet (delta-presence: a class of the population
-    without a record of the data), checked after ``classes_ok``."""
+    without a record of the data), checked after ``classes_ok``;
+    ``suppresses_at_least(partition)`` (optional): a lower bound of the records the
+    target suppresses at the node, one that never grows under generalisation (a node
+    whose bound exceeds the suppression limit fails, and so does every node below it:
+    a monotone condition for predictive tagging)."""
 
     name: str
     classes_ok: Callable[..., np.ndarray]
@@ -113,6 +117,7 @@ class Target:
     node_ok: Callable[[Partition], bool] | None = None
     values: np.ndarray | None = None
     relaxed: Target | None = None
+    suppresses_at_least: Callable[[Partition], float] | None = None
 
     def monotone(self, suppressing: bool) -> bool:
         return (self.monotone_with_suppression if suppressing
@@ -324,6 +329,12 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
 
         def evaluate(node: tuple) -> tuple[int, tuple | None]:
             part = partition(node)
+            if mono:
+                # every node evaluated met the monotone part (the targets on class
+                # sizes among it), which seldom fails alone now: the classes with the
+                # values the targets read at once, their sizes from them (one roll-up
+                # rather than two)
+                part(True)
             ok, passed = _check(part, targets, allowed, False)
             return 0, (value(node, part(False), ok), ok) if passed else None
 
@@ -578,6 +589,10 @@ def _check(parts: Callable[[bool], Partition], targets: Sequence[Target], allowe
                 return ok, False
     if known:  # above a node that met monotone targets: the suppressions as computed
         return ok, True
+    # (a margin far above the rounding of the bounds' sums of floats)
+    if any(t.suppresses_at_least(partition) > allowed + 1e-6 for t in targets
+           if t.suppresses_at_least is not None):
+        return ok, False
     if not all(t.node_ok(partition) for t in targets if t.node_ok is not None):
         return ok, False
     return ok, all(bool(t.classes_ok(partition, ok)) for t in targets if t.release)

@@ -64,7 +64,7 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
     the nodes below it)."""
     population = np.asarray(population, dtype=np.int64)
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
-    low = delta_min * (1 - 1e-12)
+    low, high = delta_min * (1 - 1e-12), delta_max * (1 + 1e-12)
     last: dict = {}  # the partition last seen -> its classes' shares, absent classes
     # the population's classes at each node, rolled up as the data's are
     history = History(population, maps) if population.shape[1] == len(maps) else None
@@ -107,18 +107,28 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
 
     def ok(p: Partition) -> np.ndarray:
         share, _ = shares(p)
-        return (share >= low) & (share <= delta_max * (1 + 1e-12))
+        return (share >= low) & (share <= high)
 
     def every_class_present(p: Partition) -> bool:
         # a class without a record of the data has a share of 0
         return delta_min <= 0 or shares(p)[1] == 0
 
+    def excess(p: Partition) -> float:
+        # sum over classes of max(0, s - high * P): for a class failing delta_max at
+        # most its s records, for the others 0
+        share = shares(p)[0]
+        over = share > high
+        return float((p.counts[over] * (1.0 - high / share[over])).sum())
+
     name = f"delta_presence({delta_min:g}, {delta_max:g})"
-    # with delta_min > 0 a population class without a record of the data fails the
-    # node whatever is suppressed, and its classes split into such classes below: a
-    # monotone condition of its own, which predictive tagging can use
-    present = Target(f"{name}: every population class present",
+    # monotone conditions of their own, which predictive tagging can use: with
+    # delta_min > 0 a population class without a record of the data fails the node
+    # whatever is suppressed, and its classes split into such classes below; and the
+    # excess over delta_max bounds the records suppressed from below and never grows
+    # under generalisation (see delta_presence_excess)
+    relaxed = Target(f"{name}: the monotone part",
                      lambda p: np.ones(len(p.counts), dtype=bool),
-                     monotone_with_suppression=True, node_ok=every_class_present)
-    return Target(name, ok, node_ok=every_class_present,
-                  relaxed=present if delta_min > 0 else None)
+                     monotone_with_suppression=True,
+                     node_ok=every_class_present if delta_min > 0 else None,
+                     suppresses_at_least=excess)
+    return Target(name, ok, node_ok=every_class_present, relaxed=relaxed)

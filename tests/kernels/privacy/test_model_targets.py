@@ -294,10 +294,65 @@ def test_delta_presence_s_relaxation_is_every_population_class_present():
     maps = [interval_maps(4, 3)]
     relaxed = delta_presence_target(population, maps, 0.3, 0.5).relaxed
     assert relaxed is not None and relaxed.monotone(True)
-    assert delta_presence_target(population, maps, 0.0, 0.5).relaxed is None
+    assert delta_presence_target(population, maps, 0.0, 0.5).relaxed.node_ok is None
     for level, present in [(0, False), (1, False), (2, True)]:
         gen = maps[0][level][codes[:, 0]]
         keys, counts = np.unique(gen, return_counts=True)
         part = Partition(counts, keys=keys[:, None], node=(level,))
         assert relaxed.classes_ok(part).all()
         assert relaxed.node_ok(part) is present
+
+
+def _partition_at(codes, maps, node):
+    from sdcflow.kernels.privacy.lattice import Partition, generalise
+
+    keys, counts = np.unique(generalise(codes, maps, node), axis=0, return_counts=True)
+    return Partition(counts, keys=keys, node=tuple(node))
+
+
+def test_delta_presence_excess_over_delta_max_by_hand():
+    # Sample codes 0 1 1, population 0 0 0 0 1 1 2 2 (one key; levels: codes, pairs,
+    # all), delta_max 0.25. Level 0: class 0 holds 1 of 4 (0.25, meets), class 1 2 of 2
+    # (1, fails: 2 records suppressed); excess max(0, 1 - 0.25 * 4) + max(0, 2 - 0.25 *
+    # 2) = 0 + 1.5, at most the 2 suppressed. Level 1: {0,1} 3 of 6 (0.5, fails, 3
+    # suppressed), excess 3 - 1.5 = 1.5; level 2: 3 of 8, excess 3 - 2 = 1: never more
+    # than below, though the suppressed records grow from 2 to 3.
+    codes = np.array([[0], [1], [1]])
+    population = np.array([[0]] * 4 + [[1]] * 2 + [[2]] * 2)
+    maps = [interval_maps(4, 3)]
+    target = delta_presence_target(population, maps, 0.0, 0.25)
+    bound = target.relaxed.suppresses_at_least
+    assert target.relaxed.monotone(True) and not target.monotone(True)
+    for level, excess, suppressed in [(0, 1.5, 2), (1, 1.5, 3), (2, 1.0, 3)]:
+        part = _partition_at(codes, maps, (level,))
+        assert bound(part) == pytest.approx(excess)
+        assert part.counts[~target.classes_ok(part)].sum() == suppressed
+    # with 1 of 3 records allowed the excess 1.5 fails every level: no node
+    assert search(codes, maps, [target], "precision", suppression_limit=1 / 3).node is None
+    assert search(codes, maps, [target], "precision", suppression_limit=2 / 3).node == (0,)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=small, extra=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)),
+                                  max_size=12),
+       high=st.sampled_from([0.2, 0.34, 0.5, 0.75]), low=st.sampled_from([0.0, 0.1]))
+def test_delta_presence_excess_bounds_the_suppressed_and_never_grows(data, extra, high,
+                                                                     low):
+    # The relaxation's condition for predictive tagging: the excess (the sum over
+    # classes of max(0, sample - delta_max * population)) is at most the records the
+    # target suppresses, and at a node one level up (classes merged: their counts
+    # added, and max(0, a + b) <= max(0, a) + max(0, b)) it is never larger
+    d, rows = data
+    codes = np.array(rows)
+    population = np.array(rows + [(a % d, b % d) for a, b in extra])
+    maps = [interval_maps(d, 3)] * 2
+    target = delta_presence_target(population, maps, low, high)
+    bound = target.relaxed.suppresses_at_least
+    for node in itertools.product(range(3), range(3)):
+        part = _partition_at(codes, maps, node)
+        excess = bound(part)
+        assert excess <= part.counts[~target.classes_ok(part)].sum() + 1e-9
+        for j in range(2):
+            if node[j] < 2:
+                up = tuple(v + (i == j) for i, v in enumerate(node))
+                assert bound(_partition_at(codes, maps, up)) <= excess + 1e-9
