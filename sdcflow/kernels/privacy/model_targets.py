@@ -75,7 +75,6 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         if last.get("partition") is p:  # classes_ok and node_ok of one node
             return last["share"], last["absent"]
         size = len(p.counts)
-        sample = np.repeat(np.arange(size), p.counts)
         if history is None:  # (a population of other columns: as generalise tells)
             gen, pop_counts = generalise(population, maps, p.node), None
         else:
@@ -85,12 +84,11 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
             pop_key, data_key = history.scalar(p.node, gen), history.scalar(p.node, p.keys)
             if pop_key is not None and len(pop_key):
                 at = np.minimum(np.searchsorted(pop_key, data_key), len(pop_key) - 1)
-                if (pop_key[at] == data_key).all():
-                    pop_class = np.full(len(pop_key), -1, dtype=np.int64)
-                    pop_class[at] = np.arange(size)
-                    share = delta_presence(sample, pop_class, n_classes=size,
-                                           population_counts=pop_counts)
-                    absent = int((pop_class < 0).sum())
+                if (pop_key[at] == data_key).all() and (p.counts <= pop_counts[at]).all():
+                    # each class of the data is one of the population's (distinct keys
+                    # found at distinct places): delta_presence's quotient directly
+                    share = p.counts / pop_counts[at]
+                    absent = len(pop_key) - size
                     last.update(partition=p, share=share, absent=absent)
                     return share, absent
         both, _ = row_ids(np.vstack([p.keys, gen]))
@@ -99,6 +97,7 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         position = np.full(int(both.max(initial=-1)) + 1, -1, dtype=np.int64)
         position[both[:size]] = np.arange(size)
         pop_class = position[both[size:]]
+        sample = np.repeat(np.arange(size), p.counts)
         share = delta_presence(sample, pop_class, n_classes=size,
                                population_counts=pop_counts)
         absent = int(np.unique(both[size:][pop_class < 0]).size)
