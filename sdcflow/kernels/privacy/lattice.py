@@ -26,8 +26,9 @@ suppressed records only shrink), the others are not (as ARX treats them).
 When some target is not monotone, the monotone ones among them (and the monotone
 relaxation some give: distinct l-diversity, met by every entropy or recursive l-diverse
 class; for t-closeness the k-anonymity of the smallest class that can be t-close,
-:func:`sdcflow.kernels.risk.t_closeness.smallest_close_class`; for delta-presence with
-delta_min > 0 every population class holding a record of the data) are classified
+:func:`sdcflow.kernels.risk.t_closeness.smallest_close_class`; for delta-presence its
+excess over delta_max, a lower bound of the records it suppresses that never grows, and
+with delta_min > 0 every population class holding a record of the data) are classified
 alone, and only their failures are kept: a node failing them fails every target, as
 ARX's predictive tagging does. With release targets alone (the average risk) no class
 fails, nothing is suppressed, and the search is that of no suppression limit.

@@ -59,9 +59,15 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
     range. Not with suppression: a class failing ``delta_max`` whose records were
     suppressed may, merged with a meeting class, make it fail too. Its condition that
     every class of the population holds a record of the data (``delta_min > 0``) is
-    monotone either way -- an absent class splits into absent classes below -- and is
-    the target's relaxation for predictive tagging (a node failing it fails, and so do
-    the nodes below it)."""
+    monotone either way -- an absent class splits into absent classes below. So is a
+    bound on delta_max's side: the *excess* ``E = sum over classes of max(0, s - delta_max
+    * P)`` (``s`` the class's records of the data, ``P`` its population) is at most the
+    records suppressed (a class failing delta_max has ``s - delta_max * P <= s`` and
+    loses its ``s`` records; a meeting one adds 0), and a class one level up adds its
+    parts' ``s`` and ``P``, where ``max(0, a + b) <= max(0, a) + max(0, b)``: E never
+    grows under generalisation, and a node whose E exceeds the suppression limit fails,
+    as does every node below it. The two are the target's relaxation for predictive
+    tagging, whatever delta_min."""
     population = np.asarray(population, dtype=np.int64)
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
     low, high = delta_min * (1 - 1e-12), delta_max * (1 + 1e-12)
