@@ -201,16 +201,59 @@ def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
     tree = hierarchy if distance == "hierarchical" else None  # (others ignore it)
     emd_of = class_emd_of(sensitive, distance, tree)  # (levels and whole table once)
 
+    high = t + 1e-9
+    last: dict = {}  # the partition last seen -> its classes' EMD
+
+    def emd(p: Partition) -> np.ndarray:
+        if last.get("partition") is not p:
+            last.update(partition=p, emd=emd_of(p.record_class, p.values_of(sensitive),
+                                                p.weights, len(p.counts)))
+        return last["emd"]
+
     def ok(p: Partition) -> np.ndarray:
-        emd = emd_of(p.record_class, p.values_of(sensitive), p.weights, len(p.counts))
-        return emd <= t + 1e-9
+        return emd(p) <= high
 
     # a class too small to be t-close whatever its values fails: the records of such
     # classes are suppressed, a monotone k-anonymity for predictive tagging
     smallest = smallest_close_class(sensitive, t, distance, tree)
+    relaxed = k_anonymity(smallest) if smallest > 1 else None
+    # and at least E / (D - t) records are suppressed (see _emd_excess_bound)
+    bound = _emd_excess_bound(sensitive, emd_of, emd, high)
+    if bound is not None:
+        floor = max(smallest, 1)
+        relaxed = Target(f"t_closeness({t:g}, {distance}): the monotone part",
+                         lambda p: p.counts >= floor, monotone_with_suppression=True,
+                         needs_records=True, values=sensitive, suppresses_at_least=bound)
     return Target(f"t_closeness({t:g}, {distance})", ok, needs_records=True,
-                  values=sensitive,
-                  relaxed=k_anonymity(smallest) if smallest > 1 else None)
+                  values=sensitive, relaxed=relaxed)
+
+
+def _emd_excess_bound(sensitive: np.ndarray, emd_of: Callable, emd: Callable,
+                      high: float) -> Callable[[Partition], float] | None:
+    """A lower bound of the records t-closeness suppresses at a node that never grows
+    under generalisation: the excess ``E = sum over classes of s * max(0, EMD - t)``
+    (``s`` the class's records) over ``D - t``, ``D`` the largest EMD any class can
+    have (that of a class of one value alone; None when ``D <= t`` or values are
+    missing).
+
+    Why: the EMD to the whole table's distribution is convex in a class's distribution
+    (a transport plan of a mixture is the mixture of the plans), so ``s * EMD`` is
+    convex and homogeneous of degree 1 in the class's counts, hence subadditive: a
+    class one level up, the union of classes below, has ``s * (EMD - t)`` at most the
+    sum of theirs, and ``max(0, a + b) <= max(0, a) + max(0, b)``. A failing class has
+    ``s * (EMD - t) <= s * (D - t)`` and loses its ``s`` records; a meeting one adds 0."""
+    values = np.asarray(sensitive)
+    if values.size == 0 or (values < 0).any():
+        return None
+    seen = np.unique(values)
+    top = float(emd_of(np.arange(len(seen)), seen, None, len(seen)).max())
+    if not top - high > 1e-6:
+        return None
+
+    def suppressed_at_least(p: Partition) -> float:
+        return float((p.counts * np.maximum(emd(p) - high, 0.0)).sum()) / (top - high)
+
+    return suppressed_at_least
 
 
 def average_risk(threshold: float) -> Target:
@@ -591,7 +634,7 @@ def _check(parts: Callable[[bool], Partition], targets: Sequence[Target], allowe
     if known:  # above a node that met monotone targets: the suppressions as computed
         return ok, True
     # (a margin far above the rounding of the bounds' sums of floats)
-    if any(t.suppresses_at_least(partition) > allowed + 1e-6 for t in targets
+    if any(t.suppresses_at_least(parts(t.needs_records)) > allowed + 1e-6 for t in targets
            if t.suppresses_at_least is not None):
         return ok, False
     if not all(t.node_ok(partition) for t in targets if t.node_ok is not None):

@@ -1,0 +1,125 @@
+"""t-closeness's excess bound, the monotone relaxation the lattice search tags with when
+suppression makes t-closeness not monotone: at least ``sum over classes of s * max(0,
+EMD - t) / (D - t)`` records are suppressed (``D`` the EMD of a class of one value
+alone, the largest), and that sum never grows from a node to the node above. Checked by
+hand (Li, Li & Venkatasubramanian 2007's equal distance) and on random tables for the
+three distances; the search's optimality with it is checked against brute force in
+test_lattice.py and test_model_targets.py."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdcflow.kernels.privacy.lattice import Partition, generalise, search, t_closeness_target
+
+# the sensitive codes 0 1 2 3 grouped {0, 1} and {2, 3}, then the root (height 2)
+TREE = np.array([[0], [0], [1], [1]])
+
+
+def interval_maps(d, levels):
+    """Level l maps a code c to c >> l, the top level to 0."""
+    out = [np.arange(d) >> lv for lv in range(levels - 1)]
+    out.append(np.zeros(d, dtype=np.int64))
+    return np.array(out)
+
+
+def partition_at(codes, maps, node):
+    """The node's classes with each record's class (one group per record)."""
+    keys, record_class, counts = np.unique(generalise(codes, maps, node), axis=0,
+                                           return_inverse=True, return_counts=True)
+    return Partition(counts, record_class.ravel(), keys, tuple(node))
+
+
+def test_t_closeness_excess_bound_by_hand():
+    # One key a = 0 1 2 3 (levels: codes, pairs, all), sensitive s = 0 0 0 1: the whole
+    # table's distribution (3/4, 1/4). Equal distance, EMD = 0.5 sum |q - p|: a class of
+    # value 0 alone 0.25, of value 1 alone 0.75 = D. t = 0.2. Level 0: four classes of
+    # one record, all failing (4 suppressed); excess 3 * 0.05 + 1 * 0.55 = 0.7, bound
+    # 0.7 / 0.55 = 1.27. Level 1: {0, 0} (EMD 0.25) and {0, 1} (q = 1/2 1/2: EMD 0.25),
+    # both failing (4 suppressed); excess 2 * 0.05 + 2 * 0.05 = 0.2, bound 0.36. Level
+    # 2: the whole table, EMD 0: bound 0, nothing suppressed.
+    codes = np.array([[0], [1], [2], [3]])
+    s = np.array([0, 0, 0, 1])
+    maps = [interval_maps(4, 3)]
+    target = t_closeness_target(s, 0.2, "equal")
+    bound = target.relaxed.suppresses_at_least
+    assert target.relaxed.monotone(True) and not target.monotone(True)
+    for level, expected, suppressed in [(0, 0.7 / 0.55, 4), (1, 0.2 / 0.55, 4),
+                                        (2, 0.0, 0)]:
+        part = partition_at(codes, maps, (level,))
+        assert bound(part) == pytest.approx(expected, abs=1e-8)
+        assert part.counts[~target.classes_ok(part)].sum() == suppressed
+    # 1 of 4 records may be suppressed: level 0 fails by the bound (1.27 > 1) and
+    # level 1 by its classes; the search finds level 2
+    r = search(codes, maps, [target], "precision", suppression_limit=0.25)
+    assert r.node == (2,) and not r.suppressed.any()
+    # a table of one value: every class has EMD 0 = D, no bound
+    assert t_closeness_target(np.zeros(4, dtype=np.int64), 0.2).relaxed is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)),
+                     min_size=4, max_size=16),
+       t=st.sampled_from([0.05, 0.2, 0.4]),
+       distance=st.sampled_from(["equal", "ordered", "hierarchical"]))
+def test_t_closeness_excess_bounds_the_suppressed_and_never_grows(rows, t, distance):
+    data = np.array(rows)
+    codes, s = data[:, :2], data[:, 2]
+    maps = [interval_maps(4, 3)] * 2
+    target = t_closeness_target(s, t, distance, TREE if distance == "hierarchical" else None)
+    if target.relaxed is None or target.relaxed.suppresses_at_least is None:
+        return  # (one value alone: no class can fail)
+    bound = target.relaxed.suppresses_at_least
+    for node in itertools.product(range(3), range(3)):
+        part = partition_at(codes, maps, node)
+        excess = bound(part)
+        assert excess <= part.counts[~target.classes_ok(part)].sum() + 1e-9
+        for j in range(2):
+            if node[j] < 2:
+                up = tuple(v + (i == j) for i, v in enumerate(node))
+                assert bound(partition_at(codes, maps, up)) <= excess + 1e-9
+
+
+def ordered_emd(q, p):
+    # Li et al. 2007, section 4.2: the ordered distance's EMD over the m observed
+    # values, sum over i of |sum_{j <= i} (q_j - p_j)| / (m - 1)
+    return np.abs(np.cumsum(q - p)).sum() / (len(p) - 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)),
+                     min_size=4, max_size=14),
+       t=st.sampled_from([0.1, 0.2, 0.3]), limit=st.sampled_from([0.1, 0.25, 0.4]))
+def test_ordered_t_closeness_search_with_suppression_is_optimal(rows, t, limit):
+    # brute force over every node (precision: the mean level share, a suppressed
+    # record charged 1), the EMD from its definition on the observed values' ranks
+    data = np.array(rows)
+    codes, s = data[:, :2], data[:, 2]
+    n = len(s)
+    maps = [interval_maps(4, 3)] * 2
+    values = np.unique(s)
+    if len(values) < 2:
+        return
+    whole = np.array([(s == v).mean() for v in values])
+    best = None
+    for node in itertools.product(range(3), range(3)):
+        gen = generalise(codes, maps, node)
+        suppressed = 0
+        for key in {tuple(r) for r in gen.tolist()}:
+            rows_in = (gen == key).all(axis=1)
+            q = np.array([(s[rows_in] == v).mean() for v in values])
+            if ordered_emd(q, whole) > t + 1e-9:
+                suppressed += int(rows_in.sum())
+        if suppressed > int(np.floor(limit * n + 1e-9)):
+            continue
+        value = ((n - suppressed) * np.mean([v / 2 for v in node]) + suppressed) / n
+        if best is None or value < best - 1e-9:
+            best = value
+    r = search(codes, maps, [t_closeness_target(s, t, "ordered")], "precision",
+               suppression_limit=limit)
+    assert (r.loss is None) == (best is None)
+    if best is not None:
+        assert r.loss == pytest.approx(best)
