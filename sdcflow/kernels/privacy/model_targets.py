@@ -61,9 +61,10 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
     every class of the population holds a record of the data (``delta_min > 0``) is
     monotone either way -- an absent class splits into absent classes below. So is a
     bound on delta_max's side: the *excess* ``E = sum over classes of max(0, s - delta_max
-    * P)`` (``s`` the class's records of the data, ``P`` its population) is at most the
-    records suppressed (a class failing delta_max has ``s - delta_max * P <= s`` and
-    loses its ``s`` records; a meeting one adds 0), and a class one level up adds its
+    * P)`` (``s`` the class's records of the data, ``P`` its population) over ``1 -
+    delta_max`` is at most the records suppressed (a class failing delta_max has ``s -
+    delta_max * P <= s (1 - delta_max)``, as ``s <= P``, and loses its ``s`` records; a
+    meeting one adds 0), and a class one level up adds its
     parts' ``s`` and ``P``, where ``max(0, a + b) <= max(0, a) + max(0, b)``: E never
     grows under generalisation, and a node whose E exceeds the suppression limit fails,
     as does every node below it. The two are the target's relaxation for predictive
@@ -119,11 +120,11 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         return delta_min <= 0 or shares(p)[1] == 0
 
     def excess(p: Partition) -> float:
-        # sum over classes of max(0, s - high * P): for a class failing delta_max at
-        # most its s records, for the others 0
+        # sum over classes of max(0, s - high * P) / (1 - high): for a class failing
+        # delta_max (s <= P) at most its s records, for the others 0
         share = shares(p)[0]
         over = share > high
-        return float((p.counts[over] * (1.0 - high / share[over])).sum())
+        return float((p.counts[over] * (1.0 - high / share[over])).sum()) / (1.0 - high)
 
     name = f"delta_presence({delta_min:g}, {delta_max:g})"
     # monotone conditions of their own, which predictive tagging can use: with
@@ -135,5 +136,5 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
                      lambda p: np.ones(len(p.counts), dtype=bool),
                      monotone_with_suppression=True,
                      node_ok=every_class_present if delta_min > 0 else None,
-                     suppresses_at_least=excess)
+                     suppresses_at_least=excess if high < 1 - 1e-6 else None)
     return Target(name, ok, node_ok=every_class_present, relaxed=relaxed)

@@ -314,20 +314,20 @@ def test_delta_presence_excess_over_delta_max_by_hand():
     # Sample codes 0 1 1, population 0 0 0 0 1 1 2 2 (one key; levels: codes, pairs,
     # all), delta_max 0.25. Level 0: class 0 holds 1 of 4 (0.25, meets), class 1 2 of 2
     # (1, fails: 2 records suppressed); excess max(0, 1 - 0.25 * 4) + max(0, 2 - 0.25 *
-    # 2) = 0 + 1.5, at most the 2 suppressed. Level 1: {0,1} 3 of 6 (0.5, fails, 3
-    # suppressed), excess 3 - 1.5 = 1.5; level 2: 3 of 8, excess 3 - 2 = 1: never more
-    # than below, though the suppressed records grow from 2 to 3.
+    # 2) = 0 + 1.5, over 1 - 0.25: 2, at most the 2 suppressed. Level 1: {0,1} 3 of 6
+    # (0.5, fails, 3 suppressed), excess 3 - 1.5 = 1.5: 2; level 2: 3 of 8, excess 3 - 2
+    # = 1: 4/3: never more than below, though the suppressed records grow from 2 to 3.
     codes = np.array([[0], [1], [1]])
     population = np.array([[0]] * 4 + [[1]] * 2 + [[2]] * 2)
     maps = [interval_maps(4, 3)]
     target = delta_presence_target(population, maps, 0.0, 0.25)
     bound = target.relaxed.suppresses_at_least
     assert target.relaxed.monotone(True) and not target.monotone(True)
-    for level, excess, suppressed in [(0, 1.5, 2), (1, 1.5, 3), (2, 1.0, 3)]:
+    for level, excess, suppressed in [(0, 2.0, 2), (1, 2.0, 3), (2, 4 / 3, 3)]:
         part = _partition_at(codes, maps, (level,))
         assert bound(part) == pytest.approx(excess)
         assert part.counts[~target.classes_ok(part)].sum() == suppressed
-    # with 1 of 3 records allowed the excess 1.5 fails every level: no node
+    # with 1 of 3 records allowed the bound (2, 2, 4/3) fails every level: no node
     assert search(codes, maps, [target], "precision", suppression_limit=1 / 3).node is None
     assert search(codes, maps, [target], "precision", suppression_limit=2 / 3).node == (0,)
 
