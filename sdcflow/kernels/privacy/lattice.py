@@ -339,6 +339,9 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     targets = sorted(targets, key=_cost)  # cheap checks first (a node may fail early)
     shape = tuple(len(mp) for mp in maps)
     nodes = sorted(itertools.product(*(range(s) for s in shape)), key=lambda v: (sum(v), v))
+    # each node's flat index and bound from its levels, found once
+    flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist()
+    statics = [ctx.static_bound(v) for v in nodes]
     bound = np.zeros(size)
     known_ok = np.zeros(size, dtype=bool)
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
@@ -384,7 +387,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
 
         checked = _classify(nodes, shape, status, meets(mono)) if mono else 0
         status[status > 0] = 0  # (meeting the monotone part tells nothing)
-        lower = np.array([ctx.static_bound(v) for v in nodes])
+        lower = np.array(statics)
         best, more = _least_loss_first(nodes, shape, lower, evaluate, status)
         checked += more
     else:
@@ -399,9 +402,8 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             # monotone loss)
             position = np.empty(size, dtype=np.int64)
             lower = np.empty(size)
-            for i, node in enumerate(nodes):
-                at = int(np.ravel_multi_index(node, shape))
-                position[at], lower[at] = i, ctx.static_bound(node)
+            for i, at in enumerate(flat):
+                position[at], lower[at] = i, statics[i]
             least = [np.inf, size]
 
             def meets_all(node: tuple) -> bool:
@@ -419,12 +421,11 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             tags = np.zeros(size, dtype=np.int8)
             checked = _classify(nodes, shape, tags, meets(mono))
             status[tags < 0] = -1
-        for node in nodes:
-            at = int(np.ravel_multi_index(node, shape))
-            bound[at] = max(bound[at], ctx.static_bound(node))
+        for node, at, static_bound in zip(nodes, flat, statics, strict=True):
+            bound[at] = max(bound[at], static_bound)
             if status[at] == 1 and static:
                 if best is None or bound[at] < best[0]:
-                    best = (ctx.static_bound(node), node, None)
+                    best = (static_bound, node, None)
             elif status[at] >= 0 and (best is None or bound[at] < best[0]):
                 part = partition(node)
                 checked += 1
@@ -558,8 +559,7 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
     marks = _Marks(shape, status)
     stride, grid = marks.stride, marks.grid
     checked = 0
-    for node in nodes:
-        at = int(np.ravel_multi_index(node, shape))
+    for at in np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist():
         if status[at] or (worth is not None and not worth(at)):
             continue
         path = [at]
@@ -600,11 +600,12 @@ def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
     order = np.lexsort((np.arange(len(nodes)), lower))  # by bound, then in order
     best: tuple | None = None  # (loss, position in nodes, node, classes meeting)
     checked = 0
+    flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape)
     for i in order.tolist():
         if best is not None and (lower[i], i) >= (best[0], best[1]):
             break  # no node left can have less loss, or as little and come first
         node = nodes[i]
-        at = int(np.ravel_multi_index(node, shape))
+        at = int(flat[i])
         if marks.status[at] < 0:
             continue
         checked += 1
