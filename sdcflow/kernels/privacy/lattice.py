@@ -530,21 +530,26 @@ class _Marks:
         self.grid = np.array(list(itertools.product(*(range(s) for s in shape))),
                              dtype=np.int64).reshape(-1, len(shape))
         self.status = np.zeros(len(self.grid), dtype=np.int8) if status is None else status
+        # (Python lists and a view of the status: reading numpy's scalars one by one in
+        # the walks below costs more than the walks)
+        self.rows = self.grid.tolist()
+        self.view = memoryview(self.status)
 
     def mark(self, start: int, value: int) -> None:
         """Mark the node and every node above it (value 1) or below it (-1)."""
-        status, grid, shape, stride = self.status, self.grid, self.shape, self.stride
+        status, rows, shape, stride = self.view, self.rows, self.shape, self.stride
+        variables = range(len(shape))
         stack = [start]
         while stack:
             at = stack.pop()
             if status[at] == value:
                 continue
             status[at] = value
-            for j, level in enumerate(grid[at]):
-                if value > 0 and level + 1 < shape[j]:
-                    stack.append(at + stride[j])
-                elif value < 0 and level > 0:
-                    stack.append(at - stride[j])
+            row = rows[at]
+            if value > 0:
+                stack.extend([at + stride[j] for j in variables if row[j] + 1 < shape[j]])
+            else:
+                stack.extend([at - stride[j] for j in variables if row[j] > 0])
 
 
 def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
@@ -557,15 +562,15 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
     a node (and so every node above it) can still matter; no path starts from others.
     Returns the nodes checked."""
     marks = _Marks(shape, status)
-    stride, grid = marks.stride, marks.grid
+    stride, rows, view = marks.stride, marks.rows, marks.view
     checked = 0
     for at in np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist():
-        if status[at] or (worth is not None and not worth(at)):
+        if view[at] or (worth is not None and not worth(at)):
             continue
         path = [at]
         while True:
             above = [path[-1] + stride[j] for j in range(len(shape))
-                     if grid[path[-1]][j] + 1 < shape[j] and not status[path[-1] + stride[j]]]
+                     if rows[path[-1]][j] + 1 < shape[j] and not view[path[-1] + stride[j]]]
             if not above:
                 break
             path.append(above[0])
@@ -573,7 +578,7 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
         while lo <= hi:
             mid = (lo + hi) // 2
             checked += 1
-            if meets(tuple(int(v) for v in grid[path[mid]])):
+            if meets(tuple(rows[path[mid]])):
                 marks.mark(path[mid], 1)
                 hi = mid - 1
             else:
