@@ -223,7 +223,8 @@ def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
         floor = max(smallest, 1)
         relaxed = Target(f"t_closeness({t:g}, {distance}): the monotone part",
                          lambda p: p.counts >= floor, monotone_with_suppression=True,
-                         needs_records=True, values=sensitive, suppresses_at_least=bound)
+                         needs_records=True, values=sensitive, suppresses_at_least=bound,
+                         relaxed=relaxed)
     return Target(f"t_closeness({t:g}, {distance})", ok, needs_records=True,
                   values=sensitive, relaxed=relaxed)
 
@@ -364,6 +365,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         t if t.monotone(suppressing) else t.relaxed for t in targets
         if (t.monotone(suppressing) and not t.release and t.node_ok is None)
         or (not t.monotone(suppressing) and t.relaxed is not None)]
+    tag = _Tagging(partition, mono, allowed) if mono else None
 
     def value(node: tuple, part: Partition, ok: np.ndarray) -> float:
         suppressed = None
@@ -385,7 +387,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             ok, passed = _check(part, targets, allowed, False)
             return 0, (value(node, part(False), ok), ok) if passed else None
 
-        checked = _classify(nodes, shape, status, meets(mono)) if mono else 0
+        checked = _classify(nodes, shape, status, tag) if mono else 0
         status[status > 0] = 0  # (meeting the monotone part tells nothing)
         lower = np.array(statics)
         best, more = _least_loss_first(nodes, shape, lower, evaluate, status)
@@ -419,7 +421,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             checked = _classify(nodes, shape, status, meets(targets))
         elif mono:
             tags = np.zeros(size, dtype=np.int8)
-            checked = _classify(nodes, shape, tags, meets(mono))
+            checked = _classify(nodes, shape, tags, tag)
             status[tags < 0] = -1
         for node, at, static_bound in zip(nodes, flat, statics, strict=True):
             bound[at] = max(bound[at], static_bound)
@@ -456,6 +458,45 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                                 checked)
         ok = _check(partition(node), targets, allowed, True)[0]
     return SearchResult(node, least, record_class, ~ok[record_class], size, checked)
+
+
+class _Tagging:
+    """Whether a node meets the monotone part of the targets (``mono``), for predictive
+    tagging. A bound of suppressed records that reads records (t-closeness's excess)
+    costs a roll-up of the classes with their values; it is given up, for the cheap
+    conditions it relaxes (``relaxed``: on class sizes alone), once it has failed fewer
+    than one in :data:`TAG_YIELD` of :data:`TAG_TRIAL` nodes the cheap ones passed. Any
+    of the two is a monotone condition every node meeting the targets meets, so a node
+    failing either fails the targets, and so does every node below it; which one tags
+    a node changes what is checked, never the result (and the order is fixed, so the
+    search stays deterministic)."""
+
+    def __init__(self, partition: Callable, mono: Sequence[Target], allowed: int) -> None:
+        self.partition, self.mono, self.allowed = partition, mono, allowed
+        self.cheap = [t.relaxed if _costly_bound(t) else t for t in mono]
+        self.cheap = [t for t in self.cheap if t is not None]
+        self.trying = any(_costly_bound(t) for t in mono)
+        self.tried = self.failed = 0
+
+    def __call__(self, node: tuple) -> bool:
+        part = self.partition(node)
+        if self.cheap and not _check(part, self.cheap, self.allowed, False)[1]:
+            return False
+        if not self.trying:
+            return True
+        passed = _check(part, self.mono, self.allowed, False)[1]
+        self.tried += 1
+        self.failed += not passed
+        if self.tried >= TAG_TRIAL and self.failed * TAG_YIELD < self.tried:
+            self.trying = False
+        return passed
+
+
+TAG_TRIAL, TAG_YIELD = 64, 8
+
+
+def _costly_bound(target: Target) -> bool:
+    return target.suppresses_at_least is not None and target.needs_records
 
 
 def _cost(target: Target) -> int:

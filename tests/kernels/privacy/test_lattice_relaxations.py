@@ -123,3 +123,36 @@ def test_ordered_t_closeness_search_with_suppression_is_optimal(rows, t, limit):
     assert (r.loss is None) == (best is None)
     if best is not None:
         assert r.loss == pytest.approx(best)
+
+
+def test_tagging_gives_up_a_costly_bound_that_never_fails():
+    # A bound read from records (t-closeness's excess) costs a roll-up with values: once
+    # it has failed fewer than 1 in TAG_YIELD of TAG_TRIAL nodes that its cheap
+    # relaxation passed, predictive tagging uses the cheap one alone (still a monotone
+    # condition of every node meeting the targets); a bound that fails keeps being read
+    from sdcflow.kernels.privacy.class_tables import History
+    from sdcflow.kernels.privacy.lattice import TAG_TRIAL, Target, _Partitions, _Tagging
+
+    codes = np.array([[0], [1], [2], [3]])
+    maps = [interval_maps(4, 3)]
+    history = History(codes, maps)
+    with_values = History(codes, maps, np.zeros((4, 1), dtype=np.int64))
+    reads = []
+
+    def bound_of(value):
+        def bound(p):
+            reads.append(p.node)
+            return value
+        return bound
+
+    for value, kept in [(0.0, False), (5.0, True)]:
+        reads.clear()
+        target = Target("costly", lambda p: np.ones(len(p.counts), dtype=bool),
+                        monotone_with_suppression=True, needs_records=True,
+                        values=np.zeros(4), suppresses_at_least=bound_of(value))
+        tag = _Tagging(lambda node: _Partitions(node, history, with_values, False, 4),
+                       [target], allowed=1)
+        results = [tag((level,)) for level in [0, 1, 2] * TAG_TRIAL]
+        assert tag.trying is kept
+        assert len(reads) == (3 * TAG_TRIAL if kept else TAG_TRIAL)
+        assert results == [not kept] * (3 * TAG_TRIAL)
