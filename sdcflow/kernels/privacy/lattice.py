@@ -387,10 +387,28 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             ok, passed = _check(part, targets, allowed, False)
             return 0, (value(node, part(False), ok), ok) if passed else None
 
-        checked = _classify(nodes, shape, status, tag) if mono else 0
-        status[status > 0] = 0  # (meeting the monotone part tells nothing)
         lower = np.array(statics)
-        best, more = _least_loss_first(nodes, shape, lower, evaluate, status)
+        # a node meeting the monotone part is checked whole at once (its classes are
+        # at hand): the least loss found so far spares classifying the nodes whose
+        # bound is above it, which the search by bound never reaches
+        bound_at = np.empty(size)
+        bound_at[flat] = lower
+        least, found = [np.inf], {}
+
+        def tag_and_check(node: tuple) -> bool:
+            if not tag(node):
+                return False
+            found[node] = evaluate(node)
+            if found[node][1] is not None:
+                least[0] = min(least[0], found[node][1][0])
+            return True
+
+        checked = _classify(nodes, shape, status, tag_and_check,
+                            lambda at: bound_at[at] <= least[0]) if mono else 0
+        status[status > 0] = 0  # (meeting the monotone part tells nothing)
+        best, more = _least_loss_first(
+            nodes, shape, lower, lambda node: found.pop(node, None) or evaluate(node),
+            status)
         checked += more
     else:
         # Flash's classification of monotone targets, or bounds known from classes only
