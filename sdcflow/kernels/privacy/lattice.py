@@ -26,12 +26,15 @@ suppressed records only shrink), the others are not (as ARX treats them).
 When some target is not monotone, the monotone ones among them (and the monotone
 relaxation some give: distinct l-diversity, met by every entropy or recursive l-diverse
 class; for t-closeness the k-anonymity of the smallest class that can be t-close,
-:func:`sdcflow.kernels.risk.t_closeness.smallest_close_class`; for delta-presence its
-excess over delta_max, a lower bound of the records it suppresses that never grows, and
-with delta_min > 0 every population class holding a record of the data) are classified
-alone, and only their failures are kept: a node failing them fails every target, as
-ARX's predictive tagging does. With release targets alone (the average risk) no class
-fails, nothing is suppressed, and the search is that of no suppression limit.
+:func:`sdcflow.kernels.risk.t_closeness.smallest_close_class`, and its excess over t,
+a lower bound of the records it suppresses that never grows under generalisation; for
+delta-presence its excess over delta_max, a bound of the same kind, and with delta_min
+> 0 every population class holding a record of the data) are classified alone, and
+only their failures are kept: a node failing them fails every target, as ARX's
+predictive tagging does. A bound that reads records (t-closeness's) is given up for
+its cheap relaxation when it seldom fails where that passes. With release targets
+alone (the average risk) no class fails, nothing is suppressed, and the search is that
+of no suppression limit.
 
 Each node has a lower bound of its loss (see :mod:`sdcflow.kernels.privacy.loss`: the
 loss of its generalisation alone, which grows with generalisation). For precision and
@@ -39,7 +42,10 @@ non-uniform entropy it is known from the levels: with monotone targets and a nod
 loss its bound when it meets them (no suppression, or suppression not charged), Flash
 starts no path from a node whose bound cannot beat the best node found so far; with a
 target that is not monotone the nodes are visited by their bound and the search stops
-at the first node that cannot beat the best (as ARX prunes with a monotone loss). For the other losses the search
+at the first node that cannot beat the best (as ARX prunes with a monotone loss); a
+node found to meet the monotone part while tagging is checked whole then, and no
+tagging path starts from a node whose bound is above the least loss so found. For the
+other losses the search
 visits the nodes level-wise from the bottom (by their sum of levels, then in
 lexicographic order), each passing its bound to the nodes above. Either way the result
 is the first node in that order of least loss among those meeting the targets, and the
