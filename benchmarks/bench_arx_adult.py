@@ -31,30 +31,34 @@ before): KAnonymity 0 (k = 5, 4 % suppression) 1.85 s; its slowest t-closeness c
 1.1 s; its delta-presence case 0.04 s; the 74 whole ARX processes (JVM start included)
 64 CPU s.
 
-Measured (the shared 2-core machine, after an untimed warm-up that loads numba's compiled
-kernels; three runs differ by up to about 20 % per case): 25.0 CPU s for the 56
-configurations (74.2 before this round's changes, 1,029 for 67 cases before the
-class-table history), every node and loss as ARX's tests expect (the six differences
-above apart) and every node and loss as before. 49 searches at most 1.1 s, all 56 at
-most 1.85 s. Per model, the slowest: k-anonymity KAnonymity 0 1.3 s (ARX 1.85 s);
-l-diversity and recursive (c, l)-diversity LDiversity 0 0.9 s, Combinations 54 1.0 s;
-average risk RiskBased 0 0.8 s (11.2 s before: with only release targets nothing is
-suppressed and the search is the monotone one); t-closeness Combinations 52 and 77
-(5-anonymity and hierarchical t-closeness with 5 % suppression) 1.7 and 1.6 s, TCloseness
-2 1.4 s, OrderedDistanceTCloseness 4 pm 1.4 s, Combinations 117 1.3 s, Combinations 102
-1.1 s (7.7 s before), TCloseness 0 0.9-1.2 s; delta-presence DPresence 3 1.4 s, 5 0.8 s,
-4 0.8 s, the nine others 0.07-0.11 s (DPresence 9-11: 2-2.5 s before, now tagged by
-every population class being present).
+Measured (the shared 2-core machine, load about 2, after an untimed warm-up that loads
+numba's compiled kernels; runs differ by up to about 30 % per case, so the slow cases
+were also timed as the least of three): 16-17 CPU s for the 56 configurations (27 in
+the same conditions before this round's changes, 74 before the round before, 1,029 for
+67 cases before the class-table history), every node and loss as ARX's tests expect
+(the six differences above apart) and every node and loss as before. Per model, the
+slowest: k-anonymity KAnonymity 0 1.0-1.2 s (ARX 1.85 s); l-diversity and recursive
+(c, l)-diversity LDiversity 0 0.7-0.9 s, Combinations 54 0.8-1.0 s, Combinations 79
+0.9-1.0 s; average risk RiskBased 0 0.6-0.8 s; t-closeness (ARX's slowest 1.1 s)
+OrderedDistanceTCloseness 4 pm 0.7-0.9 s (1.4 s before), Combinations 77 0.4-0.6 s
+(1.6-2.0), Combinations 52 0.35-0.65 s (1.5-1.7), Combinations 117 0.35-0.6 s (1.3-1.5),
+TCloseness 2 0.3-0.5 s (1.1-1.3), Combinations 102 0.35-0.7 s (1.2-1.6), TCloseness 0
+0.1 s (0.9-1.2): t-closeness's excess over t, ``sum of s * max(0, EMD - t)`` over its
+classes divided by ``D - t``, bounds the records it suppresses and never grows under
+generalisation: predictive tagging with it cuts the nodes checked from about 3,700
+to about 1,050 (Combinations 52, 102) and 3,500 to 780 (TCloseness 2); delta-presence
+(ARX 0.04 s) DPresence 3 0.65-0.8 s (1.5-1.7 before), 4 and 5 0.5-0.6 s (0.8-1.1), the
+nine others 0.04-0.07 s (0.07-0.23): delta-presence's excess over delta_max tags
+with delta_min 0 too.
 
-Still slower than ARX's figures: the t-closeness cases above 1.1 s (Combinations 52, 77,
-117, TCloseness 2, OrderedDistanceTCloseness 4 pm; Combinations 102 and TCloseness 0 at
-about 1.1 s): with 4-5 % suppression t-closeness is not monotone and about 3,500 of the
-4,320 nodes must be checked on records (those tagged by the smallest t-close class
-size or by k-anonymity apart); each costs a class-table roll-up (0.1-0.3 ms, compiled)
-plus about 0.1 ms of Python. And every delta-presence case against ARX's 0.04 s: the
-fastest take 0.07 s (the setup of the population's and the sample's class tables and of
-the loss alone), and with delta_min 0 and suppression (DPresence 3-5) there is no
-monotone condition to tag with: 1,300-2,600 nodes are checked on both tables.
+Still slower than ARX's figures: delta-presence. DPresence 3, 4 and 5 (delta_min 0,
+5 % suppression) take 0.5-0.8 s against ARX's 0.04 s: the excess bound tags only part
+of the lattice, and 1,100-2,200 nodes are still checked, each on the sample's and the
+population's class tables (two compiled roll-ups, 0.1 ms each, plus Python around
+them); Flash's classification alone checks about 1,300 nodes. The other nine take
+0.04-0.07 s, ARX's figure or up to 1.8 times it (what is left is the fixed cost of the
+lattice's Python bookkeeping, 4,320 nodes, and of a hundred or so roll-ups). Every
+k-anonymity, l-diversity, t-closeness and average-risk case is below ARX's figure.
 """
 
 from __future__ import annotations
