@@ -1,10 +1,12 @@
-"""t-closeness's excess bound, the monotone relaxation the lattice search tags with when
-suppression makes t-closeness not monotone: at least ``sum over classes of s * max(0,
-EMD - t) / (D - t)`` records are suppressed (``D`` the EMD of a class of one value
-alone, the largest), and that sum never grows from a node to the node above. Checked by
-hand (Li, Li & Venkatasubramanian 2007's equal distance) and on random tables for the
-three distances; the search's optimality with it is checked against brute force in
-test_lattice.py and test_model_targets.py."""
+"""The monotone relaxations the lattice search tags with when suppression makes a
+target not monotone. t-closeness: at least ``sum over classes of s * max(0, EMD - t) /
+(D - t)`` records are suppressed (``D`` the EMD of a class of one value alone, the
+largest); delta-presence: at least ``sum over classes of max(0, s - delta_max * P) / (1
+- delta_max)`` (``P`` the class's population); and neither sum grows from a node to the
+node above. Checked by hand (Li, Li & Venkatasubramanian 2007's equal distance; Nergiz,
+Atzori & Clifton 2007's shares) and on random tables (the three distances); the
+search's optimality with them is checked against brute force here (ordered distance),
+in test_lattice.py and in test_model_targets.py."""
 
 import itertools
 
@@ -14,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdcflow.kernels.privacy.lattice import Partition, generalise, search, t_closeness_target
+from sdcflow.kernels.privacy.model_targets import delta_presence_target
 
 # the sensitive codes 0 1 2 3 grouped {0, 1} and {2, 3}, then the root (height 2)
 TREE = np.array([[0], [0], [1], [1]])
@@ -72,6 +75,12 @@ def test_t_closeness_excess_bounds_the_suppressed_and_never_grows(rows, t, dista
     target = t_closeness_target(s, t, distance, TREE if distance == "hierarchical" else None)
     if target.relaxed is None or target.relaxed.suppresses_at_least is None:
         return  # (one value alone: no class can fail)
+    assert_bound_below_suppressed_and_never_growing(codes, maps, target)
+
+
+def assert_bound_below_suppressed_and_never_growing(codes, maps, target):
+    """At every node of two variables of three levels: the relaxation's bound is at
+    most the records the target suppresses, and no larger one level up."""
     bound = target.relaxed.suppresses_at_least
     for node in itertools.product(range(3), range(3)):
         part = partition_at(codes, maps, node)
@@ -156,3 +165,45 @@ def test_tagging_gives_up_a_costly_bound_that_never_fails():
         assert tag.trying is kept
         assert len(reads) == (3 * TAG_TRIAL if kept else TAG_TRIAL)
         assert results == [not kept] * (3 * TAG_TRIAL)
+
+
+def test_delta_presence_excess_over_delta_max_by_hand():
+    # Sample codes 0 1 1, population 0 0 0 0 1 1 2 2 (one key; levels: codes, pairs,
+    # all), delta_max 0.25. Level 0: class 0 holds 1 of 4 (0.25, meets), class 1 2 of 2
+    # (1, fails: 2 records suppressed); excess max(0, 1 - 0.25 * 4) + max(0, 2 - 0.25 *
+    # 2) = 0 + 1.5, over 1 - 0.25: 2, at most the 2 suppressed. Level 1: {0,1} 3 of 6
+    # (0.5, fails, 3 suppressed), excess 3 - 1.5 = 1.5: 2; level 2: 3 of 8, excess 3 - 2
+    # = 1: 4/3: never more than below, though the suppressed records grow from 2 to 3.
+    codes = np.array([[0], [1], [1]])
+    population = np.array([[0]] * 4 + [[1]] * 2 + [[2]] * 2)
+    maps = [interval_maps(4, 3)]
+    target = delta_presence_target(population, maps, 0.0, 0.25)
+    bound = target.relaxed.suppresses_at_least
+    assert target.relaxed.monotone(True) and not target.monotone(True)
+    for level, excess, suppressed in [(0, 2.0, 2), (1, 2.0, 3), (2, 4 / 3, 3)]:
+        part = partition_at(codes, maps, (level,))
+        assert bound(part) == pytest.approx(excess)
+        assert part.counts[~target.classes_ok(part)].sum() == suppressed
+    # with 1 of 3 records allowed the bound (2, 2, 4/3) fails every level: no node
+    assert search(codes, maps, [target], "precision", suppression_limit=1 / 3).node is None
+    assert search(codes, maps, [target], "precision", suppression_limit=2 / 3).node == (0,)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.integers(2, 4).flatmap(lambda d: st.tuples(
+           st.just(d), st.lists(st.tuples(*[st.integers(0, d - 1)] * 2), min_size=4,
+                                max_size=12))),
+       extra=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=12),
+       high=st.sampled_from([0.2, 0.34, 0.5, 0.75]), low=st.sampled_from([0.0, 0.1]))
+def test_delta_presence_excess_bounds_the_suppressed_and_never_grows(data, extra, high,
+                                                                     low):
+    # The relaxation's condition for predictive tagging: the excess (the sum over
+    # classes of max(0, sample - delta_max * population)) is at most the records the
+    # target suppresses, and at a node one level up (classes merged: their counts
+    # added, and max(0, a + b) <= max(0, a) + max(0, b)) it is never larger
+    d, rows = data
+    codes = np.array(rows)
+    population = np.array(rows + [(a % d, b % d) for a, b in extra])
+    maps = [interval_maps(d, 3)] * 2
+    target = delta_presence_target(population, maps, low, high)
+    assert_bound_below_suppressed_and_never_growing(codes, maps, target)
