@@ -128,6 +128,7 @@ def _risk() -> None:
 
 
 def _lattice() -> None:
+    from .privacy.class_tables import sorted_positions
     from .privacy.lattice import k_anonymity, search, t_closeness_target
 
     # two records of each key with different sensitive values: tables with values
@@ -141,6 +142,7 @@ def _lattice() -> None:
                                     tree if distance == "hierarchical" else None)
         search(codes, maps, [k_anonymity(2), target], "discernibility",
                suppression_limit=0.25)
+    sorted_positions(codes[:4], np.unique(codes, axis=0))  # (delta-presence's merge)
 
 
 @dataclass(frozen=True)

@@ -391,3 +391,45 @@ def _fewest_rows_below(levels, sizes, node):  # pragma: no cover - numba
         if below and (best < 0 or sizes[slot] < fewest):
             best, fewest = slot, sizes[slot]
     return best
+
+
+def sorted_positions(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray | None:
+    """The row of ``table_keys`` (distinct rows in lexicographic order, as a table's
+    class keys) equal to each row of ``keys`` (rows in lexicographic order too), found
+    in one merge of the two; None when some row of ``keys`` is not among them (or the
+    rows are not in that order)."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    table_keys = np.ascontiguousarray(table_keys, dtype=np.int64)
+    if keys.shape[1] != table_keys.shape[1]:
+        return None
+    at = _merge_positions(keys, table_keys)
+    return at if len(at) == len(keys) else None
+
+
+@njit(cache=True)
+def _merge_positions(keys, table_keys):  # pragma: no cover - numba
+    """Each row's position among ``table_keys`` by a merge of two lexicographically
+    sorted arrays of rows; cut short (fewer positions) at the first row not found."""
+    n, m = keys.shape
+    rows = table_keys.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    j = 0
+    for i in range(n):
+        while j < rows:
+            # compare table row j with row i: -1 below, 0 equal, 1 above
+            order = 0
+            for c in range(m):
+                if table_keys[j, c] != keys[i, c]:
+                    order = -1 if table_keys[j, c] < keys[i, c] else 1
+                    break
+            if order < 0:
+                j += 1
+                continue
+            if order > 0:
+                return out[:i]
+            break
+        if j == rows:
+            return out[:i]
+        out[i] = j
+        j += 1  # (the rows of keys are distinct and sorted: the next lies further on)
+    return out

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..risk.frequencies import row_ids
-from .class_tables import History
+from .class_tables import History, sorted_positions
 from .lattice import Partition, Target, generalise
 from .models import beta_likeness, delta_presence
 
@@ -87,17 +87,16 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         else:
             table = history.table(p.node)
             gen, pop_counts = table.keys, table.counts  # one row per population class
-            # the population's classes are in the order of their keys: find the data's
-            pop_key, data_key = history.scalar(p.node, gen), history.scalar(p.node, p.keys)
-            if pop_key is not None and len(pop_key):
-                at = np.minimum(np.searchsorted(pop_key, data_key), len(pop_key) - 1)
-                if (pop_key[at] == data_key).all() and (p.counts <= pop_counts[at]).all():
-                    # each class of the data is one of the population's (distinct keys
-                    # found at distinct places): delta_presence's quotient directly
-                    share = p.counts / pop_counts[at]
-                    absent = len(pop_key) - size
-                    last.update(partition=p, share=share, absent=absent)
-                    return share, absent
+            # the population's classes and the data's are in the order of their keys:
+            # one merge finds the data's among them
+            at = sorted_positions(p.keys, gen)
+            if at is not None and (p.counts <= pop_counts[at]).all():
+                # each class of the data is one of the population's (distinct keys
+                # found at distinct places): delta_presence's quotient directly
+                share = p.counts / pop_counts[at]
+                absent = len(gen) - size
+                last.update(partition=p, share=share, absent=absent)
+                return share, absent
         both, _ = row_ids(np.vstack([p.keys, gen]))
         # the classes' ids in 'both' -> their position; population rows of other
         # combinations (no data record) belong to no class of the data

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow.kernels.privacy.class_tables import History
+from sdcflow.kernels.privacy.class_tables import History, sorted_positions
 from sdcflow.kernels.privacy.lattice import generalise
 from sdcflow.kernels.risk.frequencies import row_ids
 
@@ -100,3 +100,22 @@ def test_rolling_up_by_classes_gives_the_table_of_one_roll_up(seed, n):
         for name in ("keys", "values", "counts", "rows", "row_class"):
             assert np.array_equal(getattr(got, name), getattr(expected, name)), name
         assert got.n_classes == expected.n_classes
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60))
+def test_sorted_positions_finds_each_row_where_a_search_by_hand_does(seed, n):
+    # delta-presence's merge of the data's class keys into the population's: each row's
+    # position among the table's distinct sorted rows, as a dictionary of them tells;
+    # None as soon as one row is missing or the rows are out of order
+    rng = np.random.default_rng(seed)
+    table = np.unique(rng.integers(0, 4, size=(n, 3)), axis=0)
+    where = {tuple(r): i for i, r in enumerate(table.tolist())}
+    chosen = np.sort(rng.choice(len(table), size=rng.integers(0, len(table) + 1),
+                                replace=False)) if len(table) else np.zeros(0, int)
+    keys = table[chosen].reshape(-1, 3)
+    assert sorted_positions(keys, table).tolist() == [where[tuple(r)] for r in keys.tolist()]
+    missing = np.array([[4, 0, 0]])  # (no code 4 in the table)
+    assert sorted_positions(np.vstack([keys, missing]), table) is None
+    if len(keys) > 1:  # out of order: not found by the merge
+        assert sorted_positions(keys[::-1], table) is None
