@@ -32,6 +32,8 @@ MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the 
 MAX_STORED = 1024  # and their number
 MAX_DENSE = 1 << 22  # classes x values of the dense counts of a roll-up by classes
 ROWS_PER_CLASS = 1.2  # rows per class above which a table is rolled up by its classes
+DENSE_ROWS = 4  # a roll-up counts rows densely when at most this many times its source's
+_EMPTY = int(np.iinfo(np.int64).max)  # the levels of an empty slot: above every node
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ class History:
                     self._offsets[j, lo, hi] = at
                     at += len(parts[-1])
         self._all_jumps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        self._variables = np.arange(m)
+        self._offset_lists = self._offsets.tolist()  # (read per roll-up: lists are quicker)
         ids, rep = row_ids(np.hstack([codes, values]))
         #: each record's row of the bottom table
         self.record_row = ids
@@ -116,7 +118,7 @@ class History:
         # the stored tables in slots reused oldest first: their nodes' levels and rows
         # (an empty slot: levels above every node)
         self._slots: list[Table | None] = [None] * MAX_STORED
-        self._levels = np.full((MAX_STORED, m), np.iinfo(np.int64).max, dtype=np.int64)
+        self._levels = np.full((MAX_STORED, m), _EMPTY, dtype=np.int64)
         self._sizes = np.zeros(MAX_STORED, dtype=np.int64)
         self._next = 0  # the slot to fill next
         self._oldest = 0  # the oldest slot filled
@@ -202,7 +204,10 @@ class History:
         """Every variable's maps from each level to each level above, concatenated, and
         where variable j's map from ``low[j]`` to ``high[j]`` starts (-1: the variable
         keeps its level)."""
-        return self._all_jumps, self._offsets[self._variables, low, high]
+        offsets = self._offset_lists
+        return self._all_jumps, np.array([offsets[j][lo][hi] for j, (lo, hi)
+                                          in enumerate(zip(low, high, strict=True))],
+                                         dtype=np.int64)
 
     def scalar(self, node: Sequence[int], keys: np.ndarray) -> np.ndarray | None:
         """Generalised keys at the node (C x m) as one integer each, in their
@@ -251,7 +256,7 @@ class History:
         if table is not None:
             self._stored_rows -= len(table.counts)
             self._slots[slot] = None
-            self._levels[slot] = np.iinfo(np.int64).max
+            self._levels[slot] = _EMPTY
 
     def _jump(self, j: int, low: int, high: int) -> np.ndarray:
         """Variable j's level-``low`` codes mapped to level ``high``."""
@@ -283,6 +288,12 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     value_space = 1
     for c in range(s):
         value_space *= radices[m + c]
+    whole = value_space  # every row there can be
+    for j in range(m):
+        whole *= radices[j]
+    if whole <= DENSE_ROWS * n:
+        return _dense_roll_up(keys, values, counts, maps, starts, radices, whole,
+                              value_space)
     space = value_space  # how many distinct rows there can be
     for j in range(m):
         space = min(space * radices[j], n)
@@ -337,6 +348,60 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     ids = np.empty(n, dtype=np.int64)
     for i in range(n):
         ids[i] = rank[group_of[i]]
+    return out_keys, rep, out_counts, row_class, ids
+
+
+@njit(cache=True)
+def _dense_roll_up(keys, values, counts, maps, starts, radices, whole,
+                   value_space):  # pragma: no cover - numba
+    """:func:`_roll_up` when every row there can be (``whole`` of them) is few beside
+    the source's rows: the rows counted at their key directly and read in the order of
+    their keys, no hashing and no sort (the same arrays)."""
+    n, m = keys.shape
+    s = values.shape[1]
+    last = np.full(whole, -1, dtype=np.int64)
+    total = np.zeros(whole, dtype=np.int64)
+    key_of = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        key = 0
+        for j in range(m):
+            code = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
+            key = key * radices[j] + code
+        for c in range(s):
+            key = key * radices[m + c] + values[i, c] + 1
+        key_of[i] = key
+        last[key] = i
+        total[key] += counts[i]
+    groups = 0
+    for key in range(whole):
+        if last[key] >= 0:
+            groups += 1
+    out_keys = np.empty((groups, m), dtype=np.int64)
+    rep = np.empty(groups, dtype=np.int64)
+    out_counts = np.empty(groups, dtype=np.int64)
+    row_class = np.empty(groups, dtype=np.int64)
+    rank = last  # (each key's row, written over its last source row once read)
+    previous = -1
+    cls = -1
+    r = 0
+    for key in range(whole):
+        i = last[key]
+        if i < 0:
+            continue
+        rep[r] = i
+        out_counts[r] = total[key]
+        for j in range(m):
+            out_keys[r, j] = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
+        class_key = key // value_space
+        if class_key != previous:
+            cls += 1
+            previous = class_key
+        row_class[r] = cls
+        rank[key] = r
+        r += 1
+    ids = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ids[i] = rank[key_of[i]]
     return out_keys, rep, out_counts, row_class, ids
 
 
