@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", action="append", metavar="FAMILY",
                    help="compile these kernel families only (comma-separated or repeated): "
                         "mdav, linkage, rank_swap, rank_swap_attack, univariate, utility, "
-                        "secondary")
+                        "secondary, tables, risk, lattice")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show progress (default: on a terminal)")
     fmt(p)

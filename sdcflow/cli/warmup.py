@@ -127,6 +127,24 @@ def _risk() -> None:
     _gather(fk, classes)  # (the threaded spread of many records)
 
 
+def _lattice() -> None:
+    from .privacy.class_tables import sorted_positions
+    from .privacy.lattice import k_anonymity, search, t_closeness_target
+
+    # two records of each key with different sensitive values: tables with values
+    # rolled up by their classes too
+    codes = np.tile([[0, 0], [1, 0], [2, 1], [3, 1], [0, 2], [1, 3], [2, 2], [3, 3]], (2, 1))
+    maps = [np.array([np.arange(4), np.arange(4) // 2, np.zeros(4, dtype=np.int64)])] * 2
+    sensitive = np.array([0, 1, 2, 0, 1, 2, 0, 1, 1, 2, 0, 1, 2, 0, 1, 2])
+    tree = np.array([[0], [0], [1]])
+    for distance in ("equal", "hierarchical", "ordered"):  # (every EMD kernel)
+        target = t_closeness_target(sensitive, 0.05, distance,
+                                    tree if distance == "hierarchical" else None)
+        search(codes, maps, [k_anonymity(2), target], "discernibility",
+               suppression_limit=0.25)
+    sorted_positions(codes[:4], np.unique(codes, axis=0))  # (delta-presence's merge)
+
+
 @dataclass(frozen=True)
 class Family:
     """Kernels compiled together: ``name`` (what ``--only`` takes), the modules whose
@@ -160,6 +178,8 @@ FAMILIES: tuple[Family, ...] = (
                       "sdcflow.kernels.string_codes", "sdcflow.kernels.tabular.cell_key"),
            1.5, _tables),
     Family("risk", ("sdcflow.kernels.risk.risk",), 0.5, _risk),
+    Family("lattice", ("sdcflow.kernels.privacy.class_tables",
+                       "sdcflow.kernels.risk.t_closeness"), 1.5, _lattice),
 )
 
 

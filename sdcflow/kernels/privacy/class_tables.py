@@ -21,14 +21,19 @@ rows; the table of the bottom node (level 0 everywhere) is always kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..risk.frequencies import key_ranks, row_ids
+from ..jit import njit
+from ..risk.frequencies import row_ids
 
 MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the bottom's)
 MAX_STORED = 1024  # and their number
+MAX_DENSE = 1 << 22  # classes x values of the dense counts of a roll-up by classes
+ROWS_PER_CLASS = 1.2  # rows per class above which a table is rolled up by its classes
+DENSE_ROWS = 4  # a roll-up counts rows densely when at most this many times its source's
+_EMPTY = int(np.iinfo(np.int64).max)  # the levels of an empty slot: above every node
 
 
 @dataclass(frozen=True)
@@ -44,21 +49,28 @@ class Table:
     rows: np.ndarray
     row_class: np.ndarray
     n_classes: int
+    #: the class keys and counts once computed (a table is read many times)
+    _classes: dict = field(default_factory=dict, compare=False, repr=False)
 
     def class_counts(self) -> np.ndarray:
         """The records of each class."""
         if self.values.shape[1] == 0:
             return self.counts
-        return np.bincount(self.row_class, weights=self.counts,
-                           minlength=self.n_classes).astype(np.int64)
+        if "counts" not in self._classes:
+            self._classes["counts"] = np.bincount(
+                self.row_class, weights=self.counts, minlength=self.n_classes
+            ).astype(np.int64)
+        return self._classes["counts"]
 
     def class_keys(self) -> np.ndarray:
         """The generalised keys of each class (C x m)."""
         if self.values.shape[1] == 0:
             return self.keys
-        first = np.ones(len(self.row_class), dtype=bool)
-        first[1:] = self.row_class[1:] != self.row_class[:-1]
-        return self.keys[first]
+        if "keys" not in self._classes:
+            first = np.ones(len(self.row_class), dtype=bool)
+            first[1:] = self.row_class[1:] != self.row_class[:-1]
+            self._classes["keys"] = self.keys[first]
+        return self._classes["keys"]
 
 
 class History:
@@ -80,8 +92,24 @@ class History:
         # the radix of each variable's codes at each level, and of each value column
         self._radix = [[int(level.max(initial=0)) + 1 for level in mp] for mp in self.maps]
         self._value_radix = [int(v.max(initial=-1)) + 2 for v in values.T]
+        self._value_space = 1
+        for r in self._value_radix:
+            self._value_space *= r
         self.max_rows = max_rows
         self._jumps: dict[tuple[int, int, int], np.ndarray] = {}
+        # every variable's map from each level to each level above, concatenated, and
+        # where each starts (variable, from, to; -1: none)
+        height = max((len(mp) for mp in self.maps), default=1)
+        self._offsets = np.full((m, height, height), -1, dtype=np.int64)
+        parts, at = [], 0
+        for j, mp in enumerate(self.maps):
+            for lo in range(len(mp)):
+                for hi in range(lo + 1, len(mp)):
+                    parts.append(self._jump(j, lo, hi))
+                    self._offsets[j, lo, hi] = at
+                    at += len(parts[-1])
+        self._all_jumps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        self._offset_lists = self._offsets.tolist()  # (read per roll-up: lists are quicker)
         ids, rep = row_ids(np.hstack([codes, values]))
         #: each record's row of the bottom table
         self.record_row = ids
@@ -90,32 +118,96 @@ class History:
         # the stored tables in slots reused oldest first: their nodes' levels and rows
         # (an empty slot: levels above every node)
         self._slots: list[Table | None] = [None] * MAX_STORED
-        self._levels = np.full((MAX_STORED, m), np.iinfo(np.int64).max, dtype=np.int64)
+        self._levels = np.full((MAX_STORED, m), _EMPTY, dtype=np.int64)
         self._sizes = np.zeros(MAX_STORED, dtype=np.int64)
         self._next = 0  # the slot to fill next
         self._oldest = 0  # the oldest slot filled
         self._stored_rows = 0
+        # the roll-up's working arrays, made once: a hash table of twice the bottom's
+        # rows (slots marked by the number of the roll-up that filled them, so never
+        # cleared) and per-row groups
+        rows, slots = len(self.bottom.counts), 1
+        while slots < 2 * rows:
+            slots *= 2
+        self._hash = np.zeros(2 * slots, dtype=np.int64)
+        self._work = np.zeros((4, max(rows, 1)), dtype=np.int64)
+        self._roll_ups = 0
 
     def table(self, node: Sequence[int]) -> Table:
         """The node's table, rolled up from the stored table at or below it with the
         fewest rows (stored in turn)."""
         node = tuple(int(v) for v in node)
         source = self.bottom
-        below = np.flatnonzero((self._levels <= np.asarray(node)).all(axis=1))
-        if below.size:
-            source = self._slots[int(below[np.argmin(self._sizes[below])])]
+        slot = _fewest_rows_below(self._levels, self._sizes, np.array(node, dtype=np.int64))
+        if slot >= 0:
+            source = self._slots[slot]
         if source.node == node:
             return source
+        radices = [self._radix[j][lv] for j, lv in enumerate(node)] + self._value_radix
+        space = 1
+        for r in radices:
+            space *= r
+        if space >= 1 << 62 or len(source.counts) == 0:
+            table = self._roll_up_sorting(source, node)
+        elif source.values.shape[1] and len(source.counts) > (
+                ROWS_PER_CLASS * source.n_classes) and (
+                self._value_space * source.n_classes < MAX_DENSE):
+            table = self._roll_up_classes(source, node, radices)
+        else:
+            # one compiled pass: generalise, group by hashing, sort the distinct rows
+            keys, rep, counts, row_class, _ = self._hash_roll_up(
+                source.keys, source.values, source.counts, source.node, node, radices)
+            n_classes = int(row_class[-1]) + 1 if len(row_class) else 0
+            table = Table(node, keys, source.values[rep], counts, source.rows[rep],
+                          row_class, n_classes)
+        self._store(table)
+        return table
+
+    def _hash_roll_up(self, keys, values, counts, low: tuple, high: tuple, radices):
+        maps, starts = self._jump_table(low, high)
+        self._roll_ups += 1
+        return _roll_up(keys, values, counts, maps, starts,
+                        np.asarray(radices, dtype=np.int64), self._hash, self._roll_ups,
+                        self._work)
+
+    def _roll_up_classes(self, source: Table, node: tuple, radices: list) -> Table:
+        """The node's table from ``source``'s with value columns in two steps: the
+        source's classes (far fewer than its rows) rolled up to the node's, then each
+        row's values counted within its new class (dense over the values): the same
+        table as one roll-up of the rows."""
+        m = len(node)
+        class_keys = source.class_keys()
+        keys, _, _, _, class_map = self._hash_roll_up(
+            class_keys, np.zeros((len(class_keys), 0), dtype=np.int64),
+            np.zeros(len(class_keys), dtype=np.int64), source.node, node, radices[:m])
+        rep, counts, row_class = _count_values(
+            source.row_class, source.values, source.counts, class_map, len(keys),
+            np.asarray(radices[m:], dtype=np.int64))
+        table = Table(node, keys[row_class], source.values[rep], counts, source.rows[rep],
+                      row_class, len(keys))
+        table._classes["keys"] = keys
+        return table
+
+    def _roll_up_sorting(self, source: Table, node: tuple) -> Table:
+        """The node's table from ``source``'s, grouped by a sort (keys too wide for one
+        integer)."""
         keys = source.keys.copy()
         for j, (low, high) in enumerate(zip(source.node, node, strict=True)):
             if low != high:
                 keys[:, j] = self._jump(j, low, high)[keys[:, j]]
-        ids, rep = self._group(node, keys, source.values)
-        table = self._table(node, keys[rep], source.values[rep],
-                            np.bincount(ids, weights=source.counts, minlength=len(rep)),
-                            source.rows[rep])
-        self._store(table)
-        return table
+        ids, rep = row_ids(np.hstack([keys, source.values]))
+        return self._table(node, keys[rep], source.values[rep],
+                           np.bincount(ids, weights=source.counts, minlength=len(rep)),
+                           source.rows[rep])
+
+    def _jump_table(self, low: tuple, high: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """Every variable's maps from each level to each level above, concatenated, and
+        where variable j's map from ``low[j]`` to ``high[j]`` starts (-1: the variable
+        keeps its level)."""
+        offsets = self._offset_lists
+        return self._all_jumps, np.array([offsets[j][lo][hi] for j, (lo, hi)
+                                          in enumerate(zip(low, high, strict=True))],
+                                         dtype=np.int64)
 
     def scalar(self, node: Sequence[int], keys: np.ndarray) -> np.ndarray | None:
         """Generalised keys at the node (C x m) as one integer each, in their
@@ -131,30 +223,6 @@ class History:
             key *= r
             key += keys[:, j]
         return key
-
-    def _group(self, node: tuple, keys: np.ndarray, values: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """As :func:`sdcflow.kernels.risk.frequencies.row_ids` of the rows (keys, then
-        values) -- ids in lexicographic order, one row per id -- with each column's
-        radix known from the hierarchies."""
-        radices = [self._radix[j][lv] for j, lv in enumerate(node)] + self._value_radix
-        space = 1
-        for r in radices:
-            space *= r
-        if space >= 1 << 62 or len(keys) == 0:
-            return row_ids(np.hstack([keys, values]))
-        key = np.zeros(len(keys), dtype=np.int64)
-        for j in range(keys.shape[1]):
-            key *= radices[j]
-            key += keys[:, j]
-        for c in range(values.shape[1]):
-            key *= radices[keys.shape[1] + c]
-            key += values[:, c] + 1
-        ids, distinct = key_ranks(key, space)
-        count = distinct.size
-        rep = np.empty(count, dtype=np.int64)
-        rep[ids] = np.arange(len(key))
-        return ids, rep
 
     def _table(self, node, keys, values, counts, rows) -> Table:
         counts = counts.astype(np.int64)
@@ -188,7 +256,7 @@ class History:
         if table is not None:
             self._stored_rows -= len(table.counts)
             self._slots[slot] = None
-            self._levels[slot] = np.iinfo(np.int64).max
+            self._levels[slot] = _EMPTY
 
     def _jump(self, j: int, low: int, high: int) -> np.ndarray:
         """Variable j's level-``low`` codes mapped to level ``high``."""
@@ -199,3 +267,234 @@ class History:
             out[lo] = hi
             self._jumps[key] = out
         return self._jumps[key]
+
+
+@njit(cache=True)
+def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
+             work):  # pragma: no cover - numba
+    """A table's rows (``keys`` R x m, ``values`` R x s, ``counts``) generalised by the
+    variables' maps (``maps[starts[j]:]``, ``starts[j] = -1``: kept) and grouped: the
+    distinct rows' keys in lexicographic order (keys, then values), the last source row
+    of each, their summed counts, each one's class (distinct keys) and each source row's
+    distinct row. ``radices``: of
+    each key column at its new level, then of each value column (values + 1); their
+    product fits an int64. A hash table finds the distinct rows in one pass; only
+    those are sorted. ``slots``: the hash table (at least 2 R slots of two integers, a
+    power of 2: a key and ``mark * 2**32 +`` its group, the slot filled when its mark is
+    ``mark``, new for each call, so the table is never cleared); ``work``: 3 x R
+    integers."""
+    n, m = keys.shape
+    s = values.shape[1]
+    value_space = 1
+    for c in range(s):
+        value_space *= radices[m + c]
+    whole = value_space  # every row there can be
+    for j in range(m):
+        whole *= radices[j]
+    if whole <= DENSE_ROWS * n:
+        return _dense_roll_up(keys, values, counts, maps, starts, radices, whole,
+                              value_space)
+    space = value_space  # how many distinct rows there can be
+    for j in range(m):
+        space = min(space * radices[j], n)
+    size, bits = 1, 0
+    while size < 2 * space:  # (a small table stays in the cache)
+        size *= 2
+        bits += 1
+    distinct, last, total, group_of = work[0], work[1], work[2], work[3]
+    groups = 0
+    for i in range(n):
+        key = 0
+        for j in range(m):
+            code = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
+            key = key * radices[j] + code
+        for c in range(s):
+            key = key * radices[m + c] + values[i, c] + 1
+        # Fibonacci hashing: the high bits of the key times 2**64 / golden ratio
+        at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
+        while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
+            at = (at + 1) & (size - 1)
+        if (slots[2 * at + 1] >> 32) != mark:
+            slots[2 * at] = key
+            slots[2 * at + 1] = (mark << 32) | groups
+            distinct[groups] = key
+            total[groups] = 0
+            groups += 1
+        g = slots[2 * at + 1] & 0xFFFFFFFF
+        group_of[i] = g
+        last[g] = i
+        total[g] += counts[i]
+    order = np.argsort(distinct[:groups])
+    out_keys = np.empty((groups, m), dtype=np.int64)
+    rep = np.empty(groups, dtype=np.int64)
+    out_counts = np.empty(groups, dtype=np.int64)
+    row_class = np.empty(groups, dtype=np.int64)
+    previous = -1
+    cls = -1
+    for r in range(groups):
+        g = order[r]
+        i = last[g]
+        rep[r] = i
+        out_counts[r] = total[g]
+        for j in range(m):
+            out_keys[r, j] = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
+        class_key = distinct[g] // value_space
+        if class_key != previous:
+            cls += 1
+            previous = class_key
+        row_class[r] = cls
+    rank = np.empty(groups, dtype=np.int64)
+    rank[order] = np.arange(groups)
+    ids = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ids[i] = rank[group_of[i]]
+    return out_keys, rep, out_counts, row_class, ids
+
+
+@njit(cache=True)
+def _dense_roll_up(keys, values, counts, maps, starts, radices, whole,
+                   value_space):  # pragma: no cover - numba
+    """:func:`_roll_up` when every row there can be (``whole`` of them) is few beside
+    the source's rows: the rows counted at their key directly and read in the order of
+    their keys, no hashing and no sort (the same arrays)."""
+    n, m = keys.shape
+    s = values.shape[1]
+    last = np.full(whole, -1, dtype=np.int64)
+    total = np.zeros(whole, dtype=np.int64)
+    key_of = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        key = 0
+        for j in range(m):
+            code = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
+            key = key * radices[j] + code
+        for c in range(s):
+            key = key * radices[m + c] + values[i, c] + 1
+        key_of[i] = key
+        last[key] = i
+        total[key] += counts[i]
+    groups = 0
+    for key in range(whole):
+        if last[key] >= 0:
+            groups += 1
+    out_keys = np.empty((groups, m), dtype=np.int64)
+    rep = np.empty(groups, dtype=np.int64)
+    out_counts = np.empty(groups, dtype=np.int64)
+    row_class = np.empty(groups, dtype=np.int64)
+    rank = last  # (each key's row, written over its last source row once read)
+    previous = -1
+    cls = -1
+    r = 0
+    for key in range(whole):
+        i = last[key]
+        if i < 0:
+            continue
+        rep[r] = i
+        out_counts[r] = total[key]
+        for j in range(m):
+            out_keys[r, j] = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
+        class_key = key // value_space
+        if class_key != previous:
+            cls += 1
+            previous = class_key
+        row_class[r] = cls
+        rank[key] = r
+        r += 1
+    ids = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ids[i] = rank[key_of[i]]
+    return out_keys, rep, out_counts, row_class, ids
+
+
+@njit(cache=True)
+def _count_values(row_class, values, counts, class_map, n_classes,
+                  radices):  # pragma: no cover - numba
+    """A table's rows (each row's class ``row_class``, ``values`` R x s, ``counts``)
+    with their classes mapped to a coarser node's (``class_map``, ``n_classes``
+    there), grouped by (class, values): for each distinct row in that order its last
+    source row, its summed counts and its class. ``radices``: of each value column
+    (values + 1); classes x their product fits in memory."""
+    n, s = values.shape
+    space = 1
+    for c in range(s):
+        space *= radices[c]
+    total = np.zeros(n_classes * space, dtype=np.int64)
+    last = np.full(n_classes * space, -1, dtype=np.int64)
+    for i in range(n):
+        key = class_map[row_class[i]]
+        for c in range(s):
+            key = key * radices[c] + values[i, c] + 1
+        total[key] += counts[i]
+        last[key] = i
+    groups = 0
+    for g in range(n_classes * space):
+        if last[g] >= 0:
+            groups += 1
+    rep = np.empty(groups, dtype=np.int64)
+    out_counts = np.empty(groups, dtype=np.int64)
+    out_class = np.empty(groups, dtype=np.int64)
+    r = 0
+    for g in range(n_classes * space):
+        if last[g] >= 0:
+            rep[r] = last[g]
+            out_counts[r] = total[g]
+            out_class[r] = g // space
+            r += 1
+    return rep, out_counts, out_class
+
+
+@njit(cache=True)
+def _fewest_rows_below(levels, sizes, node):  # pragma: no cover - numba
+    """The first slot of the fewest rows among those whose node (``levels``) lies at
+    or below ``node`` (-1: none), as ``argmin`` over them."""
+    best, fewest = -1, 0
+    for slot in range(levels.shape[0]):
+        below = True
+        for j in range(levels.shape[1]):
+            if levels[slot, j] > node[j]:
+                below = False
+                break
+        if below and (best < 0 or sizes[slot] < fewest):
+            best, fewest = slot, sizes[slot]
+    return best
+
+
+def sorted_positions(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray | None:
+    """The row of ``table_keys`` (distinct rows in lexicographic order, as a table's
+    class keys) equal to each row of ``keys`` (rows in lexicographic order too), found
+    in one merge of the two; None when some row of ``keys`` is not among them (or the
+    rows are not in that order)."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    table_keys = np.ascontiguousarray(table_keys, dtype=np.int64)
+    if keys.shape[1] != table_keys.shape[1]:
+        return None
+    at = _merge_positions(keys, table_keys)
+    return at if len(at) == len(keys) else None
+
+
+@njit(cache=True)
+def _merge_positions(keys, table_keys):  # pragma: no cover - numba
+    """Each row's position among ``table_keys`` by a merge of two lexicographically
+    sorted arrays of rows; cut short (fewer positions) at the first row not found."""
+    n, m = keys.shape
+    rows = table_keys.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    j = 0
+    for i in range(n):
+        while j < rows:
+            # compare table row j with row i: -1 below, 0 equal, 1 above
+            order = 0
+            for c in range(m):
+                if table_keys[j, c] != keys[i, c]:
+                    order = -1 if table_keys[j, c] < keys[i, c] else 1
+                    break
+            if order < 0:
+                j += 1
+                continue
+            if order > 0:
+                return out[:i]
+            break
+        if j == rows:
+            return out[:i]
+        out[i] = j
+        j += 1  # (the rows of keys are distinct and sorted: the next lies further on)
+    return out

@@ -25,8 +25,16 @@ l-diversity stay monotone (a failing class merged with a meeting one meets them,
 suppressed records only shrink), the others are not (as ARX treats them).
 When some target is not monotone, the monotone ones among them (and the monotone
 relaxation some give: distinct l-diversity, met by every entropy or recursive l-diverse
-class) are classified alone, and only their failures are kept: a node failing them
-fails every target, as ARX's predictive tagging does.
+class; for t-closeness the k-anonymity of the smallest class that can be t-close,
+:func:`sdcflow.kernels.risk.t_closeness.smallest_close_class`, and its excess over t,
+a lower bound of the records it suppresses that never grows under generalisation; for
+delta-presence its excess over delta_max, a bound of the same kind, and with delta_min
+> 0 every population class holding a record of the data) are classified alone, and
+only their failures are kept: a node failing them fails every target, as ARX's
+predictive tagging does. A bound that reads records (t-closeness's) is given up for
+its cheap relaxation when it seldom fails where that passes. With release targets
+alone (the average risk) no class fails, nothing is suppressed, and the search is that
+of no suppression limit.
 
 Each node has a lower bound of its loss (see :mod:`sdcflow.kernels.privacy.loss`: the
 loss of its generalisation alone, which grows with generalisation). For precision and
@@ -34,7 +42,10 @@ non-uniform entropy it is known from the levels: with monotone targets and a nod
 loss its bound when it meets them (no suppression, or suppression not charged), Flash
 starts no path from a node whose bound cannot beat the best node found so far; with a
 target that is not monotone the nodes are visited by their bound and the search stops
-at the first node that cannot beat the best (as ARX prunes with a monotone loss). For the other losses the search
+at the first node that cannot beat the best (as ARX prunes with a monotone loss); a
+node found to meet the monotone part while tagging is checked whole then, and no
+tagging path starts from a node whose bound is above the least loss so found. For the
+other losses the search
 visits the nodes level-wise from the bottom (by their sum of levels, then in
 lexicographic order), each passing its bound to the nodes above. Either way the result
 is the first node in that order of least loss among those meeting the targets, and the
@@ -58,9 +69,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..risk.frequencies import row_ids
+from ..risk.t_closeness import class_emd_of, smallest_close_class
 from .class_tables import History
 from .loss import LossContext
-from .models import class_emd, distinct_l_diversity, entropy_l_diversity, recursive_l_diversity
+from .models import distinct_l_diversity, entropy_l_diversity, recursive_l_diversity
 
 MAX_NODES = 1_000_000  # nodes of a lattice the search may visit
 
@@ -97,7 +109,11 @@ class Target:
     meets it keeps it met (with or without suppression); ``needs_records``: whether it
     reads ``partition.record_class``; ``node_ok(partition)`` (optional): a condition of
     the node that no suppression can meet (delta-presence: a class of the population
-    without a record of the data), checked after ``classes_ok``."""
+    without a record of the data), checked after ``classes_ok``;
+    ``suppresses_at_least(partition)`` (optional): a lower bound of the records the
+    target suppresses at the node, one that never grows under generalisation (a node
+    whose bound exceeds the suppression limit fails, and so does every node below it:
+    a monotone condition for predictive tagging)."""
 
     name: str
     classes_ok: Callable[..., np.ndarray]
@@ -108,6 +124,7 @@ class Target:
     node_ok: Callable[[Partition], bool] | None = None
     values: np.ndarray | None = None
     relaxed: Target | None = None
+    suppresses_at_least: Callable[[Partition], float] | None = None
 
     def monotone(self, suppressing: bool) -> bool:
         return (self.monotone_with_suppression if suppressing
@@ -188,14 +205,62 @@ def t_closeness_target(sensitive: np.ndarray, t: float, distance: str = "equal",
     if distance == "hierarchical" and hierarchy is None:
         raise ValueError("the hierarchical distance needs the sensitive hierarchy")
     tree = hierarchy if distance == "hierarchical" else None  # (others ignore it)
+    emd_of = class_emd_of(sensitive, distance, tree)  # (levels and whole table once)
+
+    high = t + 1e-9
+    last: dict = {}  # the partition last seen -> its classes' EMD
+
+    def emd(p: Partition) -> np.ndarray:
+        if last.get("partition") is not p:
+            last.update(partition=p, emd=emd_of(p.record_class, p.values_of(sensitive),
+                                                p.weights, len(p.counts)))
+        return last["emd"]
 
     def ok(p: Partition) -> np.ndarray:
-        emd = class_emd(p.record_class, p.values_of(sensitive), distance, hierarchy=tree,
-                        weights=p.weights, n_classes=len(p.counts))
-        return emd <= t + 1e-9
+        return emd(p) <= high
 
+    # a class too small to be t-close whatever its values fails: the records of such
+    # classes are suppressed, a monotone k-anonymity for predictive tagging
+    smallest = smallest_close_class(sensitive, t, distance, tree)
+    relaxed = k_anonymity(smallest) if smallest > 1 else None
+    # and at least E / (D - t) records are suppressed (see _emd_excess_bound)
+    bound = _emd_excess_bound(sensitive, emd_of, emd, high)
+    if bound is not None:
+        floor = max(smallest, 1)
+        relaxed = Target(f"t_closeness({t:g}, {distance}): the monotone part",
+                         lambda p: p.counts >= floor, monotone_with_suppression=True,
+                         needs_records=True, values=sensitive, suppresses_at_least=bound,
+                         relaxed=relaxed)
     return Target(f"t_closeness({t:g}, {distance})", ok, needs_records=True,
-                  values=sensitive)
+                  values=sensitive, relaxed=relaxed)
+
+
+def _emd_excess_bound(sensitive: np.ndarray, emd_of: Callable, emd: Callable,
+                      high: float) -> Callable[[Partition], float] | None:
+    """A lower bound of the records t-closeness suppresses at a node that never grows
+    under generalisation: the excess ``E = sum over classes of s * max(0, EMD - t)``
+    (``s`` the class's records) over ``D - t``, ``D`` the largest EMD any class can
+    have (that of a class of one value alone; None when ``D <= t`` or values are
+    missing).
+
+    Why: the EMD to the whole table's distribution is convex in a class's distribution
+    (a transport plan of a mixture is the mixture of the plans), so ``s * EMD`` is
+    convex and homogeneous of degree 1 in the class's counts, hence subadditive: a
+    class one level up, the union of classes below, has ``s * (EMD - t)`` at most the
+    sum of theirs, and ``max(0, a + b) <= max(0, a) + max(0, b)``. A failing class has
+    ``s * (EMD - t) <= s * (D - t)`` and loses its ``s`` records; a meeting one adds 0."""
+    values = np.asarray(sensitive)
+    if values.size == 0 or (values < 0).any():
+        return None
+    seen = np.unique(values)
+    top = float(emd_of(np.arange(len(seen)), seen, None, len(seen)).max())
+    if not top - high > 1e-6:
+        return None
+
+    def suppressed_at_least(p: Partition) -> float:
+        return float((p.counts * np.maximum(emd(p) - high, 0.0)).sum()) / (top - high)
+
+    return suppressed_at_least
 
 
 def average_risk(threshold: float) -> Target:
@@ -272,11 +337,18 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
     ctx = LossContext(loss, units, counts, maps, w, k=k, suppression=suppression_loss)
     allowed = int(np.floor(suppression_limit * n + 1e-9))
+    if all(t.release for t in targets):
+        # only release targets (the average risk): no class fails, nothing is ever
+        # suppressed, and the targets stay as monotone as without suppression
+        allowed = 0
     suppressing = allowed > 0
     monotone = all(t.monotone(suppressing) for t in targets)
     targets = sorted(targets, key=_cost)  # cheap checks first (a node may fail early)
     shape = tuple(len(mp) for mp in maps)
     nodes = sorted(itertools.product(*(range(s) for s in shape)), key=lambda v: (sum(v), v))
+    # each node's flat index and bound from its levels, found once
+    flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist()
+    statics = [ctx.static_bound(v) for v in nodes]
     bound = np.zeros(size)
     known_ok = np.zeros(size, dtype=bool)
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
@@ -299,6 +371,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         t if t.monotone(suppressing) else t.relaxed for t in targets
         if (t.monotone(suppressing) and not t.release and t.node_ok is None)
         or (not t.monotone(suppressing) and t.relaxed is not None)]
+    tag = _Tagging(partition, mono, allowed) if mono else None
 
     def value(node: tuple, part: Partition, ok: np.ndarray) -> float:
         suppressed = None
@@ -311,13 +384,37 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
 
         def evaluate(node: tuple) -> tuple[int, tuple | None]:
             part = partition(node)
+            if mono:
+                # every node evaluated met the monotone part (the targets on class
+                # sizes among it), which seldom fails alone now: the classes with the
+                # values the targets read at once, their sizes from them (one roll-up
+                # rather than two)
+                part(True)
             ok, passed = _check(part, targets, allowed, False)
             return 0, (value(node, part(False), ok), ok) if passed else None
 
-        checked = _classify(nodes, shape, status, meets(mono)) if mono else 0
+        lower = np.array(statics)
+        # a node meeting the monotone part is checked whole at once (its classes are
+        # at hand): the least loss found so far spares classifying the nodes whose
+        # bound is above it, which the search by bound never reaches
+        bound_at = np.empty(size)
+        bound_at[flat] = lower
+        least, found = [np.inf], {}
+
+        def tag_and_check(node: tuple) -> bool:
+            if not tag(node):
+                return False
+            found[node] = evaluate(node)
+            if found[node][1] is not None:
+                least[0] = min(least[0], found[node][1][0])
+            return True
+
+        checked = _classify(nodes, shape, status, tag_and_check,
+                            lambda at: bound_at[at] <= least[0]) if mono else 0
         status[status > 0] = 0  # (meeting the monotone part tells nothing)
-        lower = np.array([ctx.static_bound(v) for v in nodes])
-        best, more = _least_loss_first(nodes, shape, lower, evaluate, status)
+        best, more = _least_loss_first(
+            nodes, shape, lower, lambda node: found.pop(node, None) or evaluate(node),
+            status)
         checked += more
     else:
         # Flash's classification of monotone targets, or bounds known from classes only
@@ -331,9 +428,8 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             # monotone loss)
             position = np.empty(size, dtype=np.int64)
             lower = np.empty(size)
-            for i, node in enumerate(nodes):
-                at = int(np.ravel_multi_index(node, shape))
-                position[at], lower[at] = i, ctx.static_bound(node)
+            for i, at in enumerate(flat):
+                position[at], lower[at] = i, statics[i]
             least = [np.inf, size]
 
             def meets_all(node: tuple) -> bool:
@@ -349,14 +445,13 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             checked = _classify(nodes, shape, status, meets(targets))
         elif mono:
             tags = np.zeros(size, dtype=np.int8)
-            checked = _classify(nodes, shape, tags, meets(mono))
+            checked = _classify(nodes, shape, tags, tag)
             status[tags < 0] = -1
-        for node in nodes:
-            at = int(np.ravel_multi_index(node, shape))
-            bound[at] = max(bound[at], ctx.static_bound(node))
+        for node, at, static_bound in zip(nodes, flat, statics, strict=True):
+            bound[at] = max(bound[at], static_bound)
             if status[at] == 1 and static:
                 if best is None or bound[at] < best[0]:
-                    best = (ctx.static_bound(node), node, None)
+                    best = (static_bound, node, None)
             elif status[at] >= 0 and (best is None or bound[at] < best[0]):
                 part = partition(node)
                 checked += 1
@@ -387,6 +482,45 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                                 checked)
         ok = _check(partition(node), targets, allowed, True)[0]
     return SearchResult(node, least, record_class, ~ok[record_class], size, checked)
+
+
+class _Tagging:
+    """Whether a node meets the monotone part of the targets (``mono``), for predictive
+    tagging. A bound of suppressed records that reads records (t-closeness's excess)
+    costs a roll-up of the classes with their values; it is given up, for the cheap
+    conditions it relaxes (``relaxed``: on class sizes alone), once it has failed fewer
+    than one in :data:`TAG_YIELD` of :data:`TAG_TRIAL` nodes the cheap ones passed. Any
+    of the two is a monotone condition every node meeting the targets meets, so a node
+    failing either fails the targets, and so does every node below it; which one tags
+    a node changes what is checked, never the result (and the order is fixed, so the
+    search stays deterministic)."""
+
+    def __init__(self, partition: Callable, mono: Sequence[Target], allowed: int) -> None:
+        self.partition, self.mono, self.allowed = partition, mono, allowed
+        self.cheap = [t.relaxed if _costly_bound(t) else t for t in mono]
+        self.cheap = [t for t in self.cheap if t is not None]
+        self.trying = any(_costly_bound(t) for t in mono)
+        self.tried = self.failed = 0
+
+    def __call__(self, node: tuple) -> bool:
+        part = self.partition(node)
+        if self.cheap and not _check(part, self.cheap, self.allowed, False)[1]:
+            return False
+        if not self.trying:
+            return True
+        passed = _check(part, self.mono, self.allowed, False)[1]
+        self.tried += 1
+        self.failed += not passed
+        if self.tried >= TAG_TRIAL and self.failed * TAG_YIELD < self.tried:
+            self.trying = False
+        return passed
+
+
+TAG_TRIAL, TAG_YIELD = 64, 8
+
+
+def _costly_bound(target: Target) -> bool:
+    return target.suppresses_at_least is not None and target.needs_records
 
 
 def _cost(target: Target) -> int:
@@ -461,21 +595,26 @@ class _Marks:
         self.grid = np.array(list(itertools.product(*(range(s) for s in shape))),
                              dtype=np.int64).reshape(-1, len(shape))
         self.status = np.zeros(len(self.grid), dtype=np.int8) if status is None else status
+        # (Python lists and a view of the status: reading numpy's scalars one by one in
+        # the walks below costs more than the walks)
+        self.rows = self.grid.tolist()
+        self.view = memoryview(self.status)
 
     def mark(self, start: int, value: int) -> None:
         """Mark the node and every node above it (value 1) or below it (-1)."""
-        status, grid, shape, stride = self.status, self.grid, self.shape, self.stride
+        status, rows, shape, stride = self.view, self.rows, self.shape, self.stride
+        variables = range(len(shape))
         stack = [start]
         while stack:
             at = stack.pop()
             if status[at] == value:
                 continue
             status[at] = value
-            for j, level in enumerate(grid[at]):
-                if value > 0 and level + 1 < shape[j]:
-                    stack.append(at + stride[j])
-                elif value < 0 and level > 0:
-                    stack.append(at - stride[j])
+            row = rows[at]
+            if value > 0:
+                stack.extend([at + stride[j] for j in variables if row[j] + 1 < shape[j]])
+            else:
+                stack.extend([at - stride[j] for j in variables if row[j] > 0])
 
 
 def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
@@ -488,16 +627,15 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
     a node (and so every node above it) can still matter; no path starts from others.
     Returns the nodes checked."""
     marks = _Marks(shape, status)
-    stride, grid = marks.stride, marks.grid
+    stride, rows, view = marks.stride, marks.rows, marks.view
     checked = 0
-    for node in nodes:
-        at = int(np.ravel_multi_index(node, shape))
-        if status[at] or (worth is not None and not worth(at)):
+    for at in np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist():
+        if view[at] or (worth is not None and not worth(at)):
             continue
         path = [at]
         while True:
             above = [path[-1] + stride[j] for j in range(len(shape))
-                     if grid[path[-1]][j] + 1 < shape[j] and not status[path[-1] + stride[j]]]
+                     if rows[path[-1]][j] + 1 < shape[j] and not view[path[-1] + stride[j]]]
             if not above:
                 break
             path.append(above[0])
@@ -505,7 +643,7 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
         while lo <= hi:
             mid = (lo + hi) // 2
             checked += 1
-            if meets(tuple(int(v) for v in grid[path[mid]])):
+            if meets(tuple(rows[path[mid]])):
                 marks.mark(path[mid], 1)
                 hi = mid - 1
             else:
@@ -532,11 +670,12 @@ def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
     order = np.lexsort((np.arange(len(nodes)), lower))  # by bound, then in order
     best: tuple | None = None  # (loss, position in nodes, node, classes meeting)
     checked = 0
+    flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape)
     for i in order.tolist():
         if best is not None and (lower[i], i) >= (best[0], best[1]):
             break  # no node left can have less loss, or as little and come first
         node = nodes[i]
-        at = int(np.ravel_multi_index(node, shape))
+        at = int(flat[i])
         if marks.status[at] < 0:
             continue
         checked += 1
@@ -565,6 +704,10 @@ def _check(parts: Callable[[bool], Partition], targets: Sequence[Target], allowe
                 return ok, False
     if known:  # above a node that met monotone targets: the suppressions as computed
         return ok, True
+    # (a margin far above the rounding of the bounds' sums of floats)
+    if any(t.suppresses_at_least(parts(t.needs_records)) > allowed + 1e-6 for t in targets
+           if t.suppresses_at_least is not None):
+        return ok, False
     if not all(t.node_ok(partition) for t in targets if t.node_ok is not None):
         return ok, False
     return ok, all(bool(t.classes_ok(partition, ok)) for t in targets if t.release)

@@ -105,6 +105,8 @@ class LossContext:
         """Per variable and level, each unit's ``-log2 P(original | generalised)``."""
         n = self.n
         top = np.zeros(len(self.codes))
+        # (integer counts @ floats is numpy's float dot after a slow cast: cast once)
+        weights = np.asarray(self.counts, dtype=float)
         for j, maps in enumerate(self.maps):
             code = self.codes[:, j]
             f0 = np.bincount(code, weights=self.counts, minlength=maps.shape[1])
@@ -114,7 +116,7 @@ class LossContext:
                 fg = np.bincount(g, weights=self.counts, minlength=int(level.max()) + 1)
                 per_level.append(np.log2(fg[g]) - np.log2(f0[code]))
             self._entropy.append(per_level)
-            self._sums.append([float(self.counts @ c) for c in per_level])
+            self._sums.append([float(weights @ c) for c in per_level])
             top += self.weights[j] * (np.log2(n) - np.log2(f0[code]))
         self._top = top
 

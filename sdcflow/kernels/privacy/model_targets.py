@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..risk.frequencies import row_ids
-from .class_tables import History
+from .class_tables import History, sorted_positions
 from .lattice import Partition, Target, generalise
 from .models import beta_likeness, delta_presence
 
@@ -57,10 +57,21 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
     the target when every class of the population lies in range, and a class one level
     up is a union of classes whose share is the mediant of theirs, so within their
     range. Not with suppression: a class failing ``delta_max`` whose records were
-    suppressed may, merged with a meeting class, make it fail too."""
+    suppressed may, merged with a meeting class, make it fail too. Its condition that
+    every class of the population holds a record of the data (``delta_min > 0``) is
+    monotone either way -- an absent class splits into absent classes below. So is a
+    bound on delta_max's side: the *excess* ``E = sum over classes of max(0, s - delta_max
+    * P)`` (``s`` the class's records of the data, ``P`` its population) over ``1 -
+    delta_max`` is at most the records suppressed (a class failing delta_max has ``s -
+    delta_max * P <= s (1 - delta_max)``, as ``s <= P``, and loses its ``s`` records; a
+    meeting one adds 0), and a class one level up adds its
+    parts' ``s`` and ``P``, where ``max(0, a + b) <= max(0, a) + max(0, b)``: E never
+    grows under generalisation, and a node whose E exceeds the suppression limit fails,
+    as does every node below it. The two are the target's relaxation for predictive
+    tagging, whatever delta_min."""
     population = np.asarray(population, dtype=np.int64)
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
-    low = delta_min * (1 - 1e-12)
+    low, high = delta_min * (1 - 1e-12), delta_max * (1 + 1e-12)
     last: dict = {}  # the partition last seen -> its classes' shares, absent classes
     # the population's classes at each node, rolled up as the data's are
     history = History(population, maps) if population.shape[1] == len(maps) else None
@@ -71,30 +82,28 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         if last.get("partition") is p:  # classes_ok and node_ok of one node
             return last["share"], last["absent"]
         size = len(p.counts)
-        sample = np.repeat(np.arange(size), p.counts)
         if history is None:  # (a population of other columns: as generalise tells)
             gen, pop_counts = generalise(population, maps, p.node), None
         else:
             table = history.table(p.node)
             gen, pop_counts = table.keys, table.counts  # one row per population class
-            # the population's classes are in the order of their keys: find the data's
-            pop_key, data_key = history.scalar(p.node, gen), history.scalar(p.node, p.keys)
-            if pop_key is not None and len(pop_key):
-                at = np.minimum(np.searchsorted(pop_key, data_key), len(pop_key) - 1)
-                if (pop_key[at] == data_key).all():
-                    pop_class = np.full(len(pop_key), -1, dtype=np.int64)
-                    pop_class[at] = np.arange(size)
-                    share = delta_presence(sample, pop_class, n_classes=size,
-                                           population_counts=pop_counts)
-                    absent = int((pop_class < 0).sum())
-                    last.update(partition=p, share=share, absent=absent)
-                    return share, absent
+            # the population's classes and the data's are in the order of their keys:
+            # one merge finds the data's among them
+            at = sorted_positions(p.keys, gen)
+            if at is not None and (p.counts <= pop_counts[at]).all():
+                # each class of the data is one of the population's (distinct keys
+                # found at distinct places): delta_presence's quotient directly
+                share = p.counts / pop_counts[at]
+                absent = len(gen) - size
+                last.update(partition=p, share=share, absent=absent)
+                return share, absent
         both, _ = row_ids(np.vstack([p.keys, gen]))
         # the classes' ids in 'both' -> their position; population rows of other
         # combinations (no data record) belong to no class of the data
         position = np.full(int(both.max(initial=-1)) + 1, -1, dtype=np.int64)
         position[both[:size]] = np.arange(size)
         pop_class = position[both[size:]]
+        sample = np.repeat(np.arange(size), p.counts)
         share = delta_presence(sample, pop_class, n_classes=size,
                                population_counts=pop_counts)
         absent = int(np.unique(both[size:][pop_class < 0]).size)
@@ -103,11 +112,28 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
 
     def ok(p: Partition) -> np.ndarray:
         share, _ = shares(p)
-        return (share >= low) & (share <= delta_max * (1 + 1e-12))
+        return (share >= low) & (share <= high)
 
     def every_class_present(p: Partition) -> bool:
         # a class without a record of the data has a share of 0
         return delta_min <= 0 or shares(p)[1] == 0
 
-    return Target(f"delta_presence({delta_min:g}, {delta_max:g})", ok,
-                  node_ok=every_class_present)
+    def excess(p: Partition) -> float:
+        # sum over classes of max(0, s - high * P) / (1 - high): for a class failing
+        # delta_max (s <= P) at most its s records, for the others 0
+        share = shares(p)[0]
+        over = share > high
+        return float((p.counts[over] * (1.0 - high / share[over])).sum()) / (1.0 - high)
+
+    name = f"delta_presence({delta_min:g}, {delta_max:g})"
+    # monotone conditions of their own, which predictive tagging can use: with
+    # delta_min > 0 a population class without a record of the data fails the node
+    # whatever is suppressed, and its classes split into such classes below; and the
+    # excess over delta_max bounds the records suppressed from below and never grows
+    # under generalisation (see delta_presence_excess)
+    relaxed = Target(f"{name}: the monotone part",
+                     lambda p: np.ones(len(p.counts), dtype=bool),
+                     monotone_with_suppression=True,
+                     node_ok=every_class_present if delta_min > 0 else None,
+                     suppresses_at_least=excess if high < 1 - 1e-6 else None)
+    return Target(name, ok, node_ok=every_class_present, relaxed=relaxed)

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow.kernels.privacy.class_tables import History
+from sdcflow.kernels.privacy.class_tables import History, sorted_positions
 from sdcflow.kernels.privacy.lattice import generalise
 from sdcflow.kernels.risk.frequencies import row_ids
 
@@ -70,3 +70,52 @@ def test_classes_in_the_order_of_their_keys_and_scalar_keys_keep_it():
     assert (np.diff(scalar) > 0).all()
     top = history.table((2, 2))
     assert top.counts.tolist() == [4] and top.class_keys().tolist() == [[0, 0]]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 200))
+def test_rolling_up_by_classes_gives_the_table_of_one_roll_up(seed, n):
+    # a table with value columns is rolled up by its classes (then the values counted
+    # in each new class) when its rows are many per class: the same table, array by
+    # array (keys, values, counts, the record each row stands for, classes), as the
+    # one-pass roll-up of its rows
+    import sdcflow.kernels.privacy.class_tables as tables
+
+    rng = np.random.default_rng(seed)
+    codes = np.column_stack([rng.integers(0, 8, n), rng.integers(0, 4, n)])
+    values = np.column_stack([rng.integers(-1, 3, n), rng.integers(0, 2, n)])
+    maps = [nested(8, 4), nested(4, 3)]
+    nodes = list(itertools.product(range(4), range(3)))
+    rng.shuffle(nodes)
+    two_steps = History(codes, maps, values)
+    one_pass = History(codes, maps, values)
+    dense = tables.MAX_DENSE
+    for node in nodes:
+        got = two_steps.table(tuple(node))
+        try:
+            tables.MAX_DENSE = 0  # (no roll-up by classes)
+            expected = one_pass.table(tuple(node))
+        finally:
+            tables.MAX_DENSE = dense
+        for name in ("keys", "values", "counts", "rows", "row_class"):
+            assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+        assert got.n_classes == expected.n_classes
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60))
+def test_sorted_positions_finds_each_row_where_a_search_by_hand_does(seed, n):
+    # delta-presence's merge of the data's class keys into the population's: each row's
+    # position among the table's distinct sorted rows, as a dictionary of them tells;
+    # None as soon as one row is missing or the rows are out of order
+    rng = np.random.default_rng(seed)
+    table = np.unique(rng.integers(0, 4, size=(n, 3)), axis=0)
+    where = {tuple(r): i for i, r in enumerate(table.tolist())}
+    chosen = np.sort(rng.choice(len(table), size=rng.integers(0, len(table) + 1),
+                                replace=False)) if len(table) else np.zeros(0, int)
+    keys = table[chosen].reshape(-1, 3)
+    assert sorted_positions(keys, table).tolist() == [where[tuple(r)] for r in keys.tolist()]
+    missing = np.array([[4, 0, 0]])  # (no code 4 in the table)
+    assert sorted_positions(np.vstack([keys, missing]), table) is None
+    if len(keys) > 1:  # out of order: not found by the merge
+        assert sorted_positions(keys[::-1], table) is None

@@ -225,3 +225,22 @@ def test_flash_classification_agrees_with_every_node(data, k):
     truth = [1 if meets(v) else -1 for v in itertools.product(range(3), repeat=3)]
     assert status.tolist() == truth
     assert checked < 27
+
+
+def test_average_risk_alone_suppresses_nothing_and_is_searched_as_monotone():
+    # the average risk is a release target: no class fails it, so a suppression limit
+    # changes nothing -- the same node, loss and (Flash's pruning kept) nodes checked as
+    # without a limit, where it is monotone (ARX's RiskBased 0 checked every node)
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 8, size=(300, 3))
+    maps = [interval_maps(8, 4)] * 3
+    free = search(codes, maps, [average_risk(0.2)], "non_uniform_entropy")
+    limited = search(codes, maps, [average_risk(0.2)], "non_uniform_entropy",
+                     suppression_limit=0.1, suppression_loss="arx_non_monotonic")
+    assert limited.node == free.node and limited.loss == free.loss
+    assert not limited.suppressed.any()
+    assert limited.checked == free.checked < 64
+    expected = brute_force(codes[:40], maps, "non_uniform_entropy", 0.1, risk=0.2)
+    small = search(codes[:40], maps, [average_risk(0.2)], "non_uniform_entropy",
+                   suppression_limit=0.1)
+    assert small.loss == pytest.approx(expected[0])

@@ -279,3 +279,26 @@ def test_hand_worked_recursive_hierarchical_beta():
     # 1. beta 1 holds at level 1; at level 0 the class {0,0}: q(0) = 1, gain 5/3 fails
     assert search(codes, maps, [beta_likeness_target(s, 1.0)], "precision").node == (1,)
     assert search(codes, maps, [beta_likeness_target(s, 0.9)], "precision").node == (2,)
+
+
+def test_delta_presence_s_relaxation_is_every_population_class_present():
+    # the example above: the population classes 2 and 3 (level 0) and {2,3} (level 1)
+    # hold no sample record, level 2 holds them all. Every class present is monotone
+    # with suppression (an absent class splits into absent classes below), so the
+    # search's predictive tagging may fail every node below a node failing it; with
+    # delta_min 0 there is no such condition
+    from sdcflow.kernels.privacy.lattice import Partition
+
+    codes = np.array([[0], [0], [1], [1]])
+    population = np.array([[0], [0], [1], [1], [2], [2], [2], [2], [3], [3]])
+    maps = [interval_maps(4, 3)]
+    relaxed = delta_presence_target(population, maps, 0.3, 0.5).relaxed
+    assert relaxed is not None and relaxed.monotone(True)
+    assert delta_presence_target(population, maps, 0.0, 0.5).relaxed.node_ok is None
+    for level, present in [(0, False), (1, False), (2, True)]:
+        gen = maps[0][level][codes[:, 0]]
+        keys, counts = np.unique(gen, return_counts=True)
+        part = Partition(counts, keys=keys[:, None], node=(level,))
+        assert relaxed.classes_ok(part).all()
+        assert relaxed.node_ok(part) is present
+

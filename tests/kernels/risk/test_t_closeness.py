@@ -92,3 +92,75 @@ def test_key_ranks_are_those_of_np_unique(codes, large):
     expected_values, expected_ranks = np.unique(x, return_inverse=True)
     assert values.tolist() == expected_values.tolist()
     assert ranks.tolist() == expected_ranks.reshape(-1).tolist()
+
+
+# a hierarchy of 6 sensitive codes: pairs {0,1} {2,3} {4,5}, then {0..3} {4,5}
+TREE = np.array([[0, 0], [0, 0], [1, 0], [1, 0], [2, 1], [2, 1]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(-1, 5), st.integers(1, 9)),
+                min_size=1, max_size=40),
+       st.sampled_from(["equal", "hierarchical", "ordered"]), st.booleans())
+def test_the_search_s_emd_is_class_emd_to_the_last_bit(rows, distance, weighted):
+    # class_emd_of (levels and the whole table's distribution once, dense counts in one
+    # compiled pass) gives class_emd's values exactly: the lattice search's nodes and
+    # losses must not move. Entries stand for `weights` records each; the whole
+    # table is the records they stand for.
+    from sdcflow.kernels.risk.t_closeness import class_emd, class_emd_of
+
+    classes = np.array([r[0] for r in rows])
+    codes = np.array([r[1] for r in rows])
+    weights = np.array([r[2] for r in rows]) if weighted else None
+    tree = TREE if distance == "hierarchical" else None
+    records = np.repeat(codes, weights) if weighted else codes
+    n_classes = int(classes.max()) + 2  # (an empty class too)
+    got = class_emd_of(records, distance, tree)(classes, codes, weights, n_classes)
+    expected = class_emd(classes, codes, distance, hierarchy=tree, weights=weights,
+                         n_classes=n_classes)
+    assert got.tolist() == expected.tolist()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=2, max_size=60),
+       st.sampled_from([0.05, 0.1, 0.2, 0.35, 0.5]),
+       st.sampled_from(["equal", "hierarchical", "ordered"]))
+def test_classes_below_the_smallest_close_size_are_never_t_close(codes, t, distance):
+    # smallest_close_class is a bound: every class of fewer records, whatever values
+    # of the table it holds, exceeds t
+    from sdcflow.kernels.risk.t_closeness import class_emd, smallest_close_class
+
+    codes = np.array(codes)
+    tree = TREE if distance == "hierarchical" else None
+    size = smallest_close_class(codes, t, distance, tree)
+    assert size >= 1
+    rng = np.random.default_rng(len(codes))
+    for s in range(1, min(size, len(codes) + 1)):
+        for _ in range(20):  # random classes of s records from the table
+            members = rng.choice(len(codes), size=s, replace=False)
+            classes = np.full(len(codes), -1)
+            classes[members] = 0
+            emd = class_emd(classes, codes, distance, hierarchy=tree, n_classes=1)
+            assert emd[0] > t + 1e-9
+    assert smallest_close_class(np.array([0, 1, -1]), 0.1) == 1  # a missing value: none
+
+
+def test_smallest_close_class_by_hand():
+    # equal distance, shares 0.5, 0.3, 0.2: one record leaves at least 1 - 0.5 = 0.5, two
+    # at least 1 - 0.8 = 0.2, three 0. t = 0.3: a class needs 2 records; t = 0.1: 3
+    from sdcflow.kernels.risk.t_closeness import smallest_close_class
+
+    codes = np.array([0] * 5 + [1] * 3 + [2] * 2)
+    assert smallest_close_class(codes, 0.3) == 2
+    assert smallest_close_class(codes, 0.1) == 3
+    assert smallest_close_class(codes, 0.6) == 1
+    # ordered (ranks 0 1 2, EMD = W1 / 2): one record at best sits at rank 0 or 1,
+    # 0.3 + 2 * 0.2 = 0.5 * 1 + 0.2 = 0.7 away, EMD 0.35; two records at ranks 0 and 1
+    # leave only the 0.2 of rank 2 one rank off: 0.1; three (quantile slices of 1/3:
+    # rank 0; ranks 0 and 1, 1/6 each; rank 1 for 0.133 and rank 2 for 0.2) at least
+    # (1/6 + 0.133) / 2 = 0.15; four (slices of 0.25: only the last, rank 1 for 0.05,
+    # is off) 0.025
+    assert smallest_close_class(codes, 0.4, "ordered") == 1
+    assert smallest_close_class(codes, 0.3, "ordered") == 2
+    assert smallest_close_class(codes, 0.1, "ordered") == 2
+    assert smallest_close_class(codes, 0.05, "ordered") == 4
