@@ -128,8 +128,8 @@ def _risk() -> None:
 
 
 def _lattice() -> None:
-    from .privacy.class_tables import sorted_positions
-    from .privacy.lattice import k_anonymity, search, t_closeness_target
+    from ..kernels.privacy.class_tables import sorted_positions
+    from ..kernels.privacy.lattice import k_anonymity, search, t_closeness_target
 
     # two records of each key with different sensitive values: tables with values
     # rolled up by their classes too
