@@ -68,6 +68,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..jit import njit
 from ..risk.frequencies import row_ids
 from ..risk.t_closeness import class_emd_of, smallest_close_class
 from .class_tables import History
@@ -599,22 +600,44 @@ class _Marks:
         # the walks below costs more than the walks)
         self.rows = self.grid.tolist()
         self.view = memoryview(self.status)
+        # the compiled walk's arguments, made once
+        self._args = (np.array(shape, dtype=np.int64), np.array(self.stride, dtype=np.int64),
+                      self.grid, np.empty(len(self.grid), dtype=np.int64))
 
     def mark(self, start: int, value: int) -> None:
         """Mark the node and every node above it (value 1) or below it (-1)."""
-        status, rows, shape, stride = self.view, self.rows, self.shape, self.stride
-        variables = range(len(shape))
-        stack = [start]
-        while stack:
-            at = stack.pop()
-            if status[at] == value:
-                continue
-            status[at] = value
-            row = rows[at]
+        _mark(self.status, start, value, *self._args)
+
+
+@njit(cache=True)
+def _mark(status, start, value, shape, stride, grid, stack):  # pragma: no cover - numba
+    """Set ``status`` to ``value`` at the node ``start`` (flat index) and at every node
+    reachable from it upwards (value 1) or downwards (-1) through nodes not already
+    marked so: a node so marked has every node on that side marked already. ``grid``:
+    each node's levels; ``stack``: room for every node (each is pushed once, marked
+    when pushed)."""
+    if status[start] == value:
+        return
+    status[start] = value
+    stack[0] = start
+    top = 1
+    m = len(shape)
+    while top:
+        top -= 1
+        at = stack[top]
+        for j in range(m):
             if value > 0:
-                stack.extend([at + stride[j] for j in variables if row[j] + 1 < shape[j]])
+                if grid[at, j] + 1 >= shape[j]:
+                    continue
+                nb = at + stride[j]
             else:
-                stack.extend([at - stride[j] for j in variables if row[j] > 0])
+                if grid[at, j] == 0:
+                    continue
+                nb = at - stride[j]
+            if status[nb] != value:
+                status[nb] = value
+                stack[top] = nb
+                top += 1
 
 
 def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
