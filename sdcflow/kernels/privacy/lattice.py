@@ -349,7 +349,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     nodes = sorted(itertools.product(*(range(s) for s in shape)), key=lambda v: (sum(v), v))
     # each node's flat index and bound from its levels, found once
     flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist()
-    statics = [ctx.static_bound(v) for v in nodes]
+    statics = ctx.static_bounds(np.array(nodes, dtype=np.int64))
     bound = np.zeros(size)
     known_ok = np.zeros(size, dtype=bool)
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
