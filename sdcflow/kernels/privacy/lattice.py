@@ -350,8 +350,10 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     # each node's flat index and bound from its levels, found once
     flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist()
     statics = ctx.static_bounds(np.array(nodes, dtype=np.int64))
-    bound = np.zeros(size)
-    known_ok = np.zeros(size, dtype=bool)
+    # (Python lists: the level-wise walk reads and writes them one node at a time,
+    # which numpy's scalars make slower)
+    bound = [0.0] * size
+    known_ok = [False] * size
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
 
     def partition(node: tuple) -> Callable[[bool], Partition]:
@@ -448,12 +450,13 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             tags = np.zeros(size, dtype=np.int8)
             checked = _classify(nodes, shape, tags, tag)
             status[tags < 0] = -1
+        state = status.tolist()  # (status is only read from here on)
         for node, at, static_bound in zip(nodes, flat, statics, strict=True):
             bound[at] = max(bound[at], static_bound)
-            if status[at] == 1 and static:
+            if state[at] == 1 and static:
                 if best is None or bound[at] < best[0]:
                     best = (static_bound, node, None)
-            elif status[at] >= 0 and (best is None or bound[at] < best[0]):
+            elif state[at] >= 0 and (best is None or bound[at] < best[0]):
                 part = partition(node)
                 checked += 1
                 bound[at] = max(bound[at], ctx.bound(node, part(False).counts))
@@ -461,7 +464,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                 ok, passed = None, False
                 if best is None or bound[at] < best[0]:
                     ok, passed = _check(part, targets, allowed,
-                                        known_ok[at] or status[at] == 1)
+                                        known_ok[at] or state[at] == 1)
                 if passed:
                     loss_value = value(node, part(False), ok)
                     if monotone:
@@ -472,7 +475,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                 if node[j] + 1 < shape[j]:
                     above = at + stride[j]
                     bound[above] = max(bound[above], bound[at])
-                    known_ok[above] |= known_ok[at]
+                    known_ok[above] = known_ok[above] or known_ok[at]
     if best is None:
         return SearchResult(None, None, None, None, size, checked)
     least, node, ok = best
