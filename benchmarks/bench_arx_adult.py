@@ -46,9 +46,9 @@ OrderedDistanceTCloseness 4 pm 0.7-0.9 s, Combinations 77 0.4-0.6 s, Combination
 EMD - t)`` over its classes divided by ``D - t``, bounds the records it suppresses and
 never grows under generalisation: predictive tagging with it cuts the nodes checked from
 about 3,700 to about 1,050 (Combinations 52, 102) and 3,500 to 780 (TCloseness 2);
-delta-presence (ARX 0.04 s), least of three: DPresence 3 0.50 s (0.66 before this round),
-DPresence 4 0.33 s (0.46), DPresence 5 0.37 s (0.47), the nine others 0.028-0.035 s
-(0.041-0.060): delta-presence's excess over delta_max tags with delta_min 0 too; this
+delta-presence (ARX 0.04 s), least of three: DPresence 3 0.48-0.50 s (0.66 before this
+round, timed the same way), DPresence 4 0.32-0.33 s (0.46), DPresence 5 0.36-0.37 s
+(0.47), the nine others 0.026-0.036 s (0.041-0.060): delta-presence's excess over delta_max tags with delta_min 0 too; this
 round found the data's classes among the population's by one compiled merge of their
 sorted keys, counted a roll-up's rows densely at their keys when its possible rows are
 few, compiled the walk that marks the nodes above or below a node, found every node's
