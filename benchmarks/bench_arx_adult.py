@@ -32,39 +32,43 @@ before): KAnonymity 0 (k = 5, 4 % suppression) 1.85 s; its slowest t-closeness c
 64 CPU s.
 
 Measured (the shared 2-core machine, load about 2, after an untimed warm-up that loads
-numba's compiled kernels; runs differ by up to about 30 % per case, so the slow cases
-were also timed as the least of three): 16-17 CPU s for the 56 configurations (27 in
-the same conditions before this round's changes, 74 before the round before, 1,029 for
-67 cases before the class-table history), every node and loss as ARX's tests expect
-(the six differences above apart) and every node and loss as before. Per model, the
-slowest: k-anonymity KAnonymity 0 1.0-1.2 s (ARX 1.85 s); l-diversity and recursive
-(c, l)-diversity LDiversity 0 0.7-0.9 s, Combinations 54 0.8-1.0 s, Combinations 79
-0.9-1.0 s; average risk RiskBased 0 0.6-0.8 s; t-closeness (ARX's slowest 1.1 s)
-OrderedDistanceTCloseness 4 pm 0.7-0.9 s (1.4 s before), Combinations 77 0.4-0.6 s
-(1.6-2.0), Combinations 52 0.35-0.65 s (1.5-1.7), Combinations 117 0.35-0.6 s (1.3-1.5),
-TCloseness 2 0.3-0.5 s (1.1-1.3), Combinations 102 0.35-0.7 s (1.2-1.6), TCloseness 0
-0.1 s (0.9-1.2): t-closeness's excess over t, ``sum of s * max(0, EMD - t)`` over its
-classes divided by ``D - t``, bounds the records it suppresses and never grows under
-generalisation: predictive tagging with it cuts the nodes checked from about 3,700
-to about 1,050 (Combinations 52, 102) and 3,500 to 780 (TCloseness 2); delta-presence
-(ARX 0.04 s) DPresence 3 0.65-0.8 s (1.5-1.7 before), 4 and 5 0.5-0.6 s (0.8-1.1), the
-nine others 0.04-0.07 s (0.07-0.23): delta-presence's excess over delta_max tags
-with delta_min 0 too.
+numba's compiled kernels, the garbage of the cases before collected before each timed
+search; runs differ by up to about 30 % per case, so the slow cases were also timed as
+the least of three): 14 CPU s for the 56 configurations (16-17 before this round's
+changes, 27 before the round before, 74 before the one before that, 1,029 for 67 cases
+before the class-table history), every node and loss as ARX's tests expect (the six
+differences above apart) and every node and loss as before. Per model, the slowest:
+k-anonymity KAnonymity 0 0.9-1.2 s (ARX 1.85 s); l-diversity and recursive (c,
+l)-diversity LDiversity 0 0.7-0.9 s, Combinations 54 0.8-1.0 s, Combinations 79 0.9-1.0
+s; average risk RiskBased 0 0.5-0.8 s; t-closeness (ARX's slowest 1.1 s)
+OrderedDistanceTCloseness 4 pm 0.7-0.9 s, Combinations 77 0.4-0.6 s, Combinations 102
+0.35-0.6 s, TCloseness 2 0.3-0.5 s: t-closeness's excess over t, ``sum of s * max(0,
+EMD - t)`` over its classes divided by ``D - t``, bounds the records it suppresses and
+never grows under generalisation: predictive tagging with it cuts the nodes checked from
+about 3,700 to about 1,050 (Combinations 52, 102) and 3,500 to 780 (TCloseness 2);
+delta-presence (ARX 0.04 s), least of three: DPresence 3 0.48-0.50 s (0.66 before this
+round, timed the same way), DPresence 4 0.32-0.33 s (0.46), DPresence 5 0.36-0.37 s
+(0.47), the nine others 0.026-0.036 s (0.041-0.060): delta-presence's excess over delta_max tags with delta_min 0 too; this
+round found the data's classes among the population's by one compiled merge of their
+sorted keys, counted a roll-up's rows densely at their keys when its possible rows are
+few, compiled the walk that marks the nodes above or below a node, found every node's
+bound from its levels at once and walked the lattice level by level over Python lists.
 
-Still slower than ARX's figures: delta-presence. DPresence 3, 4 and 5 (delta_min 0,
-5 % suppression) take 0.5-0.8 s against ARX's 0.04 s: the excess bound tags only part
-of the lattice, and 1,100-2,200 nodes are still checked, each on the sample's and the
-population's class tables (two compiled roll-ups, 0.1 ms each, plus Python around
-them); Flash's classification alone checks about 1,300 nodes. The other nine take
-0.04-0.07 s, ARX's figure or up to 1.8 times it (what is left is the fixed cost of the
-lattice's Python bookkeeping, 4,320 nodes, and of a hundred or so roll-ups). Every
-k-anonymity, l-diversity, t-closeness and average-risk case is below ARX's figure.
+Still slower than ARX's figures: three delta-presence cases. DPresence 3, 4 and 5
+(delta_min 0, 5 % suppression) take 0.33-0.5 s against ARX's 0.04 s (8 to 12 times):
+the excess bound tags only part of the lattice, and 1,100-2,200 nodes are still checked,
+each on the sample's and the population's class tables (two compiled roll-ups, the
+population's of about 4,000 rows into about 2,000 classes, 0.1 ms, plus Python around
+them); Flash's classification alone checks about 1,300 nodes. The other nine now take
+0.03 s, below ARX's 0.04 s. Every k-anonymity, l-diversity, t-closeness and average-risk
+case is below ARX's figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import gc
 import json
 import sys
 import time
@@ -204,6 +208,9 @@ def run_case(loaded, case: dict):
     from sdcflow.kernels.privacy.lattice import search
     codes, maps, targets, kwargs = prepare(loaded, case)
     loss = kwargs.pop("loss")
+    # (the garbage of the cases before collected first: a full collection of the
+    # interpreter's objects, ~0.08 s, would otherwise fall on whichever case comes next)
+    gc.collect()
     cpu, wall = time.process_time(), time.perf_counter()
     result = search(codes, maps, targets, loss, **kwargs)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall

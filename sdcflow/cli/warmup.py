@@ -178,7 +178,7 @@ FAMILIES: tuple[Family, ...] = (
                       "sdcflow.kernels.string_codes", "sdcflow.kernels.tabular.cell_key"),
            1.5, _tables),
     Family("risk", ("sdcflow.kernels.risk.risk",), 0.5, _risk),
-    Family("lattice", ("sdcflow.kernels.privacy.class_tables",
+    Family("lattice", ("sdcflow.kernels.privacy.class_tables", "sdcflow.kernels.privacy.lattice",
                        "sdcflow.kernels.risk.t_closeness"), 1.5, _lattice),
 )
 

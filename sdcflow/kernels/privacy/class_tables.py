@@ -291,9 +291,19 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     whole = value_space  # every row there can be
     for j in range(m):
         whole *= radices[j]
+    # each row's generalised keys, then values + 1, as one mixed-radix integer (in
+    # their lexicographic order)
+    key_of = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        key = 0
+        for j in range(m):
+            code = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
+            key = key * radices[j] + code
+        for c in range(s):
+            key = key * radices[m + c] + values[i, c] + 1
+        key_of[i] = key
     if whole <= DENSE_ROWS * n:
-        return _dense_roll_up(keys, values, counts, maps, starts, radices, whole,
-                              value_space)
+        return _dense_roll_up(keys, key_of, counts, maps, starts, whole, value_space)
     space = value_space  # how many distinct rows there can be
     for j in range(m):
         space = min(space * radices[j], n)
@@ -304,12 +314,7 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     distinct, last, total, group_of = work[0], work[1], work[2], work[3]
     groups = 0
     for i in range(n):
-        key = 0
-        for j in range(m):
-            code = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
-            key = key * radices[j] + code
-        for c in range(s):
-            key = key * radices[m + c] + values[i, c] + 1
+        key = key_of[i]
         # Fibonacci hashing: the high bits of the key times 2**64 / golden ratio
         at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
         while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
@@ -352,24 +357,17 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
 
 
 @njit(cache=True)
-def _dense_roll_up(keys, values, counts, maps, starts, radices, whole,
+def _dense_roll_up(keys, key_of, counts, maps, starts, whole,
                    value_space):  # pragma: no cover - numba
     """:func:`_roll_up` when every row there can be (``whole`` of them) is few beside
     the source's rows: the rows counted at their key directly and read in the order of
-    their keys, no hashing and no sort (the same arrays)."""
+    their keys, no hashing and no sort (the same arrays); ``key_of``: each row's key as
+    :func:`_roll_up` computes it."""
     n, m = keys.shape
-    s = values.shape[1]
     last = np.full(whole, -1, dtype=np.int64)
     total = np.zeros(whole, dtype=np.int64)
-    key_of = np.empty(n, dtype=np.int64)
     for i in range(n):
-        key = 0
-        for j in range(m):
-            code = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
-            key = key * radices[j] + code
-        for c in range(s):
-            key = key * radices[m + c] + values[i, c] + 1
-        key_of[i] = key
+        key = key_of[i]
         last[key] = i
         total[key] += counts[i]
     groups = 0

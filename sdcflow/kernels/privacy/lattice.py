@@ -68,6 +68,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..jit import njit
 from ..risk.frequencies import row_ids
 from ..risk.t_closeness import class_emd_of, smallest_close_class
 from .class_tables import History
@@ -348,9 +349,11 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     nodes = sorted(itertools.product(*(range(s) for s in shape)), key=lambda v: (sum(v), v))
     # each node's flat index and bound from its levels, found once
     flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist()
-    statics = [ctx.static_bound(v) for v in nodes]
-    bound = np.zeros(size)
-    known_ok = np.zeros(size, dtype=bool)
+    statics = ctx.static_bounds(np.array(nodes, dtype=np.int64))
+    # (Python lists: the level-wise walk reads and writes them one node at a time,
+    # which numpy's scalars make slower)
+    bound = [0.0] * size
+    known_ok = [False] * size
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
 
     def partition(node: tuple) -> Callable[[bool], Partition]:
@@ -447,12 +450,13 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             tags = np.zeros(size, dtype=np.int8)
             checked = _classify(nodes, shape, tags, tag)
             status[tags < 0] = -1
+        state = status.tolist()  # (status is only read from here on)
         for node, at, static_bound in zip(nodes, flat, statics, strict=True):
             bound[at] = max(bound[at], static_bound)
-            if status[at] == 1 and static:
+            if state[at] == 1 and static:
                 if best is None or bound[at] < best[0]:
                     best = (static_bound, node, None)
-            elif status[at] >= 0 and (best is None or bound[at] < best[0]):
+            elif state[at] >= 0 and (best is None or bound[at] < best[0]):
                 part = partition(node)
                 checked += 1
                 bound[at] = max(bound[at], ctx.bound(node, part(False).counts))
@@ -460,7 +464,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                 ok, passed = None, False
                 if best is None or bound[at] < best[0]:
                     ok, passed = _check(part, targets, allowed,
-                                        known_ok[at] or status[at] == 1)
+                                        known_ok[at] or state[at] == 1)
                 if passed:
                     loss_value = value(node, part(False), ok)
                     if monotone:
@@ -471,7 +475,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                 if node[j] + 1 < shape[j]:
                     above = at + stride[j]
                     bound[above] = max(bound[above], bound[at])
-                    known_ok[above] |= known_ok[at]
+                    known_ok[above] = known_ok[above] or known_ok[at]
     if best is None:
         return SearchResult(None, None, None, None, size, checked)
     least, node, ok = best
@@ -599,22 +603,44 @@ class _Marks:
         # the walks below costs more than the walks)
         self.rows = self.grid.tolist()
         self.view = memoryview(self.status)
+        # the compiled walk's arguments, made once
+        self._args = (np.array(shape, dtype=np.int64), np.array(self.stride, dtype=np.int64),
+                      self.grid, np.empty(len(self.grid), dtype=np.int64))
 
     def mark(self, start: int, value: int) -> None:
         """Mark the node and every node above it (value 1) or below it (-1)."""
-        status, rows, shape, stride = self.view, self.rows, self.shape, self.stride
-        variables = range(len(shape))
-        stack = [start]
-        while stack:
-            at = stack.pop()
-            if status[at] == value:
-                continue
-            status[at] = value
-            row = rows[at]
+        _mark(self.status, start, value, *self._args)
+
+
+@njit(cache=True)
+def _mark(status, start, value, shape, stride, grid, stack):  # pragma: no cover - numba
+    """Set ``status`` to ``value`` at the node ``start`` (flat index) and at every node
+    reachable from it upwards (value 1) or downwards (-1) through nodes not already
+    marked so: a node so marked has every node on that side marked already. ``grid``:
+    each node's levels; ``stack``: room for every node (each is pushed once, marked
+    when pushed)."""
+    if status[start] == value:
+        return
+    status[start] = value
+    stack[0] = start
+    top = 1
+    m = len(shape)
+    while top:
+        top -= 1
+        at = stack[top]
+        for j in range(m):
             if value > 0:
-                stack.extend([at + stride[j] for j in variables if row[j] + 1 < shape[j]])
+                if grid[at, j] + 1 >= shape[j]:
+                    continue
+                nb = at + stride[j]
             else:
-                stack.extend([at - stride[j] for j in variables if row[j] > 0])
+                if grid[at, j] == 0:
+                    continue
+                nb = at - stride[j]
+            if status[nb] != value:
+                status[nb] = value
+                stack[top] = nb
+                top += 1
 
 
 def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,

@@ -129,6 +129,20 @@ class LossContext:
             return float(sum(self.weights[j] * self._sums[j][lv] for j, lv in enumerate(node)))
         return 0.0
 
+    def static_bounds(self, levels: np.ndarray) -> list[float]:
+        """:meth:`static_bound` of every node (``levels``: one row of levels per node),
+        the same floats: non-uniform entropy's sums added variable by variable in the
+        order the single node's are."""
+        levels = np.asarray(levels, dtype=np.int64)
+        if self.name == "non_uniform_entropy":
+            total = np.zeros(len(levels))
+            for j in range(levels.shape[1]):
+                total += self.weights[j] * np.asarray(self._sums[j])[levels[:, j]]
+            return total.tolist()
+        if self.name == "precision":
+            return [self.static_bound(v) for v in levels.tolist()]
+        return [0.0] * len(levels)
+
     def bound(self, node: Sequence[int], class_counts: np.ndarray) -> float:
         """The loss of ``node`` (whose classes have ``class_counts`` records) with no
         record suppressed: a lower bound of its loss and of every node above it."""

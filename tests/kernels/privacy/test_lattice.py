@@ -244,3 +244,23 @@ def test_average_risk_alone_suppresses_nothing_and_is_searched_as_monotone():
     small = search(codes[:40], maps, [average_risk(0.2)], "non_uniform_entropy",
                    suppression_limit=0.1)
     assert small.loss == pytest.approx(expected[0])
+
+
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.data())
+def test_marks_reach_every_node_above_or_below_and_no_other(shape, data):
+    # a node meeting monotone targets marks every node above it (each level >= its
+    # own), one failing them every node below: the compiled walk against the
+    # definition, over marks made in turn (a walk stops at nodes marked before)
+    from sdcflow.kernels.privacy.lattice import _Marks
+    shape = tuple(shape)
+    marks = _Marks(shape)
+    expected = np.zeros(len(marks.grid), dtype=np.int8)
+    for _ in range(3):
+        start = data.draw(st.integers(0, len(marks.grid) - 1))
+        value = data.draw(st.sampled_from([1, -1]))
+        if marks.status[start] != 0:
+            continue  # (the search marks only nodes not known yet)
+        side = marks.grid >= marks.grid[start] if value > 0 else marks.grid <= marks.grid[start]
+        expected[side.all(axis=1) & (expected == 0)] = value
+        marks.mark(start, value)
+        assert marks.status.tolist() == expected.tolist()

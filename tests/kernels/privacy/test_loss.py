@@ -105,3 +105,23 @@ def test_unknown_loss():
         context("height")
     with pytest.raises(ValueError, match="suppression_loss must be one of"):
         context("precision", suppression="arx")
+
+
+@pytest.mark.parametrize("name", ["precision", "non_uniform_entropy", "discernibility",
+                                  "average_class_size"])
+def test_static_bounds_of_every_node_are_each_nodes_to_the_last_bit(name):
+    # the search finds every node's bound at once: the same floats as one node's
+    # (non-uniform entropy's sums added in the same order), on three variables of
+    # unequal weights and heights
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 4, size=(40, 3))
+    maps = [np.array([np.arange(4), np.arange(4) // 2, np.zeros(4, dtype=np.int64)]),
+            np.array([np.arange(4), np.zeros(4, dtype=np.int64)]),
+            np.array([np.arange(4), np.arange(4) // 2, np.zeros(4, dtype=np.int64)])]
+    ctx = LossContext(name, codes, np.ones(40, dtype=np.int64), maps,
+                      np.array([0.3, 1.7, 2.9]), k=2)
+    nodes = [(a, b, c) for a in range(3) for b in range(2) for c in range(3)]
+    each = [ctx.static_bound(v) for v in nodes]
+    assert ctx.static_bounds(np.array(nodes)) == each
+    if name in ("precision", "non_uniform_entropy"):
+        assert len(set(each)) > 3  # (bounds that differ between nodes)
