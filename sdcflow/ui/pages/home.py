@@ -21,7 +21,8 @@ def _home(request: Request, status_code: int = 200, error: str | None = None, **
     st = state(request)
     return render(request, "home.html", status_code=status_code,
                   recipes=st.project.files(RECIPE_SUFFIXES),
-                  data_files=st.project.files(DATA_SUFFIXES), error=error, **extra)
+                  data_files=st.project.files(DATA_SUFFIXES), error=error,
+                  start_data=st.extras.get("start_data"), **extra)
 
 
 async def home(request: Request):

@@ -24,13 +24,17 @@ STATIC = Path(__file__).parents[1] / "static"
 
 
 def create_app(project_dir: str | Path, token: str | None = None,
-               recipe: str | None = None) -> Starlette:
+               recipe: str | None = None, *, data: str | None = None) -> Starlette:
     """The workbench for the project folder ``project_dir``, reachable with ``token`` (a
     new one when None: ``app.state.workbench.access.token``); ``recipe`` (a path relative to
-    the folder) is opened at start."""
+    the folder) is opened at start; ``data`` (a data file of the folder) is the one the
+    project page offers a new recipe for."""
     st = State(Project.at(project_dir), Access(token or new_token()))
     if recipe is not None:
         st.workspace = Workspace.open(st.project.path(recipe))
+    if data is not None:
+        st.project.path(data)  # (inside the folder, or refused)
+        st.extras["start_data"] = data
     routes = [route for page in PAGES for route in page.routes]
     routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
     routes.append(Mount("/static", app=StaticFiles(directory=STATIC), name="static"))

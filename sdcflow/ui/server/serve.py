@@ -14,23 +14,23 @@ from .security import new_token
 HOST = "127.0.0.1"
 
 
-def target_parts(target: str | None) -> tuple[Path, str | None]:
-    """The project folder and the recipe to open (relative to it) for ``sdcflow ui
-    [TARGET]``: a folder serves that folder, a recipe its folder with it open, a data file
-    its folder (the project page offers a starter recipe for it); nothing, the current
-    folder."""
+def target_parts(target: str | None) -> tuple[Path, str | None, str | None]:
+    """The project folder, the recipe to open and the data file to start from (both
+    relative to the folder, or None) for ``sdcflow ui [TARGET]``: a folder serves that
+    folder, a recipe its folder with it open, a data file its folder with the project
+    page's new recipe made from it; nothing, the current folder."""
     if target is None:
-        return Path.cwd(), None
+        return Path.cwd(), None, None
     path = Path(target)
     if path.is_dir():
-        return path, None
+        return path, None, None
     if not path.is_file():
         raise SdcflowError(f"{target}: no such file or folder")
     name = path.name.lower()
     if name.endswith(RECIPE_SUFFIXES):
-        return path.parent, path.name
+        return path.parent, path.name, None
     if name.endswith(DATA_SUFFIXES):
-        return path.parent, None
+        return path.parent, None, path.name
     raise SdcflowError(f"{target}: not a recipe (.yaml, .yml), a data file "
                        f"({', '.join(DATA_SUFFIXES)}) or a folder")
 
@@ -48,9 +48,9 @@ def serve(target: str | None = None, *, port: int = 0, open_browser: bool = True
 
     from .app import create_app
 
-    folder, recipe = target_parts(target)
+    folder, recipe, data = target_parts(target)
     token = new_token()
-    app = create_app(folder, token, recipe)
+    app = create_app(folder, token, recipe, data=data)
     port = port or free_port()
     url = f"http://{HOST}:{port}/?token={token}"
     print(f"sdcflow workbench for {folder.resolve()}\n  {url}\n(the link works once, in one "
