@@ -130,3 +130,11 @@ def screenshots() -> Path:
     folder = ROOT / "tests" / "ui" / "screenshots"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+def follow(page, locator, timeout: float = 120_000) -> None:
+    """Click ``locator`` and wait for the page it leads to (a form post and its redirect,
+    or a link): after a click alone, a check can read the page before it was replaced,
+    and ``wait_for_url`` returns at once when the new page has the same address."""
+    with page.expect_navigation(timeout=timeout):
+        locator.click()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from ..conftest import follow
+
 HERE = Path(__file__).resolve().parents[1]
 
 
@@ -31,8 +33,8 @@ def test_risk_page_in_the_browser(live_workbench, browser_page, screenshots):
     widths = page.locator("#risk-results figure img").evaluate_all(
         "imgs => imgs.map(i => i.naturalWidth)")
     assert len(widths) == 3 and min(widths) > 100
-    page.locator("#add-suda").click()
-    page.wait_for_url(server.base + "/risk")
+    follow(page, page.locator("#add-suda"))
+    assert page.url == server.base + "/risk"
     assert "suda_original" in page.locator('p.in-recipe[data-measure="suda"]').inner_text()
     assert "(unsaved)" in page.locator("header .open-recipe").inner_text()
     page.screenshot(path=str(screenshots / "risk.png"), full_page=True)
@@ -48,8 +50,7 @@ def test_compare_page_in_the_browser(live_workbench, ui_project, browser_page, s
     page.locator('nav a[data-page="compare"]').click()
     page.locator("#variants").wait_for(timeout=120_000)
     assert page.locator("#ru-map img").evaluate("i => i.naturalWidth") > 100
-    page.locator('tr[data-variant="k=3"] button.release-variant').click()
-    page.wait_for_url(server.base + "/compare")
+    follow(page, page.locator('tr[data-variant="k=3"] button.release-variant'))
     page.locator('tr[data-variant="k=3"].released').wait_for(timeout=120_000)
     assert "variant: {k: 3}" in page.locator("#diff").inner_text()
     page.screenshot(path=str(screenshots / "compare.png"), full_page=True)

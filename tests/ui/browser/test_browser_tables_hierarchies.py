@@ -9,7 +9,7 @@ import shutil
 
 import sdcflow
 
-from ..conftest import ROOT
+from ..conftest import ROOT, follow
 from ..pages.test_hierarchies_page import RECIPE
 
 PRIMARY_RGB = "rgb(246, 179, 174)"  # .st-primary in app.css
@@ -30,8 +30,8 @@ def test_tables_grid_run_and_rules(live_workbench, browser_page, screenshots, tm
     page.wait_for_url(server.base + "/tables")
     assert page.locator("td[data-status=primary]").count() == 3
     assert page.locator("td[data-status=secondary]").count() == 0
-    page.locator("#run-tables").click()
-    page.wait_for_url("**/tables?table=salaries")
+    follow(page, page.locator("#run-tables"))
+    assert page.url.endswith("/tables?table=salaries")
     assert page.locator("td[data-status=secondary]").count() == 4
     cell = page.locator('td[data-cell="P3|M2"]')
     assert cell.evaluate("e => getComputedStyle(e).backgroundColor") == PRIMARY_RGB
@@ -48,11 +48,10 @@ def test_tables_grid_run_and_rules(live_workbench, browser_page, screenshots, tm
     assert page.locator('td[data-cell="P3|M2"]').get_attribute("data-status") == "primary"
     # a stricter frequency rule, written to the recipe
     page.fill("#rule-freq", "40")
-    page.locator("#save-rules").click()
-    page.wait_for_load_state()
+    follow(page, page.locator("#save-rules"))
     assert page.locator("td[data-status=primary]").count() >= 13
     page.screenshot(path=str(screenshots / "tables-rules.png"), full_page=True)
-    page.locator("header nav a[data-page=recipe]").click()
+    follow(page, page.locator("header nav a[data-page=recipe]"))
     assert "{freq: 40}" in page.locator("#diff").inner_text()
 
 
@@ -81,9 +80,8 @@ def test_hierarchy_of_groups_built_and_saved(live_workbench, browser_page, scree
     page.wait_for_selector("#written")
     assert "family:" in page.locator("#diff").inner_text()
     page.screenshot(path=str(screenshots / "hierarchies.png"), full_page=True)
-    page.locator("header nav a[data-page=recipe]").click()
+    follow(page, page.locator("header nav a[data-page=recipe]"))
     assert page.locator("#valid").is_visible()
-    page.locator("#save").click()
-    page.wait_for_url(server.base + "/recipe")
+    follow(page, page.locator("#save"))
     recipe = sdcflow.load_recipe(project / "anon.yaml")  # raises when it does not validate
     assert recipe.variables["relat"].hierarchy["family"]["3"] == "core"

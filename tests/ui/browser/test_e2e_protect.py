@@ -16,18 +16,13 @@ import sys
 
 import pandas as pd
 
-from ..conftest import TESTDATA
+from ..conftest import TESTDATA, follow
 
 ROLES = {"urbrur": "key", "water": "key", "sex": "key", "age": "key", "relat": "key",
          "ori_hid": "household", "sampling_weight": "weight", "roof": "sensitive",
          "walls": "sensitive", "electcon": "sensitive", "hhcivil": "sensitive",
          "expend": "numeric", "income": "numeric", "savings": "numeric",
          "household_weights": "numeric"}
-
-
-def _submit(page, locator) -> None:
-    with page.expect_navigation():
-        locator.click()
 
 
 def _step_button(page, step_id, label):
@@ -38,14 +33,14 @@ def _step_button(page, step_id, label):
 def _add_step(page, plugin, step_id, params, before="", shot=None):
     """Add a step through the form generated from the plugin's parameter schema."""
     page.select_option("#plugin-picker", plugin)
-    _submit(page, page.locator("#choose-plugin"))
+    follow(page, page.locator("#choose-plugin"))
     page.fill("#step-id", step_id)
     page.select_option("#step-position", before)
     for name, value in params.items():
         page.fill(f"#add-{name}", value)
     if shot is not None:
         page.screenshot(path=str(shot), full_page=True)
-    _submit(page, page.locator("#add-step-button"))
+    follow(page, page.locator("#add-step-button"))
     assert page.locator(f'li[data-step="{step_id}"]').count() == 1, page.content()
 
 
@@ -67,14 +62,14 @@ def test_protect_testdata_in_the_browser(tmp_path, live_workbench, browser_page,
     # open the data file as a new recipe, saved under a new name
     page.select_option("#new-data", "testdata.csv")
     page.fill("#new-name", "protect")
-    _submit(page, page.locator("#new-save"))
+    follow(page, page.locator("#new-save"))
     assert page.url.endswith("/data") and (project / "protect.yaml").is_file()
 
     # the roles
     for name, role in ROLES.items():
         row = page.locator(f'tr[data-variable="{name}"]')
         row.locator('select[name="role"]').select_option(role)
-        _submit(page, row.locator("button.set"))
+        follow(page, row.locator("button.set"))
         assert page.locator(f'tr[data-variable="{name}"] select[name="role"]'
                             ).input_value() == role
     assert "ori_hid" not in page.locator("#identifier-banner").inner_text() \
@@ -96,7 +91,7 @@ def test_protect_testdata_in_the_browser(tmp_path, live_workbench, browser_page,
     # measure and its check
     page.goto(server.base + "/steps")
     for sid in ("micro", "suppress"):
-        _submit(page, _step_button(page, sid, "Remove"))
+        follow(page, _step_button(page, sid, "Remove"))
     _add_step(page, "global_recode", "recode_age",
               {"variable": "age", "breaks": "0, 15, 30, 45, 60, 120"}, before="risk_original")
     _add_step(page, "local_suppression", "suppress3", {"k": "3"}, before="risk",
@@ -105,21 +100,20 @@ def test_protect_testdata_in_the_browser(tmp_path, live_workbench, browser_page,
     page.goto(server.base + "/steps?edit=suppress3")
     page.fill("#grid-param", "k")
     page.fill("#grid-values", "[3, 4]")
-    _submit(page, page.locator("#set-grid"))
+    follow(page, page.locator("#set-grid"))
     # compare the two variants on the R-U map and release k = 3
     page.goto(server.base + "/compare")
     page.locator("#variants").wait_for(timeout=240_000)
     assert page.locator('tr[data-variant="k=4"]').count() == 1
-    page.locator('tr[data-variant="k=3"] button.release-variant').click()
-    page.wait_for_url(server.base + "/compare")
+    follow(page, page.locator('tr[data-variant="k=3"] button.release-variant'))
     page.locator('tr[data-variant="k=3"].released').wait_for(timeout=240_000)
     page.screenshot(path=str(screenshots / "e2e-compare.png"), full_page=True)
     page.goto(server.base + "/steps?edit=suppress3")
     page.fill("#check-expr", "kanon.violations[3] == 0")
     page.fill("#check-message", "a record violates 3-anonymity")
-    _submit(page, page.locator("#add-check"))
+    follow(page, page.locator("#add-check"))
     assert page.locator("#valid").is_visible(), page.locator("#problems").inner_text()
-    _submit(page, _step_button(page, "recode_age", "Preview"))
+    follow(page, _step_button(page, "recode_age", "Preview"))
     preview = page.locator("#preview")
     assert "not a release" in preview.inner_text()
     assert "recoded" in preview.inner_text()
@@ -129,11 +123,11 @@ def test_protect_testdata_in_the_browser(tmp_path, live_workbench, browser_page,
     page.screenshot(path=str(screenshots / "e2e-steps.png"), full_page=True)
 
     # save, then run from the browser
-    _submit(page, page.locator("#save"))
+    follow(page, page.locator("#save"))
     assert not (project / ".sdcflow-ui" / "preview" / "public").exists()
     page.goto(server.base + "/run")
     assert page.locator("#run-button").inner_text() == "Run"
-    _submit(page, page.locator("#run-button"))
+    follow(page, page.locator("#run-button"))
     page.locator("#outcome").wait_for(timeout=240_000)
     assert page.locator("#outcome").get_attribute("data-outcome") == "released", \
         page.locator("#run-log").inner_text()
