@@ -13,8 +13,8 @@ class NotSaved(SdcflowError):
 def save(ws: Workspace) -> None:
     """Save the draft; a new recipe (never saved) is refused when a file appeared at its
     path since it was made (the workbench never overwrites a file it did not open)."""
-    if ws.saved == "" and (ws.path.exists() or ws.path.is_symlink()) \
-            and ws.path.stat().st_size > 0:
+    try:
+        ws.save()
+    except FileExistsError:
         raise NotSaved(f"{ws.path.name} exists now; the new recipe was not saved over it "
-                       "(open that file, or start again under another name)")
-    ws.save()
+                       "(open that file, or start again under another name)") from None

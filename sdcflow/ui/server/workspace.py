@@ -30,6 +30,7 @@ class Workspace:
     saved: str
     draft: str
     history: list[str] = field(default_factory=list)
+    is_new: bool = False  # not yet saved to ``path``: saving never replaces a file there
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
@@ -40,7 +41,7 @@ class Workspace:
     @classmethod
     def new(cls, path: Path, text: str) -> Workspace:
         """A recipe not yet saved to ``path``."""
-        return cls(path, "", text)
+        return cls(path, "", text, is_new=True)
 
     @property
     def changed(self) -> bool:
@@ -88,7 +89,9 @@ class Workspace:
         return []
 
     def save(self) -> None:
-        """Write the draft to the recipe file atomically."""
+        """Write the draft to the recipe file atomically; a new recipe is linked into
+        place, so a file that appeared at its path meanwhile is never replaced (raises
+        FileExistsError)."""
         with self.lock:
             folder = self.path.parent
             fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
@@ -96,10 +99,15 @@ class Workspace:
             try:
                 with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
                     out.write(self.draft)
-                if self.path.exists():
-                    os.chmod(tmp, self.path.stat().st_mode & 0o777)
-                os.replace(tmp, self.path)
+                if self.is_new:
+                    os.link(tmp, self.path)
+                    os.unlink(tmp)
+                else:
+                    if self.path.exists():
+                        os.chmod(tmp, self.path.stat().st_mode & 0o777)
+                    os.replace(tmp, self.path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
             self.saved = self.draft
+            self.is_new = False

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from sdcflow.ui.server.workspace import Workspace
 
 
@@ -30,3 +32,22 @@ def test_problems_are_the_recipe_checks(tmp_path, ui_project):
     ws.set_draft(ws.draft.replace("measure: k_anonymity", "measure: k_anonymty", 1))
     problems = [str(p) for p in ws.problems()]
     assert any("k_anonymty" in p and "quickstart.yaml:" in p for p in problems), problems
+
+
+def test_a_new_recipe_never_replaces_a_file_at_its_path(tmp_path):
+    # even an empty file, or a link, that appeared after the draft was made stays as it is
+    for make in (lambda p: p.write_text(""), lambda p: p.symlink_to(tmp_path / "elsewhere")):
+        path = tmp_path / "new.yaml"
+        make(path)
+        ws = Workspace.new(path, "sdcflow: 1\n")
+        with pytest.raises(FileExistsError):
+            ws.save()
+        assert ws.is_new and ws.changed
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["new.yaml"]  # no temporary
+        path.unlink()
+    ws = Workspace.new(tmp_path / "new.yaml", "sdcflow: 1\n")
+    ws.save()
+    assert (tmp_path / "new.yaml").read_text() == "sdcflow: 1\n" and not ws.is_new
+    ws.set_draft("sdcflow: 1\nname: x\n")
+    ws.save()  # saved once, it is the workbench's file: replaced from now on
+    assert (tmp_path / "new.yaml").read_text() == "sdcflow: 1\nname: x\n"
