@@ -55,12 +55,15 @@ class RunJob:
     def cancel(self) -> None:
         """Stop the run as Ctrl-C does (SIGINT: the CLI says "interrupted", exit 130,
         and leaves its output folder as it was), then terminate and kill it when it does
-        not stop in time."""
+        not stop in time. The run inherits this server's ignoring of SIGINT (a server
+        started in the background ignores it): then it is terminated at once."""
         if self.process.poll() is not None:
             return
         self.cancelled = True
-        for stop in (lambda: self.process.send_signal(signal.SIGINT),
-                     self.process.terminate, self.process.kill):
+        stops = [self.process.terminate, self.process.kill]
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            stops.insert(0, lambda: self.process.send_signal(signal.SIGINT))
+        for stop in stops:
             stop()
             try:
                 self.process.wait(CANCEL_WAIT)
@@ -73,7 +76,7 @@ class RunJob:
         code = self.returncode
         if code is None:
             return "running"
-        if self.cancelled:
+        if self.cancelled and code != 0:  # (a run that ended before it heard: its outcome)
             return "cancelled"
         return {0: "released", 3: "not released: a check failed"}.get(code, "error")
 
