@@ -130,6 +130,7 @@ def _risk() -> None:
 def _lattice() -> None:
     from ..kernels.privacy.class_tables import sorted_positions
     from ..kernels.privacy.lattice import k_anonymity, search, t_closeness_target
+    from ..kernels.privacy.model_targets import delta_presence_target
 
     # two records of each key with different sensitive values: tables with values
     # rolled up by their classes too
@@ -143,6 +144,12 @@ def _lattice() -> None:
         search(codes, maps, [k_anonymity(2), target], "discernibility",
                suppression_limit=0.25)
     sorted_positions(codes[:4], np.unique(codes, axis=0))  # (delta-presence's merge)
+    # delta-presence on the joint tables of data and population, a suppressed class's
+    # records found by their keys (the non-uniform entropy charging suppression)
+    population = np.vstack([codes, codes[:5]])
+    search(codes, maps, [delta_presence_target(population, maps, 0.0, 0.6)],
+           "non_uniform_entropy", suppression_limit=0.5,
+           suppression_loss="arx_non_monotonic")
 
 
 @dataclass(frozen=True)
@@ -179,6 +186,7 @@ FAMILIES: tuple[Family, ...] = (
            1.5, _tables),
     Family("risk", ("sdcflow.kernels.risk.risk",), 0.5, _risk),
     Family("lattice", ("sdcflow.kernels.privacy.class_tables", "sdcflow.kernels.privacy.lattice",
+                       "sdcflow.kernels.privacy.joint_tables",
                        "sdcflow.kernels.risk.t_closeness"), 1.5, _lattice),
 )
 

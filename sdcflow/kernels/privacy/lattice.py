@@ -72,6 +72,7 @@ from ..jit import njit
 from ..risk.frequencies import row_ids
 from ..risk.t_closeness import class_emd_of, smallest_close_class
 from .class_tables import History
+from .joint_tables import JointNode, joint_checks
 from .loss import LossContext
 from .models import distinct_l_diversity, entropy_l_diversity, recursive_l_diversity
 
@@ -114,7 +115,9 @@ class Target:
     ``suppresses_at_least(partition)`` (optional): a lower bound of the records the
     target suppresses at the node, one that never grows under generalisation (a node
     whose bound exceeds the suppression limit fails, and so does every node below it:
-    a monotone condition for predictive tagging)."""
+    a monotone condition for predictive tagging); ``counts_rule`` (optional): what the
+    target asks in terms of class sizes alone, for the checks on joint tables of
+    :mod:`sdcflow.kernels.privacy.joint_tables` (see its ``rules_of``)."""
 
     name: str
     classes_ok: Callable[..., np.ndarray]
@@ -126,6 +129,7 @@ class Target:
     values: np.ndarray | None = None
     relaxed: Target | None = None
     suppresses_at_least: Callable[[Partition], float] | None = None
+    counts_rule: tuple | None = None
 
     def monotone(self, suppressing: bool) -> bool:
         return (self.monotone_with_suppression if suppressing
@@ -135,7 +139,7 @@ class Target:
 def k_anonymity(k: int) -> Target:
     """Every class holds at least k records (Samarati & Sweeney 1998)."""
     return Target(f"k_anonymity({k})", lambda p: p.counts >= k,
-                  monotone_with_suppression=True)
+                  monotone_with_suppression=True, counts_rule=("k", k))
 
 
 def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "distinct",
@@ -356,8 +360,13 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     known_ok = [False] * size
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
 
-    def partition(node: tuple) -> Callable[[bool], Partition]:
+    def slow_partition(node: tuple) -> Callable[[bool], Partition]:
         return _Partitions(node, history, with_values, per_record, n)
+
+    # targets on class sizes alone with delta-presence: the data's and the population's
+    # classes rolled up together and checked in one compiled pass (the same decisions)
+    joint = None if by_records else joint_checks(targets, codes, maps)
+    partition = slow_partition if joint is None else joint
 
     def meets(some: Sequence[Target]) -> Callable[[tuple], bool]:
         return lambda node: _check(partition(node), some, allowed, False)[1]
@@ -376,11 +385,13 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         or (not t.monotone(suppressing) and t.relaxed is not None)]
     tag = _Tagging(partition, mono, allowed) if mono else None
 
-    def value(node: tuple, part: Partition, ok: np.ndarray) -> float:
+    def value(node: tuple, parts: Callable[[bool], Partition], ok: np.ndarray) -> float:
         suppressed = None
-        if loss == "non_uniform_entropy" and not ok.all():
-            suppressed = ~ok[_unit_class(units, maps, node)]
-        return ctx.value(node, part.counts, ok, suppressed)
+        if (loss == "non_uniform_entropy" and suppression_loss != "arx_monotonic"
+                and not ok.all()):
+            suppressed = (parts.suppressed_units(units, ok) if isinstance(parts, JointNode)
+                          else ~ok[_unit_class(units, maps, node)])
+        return ctx.value(node, parts(False).counts, ok, suppressed)
 
     best: tuple[float, tuple, np.ndarray | None] | None = None
     if not monotone and loss in ("precision", "non_uniform_entropy"):
@@ -394,7 +405,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                 # rather than two)
                 part(True)
             ok, passed = _check(part, targets, allowed, False)
-            return 0, (value(node, part(False), ok), ok) if passed else None
+            return 0, (value(node, part, ok), ok) if passed else None
 
         lower = np.array(statics)
         # a node meeting the monotone part is checked whole at once (its classes are
@@ -466,7 +477,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                     ok, passed = _check(part, targets, allowed,
                                         known_ok[at] or state[at] == 1)
                 if passed:
-                    loss_value = value(node, part(False), ok)
+                    loss_value = value(node, part, ok)
                     if monotone:
                         known_ok[at] = True
                     if best is None or loss_value < best[0]:
@@ -480,11 +491,13 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         return SearchResult(None, None, None, None, size, checked)
     least, node, ok = best
     record_class = _unit_class(units, maps, node)[ids]
+    if joint is not None:  # (classes in the joint table's order: found again in order)
+        ok = None
     if ok is None:  # known to meet the targets, classes not computed
         if allowed == 0:
             return SearchResult(node, least, record_class, np.zeros(n, dtype=bool), size,
                                 checked)
-        ok = _check(partition(node), targets, allowed, True)[0]
+        ok = _check(slow_partition(node), targets, allowed, True)[0]
     return SearchResult(node, least, record_class, ~ok[record_class], size, checked)
 
 
@@ -719,7 +732,10 @@ def _check(parts: Callable[[bool], Partition], targets: Sequence[Target], allowe
     ``parts(records)``: the node's partition (:class:`_Partitions`). Unless the node is
     known to meet the targets, it fails as soon as the classes failing the targets
     checked so far hold more than ``allowed`` records (the later targets can only add
-    to them)."""
+    to them). A node's joint table (:class:`JointNode`) decides the same in one
+    compiled pass."""
+    if isinstance(parts, JointNode):
+        return parts.check(parts.rules(targets), allowed, known)
     # (when every target reads records, their partition gives the class sizes too)
     partition = parts(all(t.needs_records for t in targets if not t.release))
     ok = np.ones(len(partition.counts), dtype=bool)

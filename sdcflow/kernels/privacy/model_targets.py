@@ -135,5 +135,7 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
                      lambda p: np.ones(len(p.counts), dtype=bool),
                      monotone_with_suppression=True,
                      node_ok=every_class_present if delta_min > 0 else None,
-                     suppresses_at_least=excess if high < 1 - 1e-6 else None)
-    return Target(name, ok, node_ok=every_class_present, relaxed=relaxed)
+                     suppresses_at_least=excess if high < 1 - 1e-6 else None,
+                     counts_rule=("delta_bound", population, low, high, delta_min))
+    return Target(name, ok, node_ok=every_class_present, relaxed=relaxed,
+                  counts_rule=("delta", population, low, high, delta_min))

@@ -1,0 +1,408 @@
+"""The classes of the data and of its population at a lattice node, rolled up together,
+for targets that read class sizes alone: k-anonymity (Samarati & Sweeney 1998) and
+delta-presence (Nergiz, Atzori & Clifton, "Hiding the presence of individuals from
+shared databases", SIGMOD 2007). NumPy and numba only.
+
+As ARX does for delta-presence (F. Prasser & F. Kohlmayer, "Putting statistical
+disclosure control into practice: the ARX data anonymization tool", 2015: one table of
+the population's classes, each with the records of the research subset it holds), a
+*joint table* holds one row per class of the population at a node with its
+population records ``P`` and data records ``s``; the data's classes are its rows with
+``s > 0``. One roll-up from a stored table below (:class:`JointHistory`, as
+:class:`sdcflow.kernels.privacy.class_tables.History`) gives both, where the data's and
+the population's tables rolled up apart and merged cost two roll-ups, a sort each and a
+merge. Rows are left in the order the roll-up finds them: the checks below only count.
+
+:class:`JointChecks` checks a node against such targets from its joint table in one
+compiled pass (:func:`_summary`): the classes meeting them, the data records suppressed,
+delta-presence's excess over delta_max and the population classes without a data
+record, with the same decisions as the targets' own checks in
+:func:`sdcflow.kernels.privacy.lattice._check` (the lattice search uses it when every
+target has a ``counts_rule``; its tests compare the two on random data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..jit import njit
+from ..risk.frequencies import row_ids
+from .class_tables import History, _fewest_rows_below, sorted_positions
+
+
+@dataclass(frozen=True)
+class JointTable:
+    """A node's classes of the population: their generalised keys, packed into one
+    integer each (``keys``, see :class:`JointHistory`), population records (``counts``)
+    and data records (``sample``)."""
+
+    node: tuple
+    keys: np.ndarray
+    counts: np.ndarray
+    sample: np.ndarray
+
+
+class JointHistory(History):
+    """The joint tables of a lattice's nodes, each rolled up from the stored table at
+    or below it with the fewest rows (:class:`History`'s store). ``keys``: the
+    population's distinct level-0 key codes (G x m, in lexicographic order);
+    ``population``, ``sample``: the population's and the data's records of each.
+
+    A class's key codes are packed into one integer, variable j's code in a bit field of
+    its own (wide enough for its codes at every level): generalising a variable rewrites
+    its field alone, and a roll-up reads one integer per row rather than m codes.
+    :func:`packing` says whether the fields fit."""
+
+    def __init__(self, keys: np.ndarray, maps: Sequence[np.ndarray],
+                 population: np.ndarray, sample: np.ndarray) -> None:
+        super().__init__(keys, maps, counts=population)
+        self.shifts, self.masks = packing(self.maps)
+        packed = _pack(self.bottom.keys, self.shifts)
+        self.joint_bottom = JointTable(self.bottom.node, packed, self.bottom.counts,
+                                       np.asarray(sample, dtype=np.int64)[self.bottom.rows])
+
+    def joint(self, node: Sequence[int]) -> JointTable:
+        """The node's joint table (stored in turn)."""
+        node = tuple(int(v) for v in node)
+        slot = _fewest_rows_below(self._levels, self._sizes, np.array(node, dtype=np.int64))
+        source = self.joint_bottom if slot < 0 else self._slots[slot]
+        if source.node == node:
+            return source
+        space = 1  # (every class there can be: the hash table's size)
+        for j, lv in enumerate(node):
+            space = min(space * self._radix[j][lv], len(source.counts))
+        jumps, starts = self._jump_table(source.node, node)
+        self._roll_ups += 1
+        keys, counts, sample = _joint_roll_up(
+            source.keys, source.counts, source.sample, jumps, starts, self.shifts,
+            self.masks, space, self._hash, self._roll_ups, self._work)
+        table = JointTable(node, keys, counts, sample)
+        self._store(table)
+        return table
+
+    def unit_failing(self, table: JointTable, units: np.ndarray, ok: np.ndarray
+                     ) -> np.ndarray:
+        """Whether each unit (level-0 key codes of data records, u x m) falls in a class
+        of ``table`` failing the targets (``ok``: per class of the data, in the table's
+        order)."""
+        jumps, starts = self._jump_table((0,) * len(table.node), table.node)
+        self._roll_ups += 1
+        return _unit_failing(_pack(units, self.shifts), jumps, starts, self.shifts,
+                             self.masks, table.keys, table.sample, ok, self._hash,
+                             self._roll_ups)
+
+
+def packing(maps: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The bit field of each variable's codes in a packed key (its shift and mask),
+    wide enough for its codes at every level (``maps[j]``: levels x codes); None when
+    they need more than 62 bits."""
+    widths = [max(int(np.asarray(mp).max(initial=0)).bit_length(), 1) for mp in maps]
+    if sum(widths) > 62:
+        return None
+    shifts = np.zeros(len(widths), dtype=np.int64)
+    for j in range(len(widths) - 2, -1, -1):
+        shifts[j] = shifts[j + 1] + widths[j + 1]
+    return shifts, np.array([(1 << w) - 1 for w in widths], dtype=np.int64)
+
+
+def _pack(codes: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """Each row of key codes (u x m) as one integer: code j shifted by ``shifts[j]``."""
+    out = np.zeros(len(codes), dtype=np.int64)
+    for j, shift in enumerate(shifts.tolist()):
+        out |= np.asarray(codes[:, j], dtype=np.int64) << shift
+    return out
+
+
+def joint_history(codes: np.ndarray, population: np.ndarray,
+                  maps: Sequence[np.ndarray]) -> JointHistory | None:
+    """The joint tables of the data (level-0 key codes ``codes``, n x m) and its
+    population (P x m); None when some record of the data has a key the population
+    lacks or holds more often (the data is then not part of the population), or when
+    the keys do not pack into one integer."""
+    population = np.asarray(population, dtype=np.int64)
+    codes = np.asarray(codes, dtype=np.int64)
+    if population.ndim != 2 or population.shape[1] != codes.shape[1]:
+        return None
+    if (population < 0).any() or (codes < 0).any():  # (codes of the maps only)
+        return None
+    if packing(maps) is None:
+        return None
+    pop_ids, pop_rep = row_ids(population)
+    keys = population[pop_rep]
+    ids, rep = row_ids(codes)
+    at = sorted_positions(codes[rep], keys)
+    if at is None:
+        return None
+    pop_counts = np.bincount(pop_ids, minlength=len(keys)).astype(np.int64)
+    sample = np.zeros(len(keys), dtype=np.int64)
+    sample[at] = np.bincount(ids, minlength=len(rep))
+    if (sample > pop_counts).any():
+        return None
+    return JointHistory(keys, maps, pop_counts, sample)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What a list of targets asks of each class and of the node: at least ``k``
+    records; a share of the population in ``[low, high]`` (``presence``); a node fails
+    when a population class holds no data record (``every_present``) or when the excess
+    over ``high`` exceeds the suppression limit (``excess``)."""
+
+    k: int = 1
+    presence: bool = False
+    low: float = 0.0
+    high: float = 1.0
+    every_present: bool = False
+    excess: bool = False
+
+
+def rules_of(targets: Sequence) -> Rules | None:
+    """The :class:`Rules` of targets that all have a ``counts_rule`` (None otherwise):
+    ``("k", k)``; ``("delta", population, low, high, delta_min)`` (the classes' shares in
+    ``[low, high]``, a node failing with an absent class when ``delta_min > 0``);
+    ``("delta_bound", population, low, high, delta_min)`` (every class meets it; the
+    node fails on an absent class or on the excess over ``high``)."""
+    k, presence, low, high, present, excess = 1, False, 0.0, 1.0, False, False
+    for t in targets:
+        rule = getattr(t, "counts_rule", None)
+        if rule is None or t.release:
+            return None
+        if rule[0] == "k":
+            k = max(k, int(rule[1]))
+        else:
+            present = present or rule[4] > 0
+            if rule[0] == "delta":
+                presence, low, high = True, rule[2], rule[3]
+            else:
+                excess = excess or rule[3] < 1 - 1e-6
+                high = rule[3] if not presence else high
+    return Rules(k, presence, low, high, present, excess)
+
+
+def population_of(targets: Sequence) -> np.ndarray | None:
+    """The one population the targets' delta-presence rules read (None: none, or more
+    than one)."""
+    found = None
+    for t in targets:
+        for target in (t, getattr(t, "relaxed", None)):
+            rule = getattr(target, "counts_rule", None)
+            if rule is not None and rule[0] != "k":
+                if found is not None and found is not rule[1]:
+                    return None
+                found = rule[1]
+    return found
+
+
+class JointNode:
+    """A node's joint table and its checks, computed when asked for."""
+
+    __slots__ = ("_checks", "_summaries", "_table", "node")
+
+    def __init__(self, checks: JointChecks, node: tuple) -> None:
+        self._checks, self.node = checks, node
+        self._table: JointTable | None = None
+        self._summaries: dict = {}
+
+    @property
+    def table(self) -> JointTable:
+        if self._table is None:
+            self._table = self._checks.history.joint(self.node)
+        return self._table
+
+    def rules(self, targets: Sequence) -> Rules:
+        """The rules of a list of the search's targets."""
+        return self._checks.rules(targets)
+
+    def summary(self, rules: Rules) -> tuple:
+        """(data class sizes, each class meeting ``rules``, records suppressed, excess
+        over delta_max, population classes without a data record)."""
+        if rules not in self._summaries:
+            t = self.table
+            self._summaries[rules] = _summary(t.counts, t.sample, rules.k, rules.presence,
+                                              rules.low, rules.high)
+        return self._summaries[rules]
+
+    def check(self, rules: Rules, allowed: int, known: bool) -> tuple[np.ndarray, bool]:
+        """(classes meeting the rules, whether the node meets them), as
+        :func:`sdcflow.kernels.privacy.lattice._check` decides."""
+        _, ok, suppressed, excess, absent = self.summary(rules)
+        if not known and suppressed > allowed:
+            return ok, False
+        if known:
+            return ok, True
+        # (a margin far above the rounding of the bounds' sums of floats)
+        if rules.excess and excess / (1.0 - rules.high) > allowed + 1e-6:
+            return ok, False
+        return ok, not (rules.every_present and absent > 0)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The records of each class of the data."""
+        return self.summary(NO_RULES)[0]
+
+    def __call__(self, records: bool) -> JointNode:
+        """The node's partition as the search asks for it (``records`` or not: its
+        classes' sizes, :attr:`counts`)."""
+        return self
+
+    def suppressed_units(self, units: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Whether each unit (level-0 key codes of data records, u x m) falls in a class
+        failing the targets (``ok``: per class, in :attr:`counts`' order)."""
+        return self._checks.history.unit_failing(self.table, units, ok)
+
+
+NO_RULES = Rules()
+
+
+class JointChecks:
+    """The checks of the nodes of a search whose targets read class sizes alone."""
+
+    def __init__(self, history: JointHistory) -> None:
+        self.history = history
+        self._rules: dict[tuple, Rules | None] = {}
+
+    def __call__(self, node: tuple) -> JointNode:
+        return JointNode(self, node)
+
+    def rules(self, targets: Sequence) -> Rules | None:
+        """:func:`rules_of` the targets, found once per list of them."""
+        key = tuple(map(id, targets))
+        if key not in self._rules:
+            self._rules[key] = rules_of(targets)
+        return self._rules[key]
+
+
+def joint_checks(targets: Sequence, codes: np.ndarray, maps: Sequence[np.ndarray]
+                 ) -> JointChecks | None:
+    """The checks on joint tables of a search of ``targets`` on the data ``codes``,
+    when every target and its relaxation reads class sizes alone and one population at
+    most (None otherwise, or without delta-presence: the data's tables alone serve)."""
+    every = [t for t in targets] + [t.relaxed for t in targets if t.relaxed is not None]
+    if rules_of(every) is None:
+        return None
+    population = population_of(targets)
+    if population is None:
+        return None
+    history = joint_history(codes, population, maps)
+    return None if history is None else JointChecks(history)
+
+
+@njit(cache=True)
+def _joint_roll_up(keys, counts, sample, jumps, starts, shifts, masks, space, slots,
+                   mark, work):  # pragma: no cover - numba
+    """A joint table's rows (packed ``keys``, population ``counts``, data ``sample``)
+    generalised (variable j's field mapped by ``jumps[starts[j]:]``; ``starts[j] = -1``:
+    kept) and grouped by hashing, the groups in the order found: their packed keys and
+    summed counts. ``space``: at most how many groups there can be; ``slots``,
+    ``mark``: the hash table of :func:`sdcflow.kernels.privacy.class_tables._roll_up`;
+    ``work``: 3 x R integers."""
+    n = len(keys)
+    changed = np.empty(len(starts), dtype=np.int64)
+    c = 0
+    for j in range(len(starts)):
+        if starts[j] >= 0:
+            changed[c] = j
+            c += 1
+    size, bits = 1, 0
+    while size < 2 * space:  # (a small table stays in the cache)
+        size *= 2
+        bits += 1
+    distinct, total, total_s = work[0], work[1], work[2]
+    groups = 0
+    for i in range(n):
+        key = keys[i]
+        for t in range(c):
+            j = changed[t]
+            code = (key >> shifts[j]) & masks[j]
+            key = (key & ~(masks[j] << shifts[j])) | (jumps[starts[j] + code] << shifts[j])
+        # Fibonacci hashing: the high bits of the key times 2**64 / golden ratio
+        at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
+        while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
+            at = (at + 1) & (size - 1)
+        if (slots[2 * at + 1] >> 32) != mark:
+            slots[2 * at] = key
+            slots[2 * at + 1] = (mark << 32) | groups
+            distinct[groups] = key
+            total[groups] = 0
+            total_s[groups] = 0
+            groups += 1
+        g = slots[2 * at + 1] & 0xFFFFFFFF
+        total[g] += counts[i]
+        total_s[g] += sample[i]
+    return distinct[:groups].copy(), total[:groups].copy(), total_s[:groups].copy()
+
+
+@njit(cache=True)
+def _summary(counts, sample, k, presence, low, high):  # pragma: no cover - numba
+    """The data's classes (rows with ``sample > 0``): their sizes, whether each has at
+    least ``k`` records and (``presence``) a share ``sample / counts`` in ``[low,
+    high]``, the records of those failing, the sum over classes of ``s * (1 - high /
+    share)`` where the share exceeds ``high`` (the excess times ``1 - high``) and the
+    population classes without a data record."""
+    g = len(counts)
+    size = 0
+    for i in range(g):
+        if sample[i] > 0:
+            size += 1
+    sizes = np.empty(size, dtype=np.int64)
+    ok = np.empty(size, dtype=np.bool_)
+    suppressed = 0
+    excess = 0.0
+    c = 0
+    for i in range(g):
+        s = sample[i]
+        if s == 0:
+            continue
+        good = s >= k
+        share = s / counts[i]
+        if presence and not (share >= low and share <= high):
+            good = False
+        if share > high:
+            excess += s * (1.0 - high / share)
+        sizes[c] = s
+        ok[c] = good
+        if not good:
+            suppressed += s
+        c += 1
+    return sizes, ok, suppressed, excess, g - size
+
+
+@njit(cache=True)
+def _unit_failing(units, jumps, starts, shifts, masks, keys, sample, ok, slots,
+                  mark):  # pragma: no cover - numba
+    """Whether each unit (packed level-0 keys, generalised as :func:`_joint_roll_up`
+    does) falls in a data class (an entry of ``keys`` with ``sample > 0``, in order)
+    whose ``ok`` is false; found by hashing the packed keys."""
+    g = len(keys)
+    size, bits = 1, 0
+    while size < 2 * g:
+        size *= 2
+        bits += 1
+    failing = np.zeros(g, dtype=np.bool_)
+    c = 0
+    for r in range(g):
+        if sample[r] > 0:
+            failing[r] = not ok[c]
+            c += 1
+        key = keys[r]
+        at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
+        while (slots[2 * at + 1] >> 32) == mark:
+            at = (at + 1) & (size - 1)
+        slots[2 * at] = key
+        slots[2 * at + 1] = (mark << 32) | r
+    out = np.zeros(len(units), dtype=np.bool_)
+    for i in range(len(units)):
+        key = units[i]
+        for j in range(len(starts)):
+            if starts[j] >= 0:
+                code = (key >> shifts[j]) & masks[j]
+                key = (key & ~(masks[j] << shifts[j])) | (jumps[starts[j] + code] << shifts[j])
+        at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
+        while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
+            at = (at + 1) & (size - 1)
+        if (slots[2 * at + 1] >> 32) == mark:
+            out[i] = failing[slots[2 * at + 1] & 0xFFFFFFFF]
+    return out
