@@ -43,6 +43,7 @@ class JointTable:
     keys: np.ndarray
     counts: np.ndarray
     sample: np.ndarray
+    levels: np.ndarray  # (the node as an array)
 
 
 class JointHistory(History):
@@ -62,24 +63,26 @@ class JointHistory(History):
         self.shifts, self.masks = packing(self.maps)
         packed = _pack(self.bottom.keys, self.shifts)
         self.joint_bottom = JointTable(self.bottom.node, packed, self.bottom.counts,
-                                       np.asarray(sample, dtype=np.int64)[self.bottom.rows])
+                                       np.asarray(sample, dtype=np.int64)[self.bottom.rows],
+                                       np.array(self.bottom.node, dtype=np.int64))
+        # each variable's radix at each level (levels beyond its height: 1)
+        self._radices = np.ones(self._offsets.shape[:2], dtype=np.int64)
+        for j, radix in enumerate(self._radix):
+            self._radices[j, :len(radix)] = radix
 
-    def joint(self, node: Sequence[int]) -> JointTable:
-        """The node's joint table (stored in turn)."""
-        node = tuple(int(v) for v in node)
-        slot = _fewest_rows_below(self._levels, self._sizes, np.array(node, dtype=np.int64))
+    def joint(self, node: tuple) -> JointTable:
+        """The node's joint table (``node``: a tuple of levels; stored in turn)."""
+        levels = np.array(node, dtype=np.int64)
+        slot = _fewest_rows_below(self._levels, self._sizes, levels)
         source = self.joint_bottom if slot < 0 else self._slots[slot]
         if source.node == node:
             return source
-        space = 1  # (every class there can be: the hash table's size)
-        for j, lv in enumerate(node):
-            space = min(space * self._radix[j][lv], len(source.counts))
-        jumps, starts = self._jump_table(source.node, node)
         self._roll_ups += 1
         keys, counts, sample = _joint_roll_up(
-            source.keys, source.counts, source.sample, jumps, starts, self.shifts,
-            self.masks, space, self._hash, self._roll_ups, self._work)
-        table = JointTable(node, keys, counts, sample)
+            source.keys, source.counts, source.sample, source.levels, levels,
+            self._all_jumps, self._offsets, self._radices, self.shifts, self.masks,
+            self._hash, self._roll_ups, self._work)
+        table = JointTable(node, keys, counts, sample, levels)
         self._store(table)
         return table
 
@@ -219,11 +222,15 @@ class JointNode:
     def summary(self, rules: Rules) -> tuple:
         """(data class sizes, each class meeting ``rules``, records suppressed, excess
         over delta_max, population classes without a data record)."""
-        if rules not in self._summaries:
+        # (by identity: the rules of a list of targets are made once, and a dataclass's
+        # hash costs more than the lookup)
+        found = self._summaries.get(id(rules))
+        if found is None:
             t = self.table
-            self._summaries[rules] = _summary(t.counts, t.sample, rules.k, rules.presence,
-                                              rules.low, rules.high)
-        return self._summaries[rules]
+            found = self._summaries[id(rules)] = _summary(t.counts, t.sample, rules.k,
+                                                          rules.presence, rules.low,
+                                                          rules.high)
+        return found
 
     def check(self, rules: Rules, allowed: int, known: bool) -> tuple[np.ndarray, bool]:
         """(classes meeting the rules, whether the node meets them), as
@@ -240,7 +247,9 @@ class JointNode:
 
     @property
     def counts(self) -> np.ndarray:
-        """The records of each class of the data."""
+        """The records of each class of the data (the same in every summary)."""
+        for found in self._summaries.values():
+            return found[0]
         return self.summary(NO_RULES)[0]
 
     def __call__(self, records: bool) -> JointNode:
@@ -291,33 +300,33 @@ def joint_checks(targets: Sequence, codes: np.ndarray, maps: Sequence[np.ndarray
 
 
 @njit(cache=True)
-def _joint_roll_up(keys, counts, sample, jumps, starts, shifts, masks, space, slots,
-                   mark, work):  # pragma: no cover - numba
-    """A joint table's rows (packed ``keys``, population ``counts``, data ``sample``)
-    generalised (variable j's field mapped by ``jumps[starts[j]:]``; ``starts[j] = -1``:
-    kept) and grouped by hashing, the groups in the order found: their packed keys and
-    summed counts. ``space``: at most how many groups there can be; ``slots``,
-    ``mark``: the hash table of :func:`sdcflow.kernels.privacy.class_tables._roll_up`;
-    ``work``: 3 x R integers."""
+def _joint_roll_up(keys, counts, sample, low, high, jumps, offsets, radices, shifts,
+                   masks, slots, mark, work):  # pragma: no cover - numba
+    """A joint table's rows at the node ``low`` (packed ``keys``, population ``counts``,
+    data ``sample``) generalised to the node ``high`` (variable j's field mapped by
+    ``jumps[offsets[j, low[j], high[j]]:]``) and grouped by hashing, the groups in the
+    order found: their packed keys and summed counts. ``radices[j, l]``: variable j's
+    radix at level l (the hash table's size: at most as many groups as their product);
+    ``slots``, ``mark``: the hash table of
+    :func:`sdcflow.kernels.privacy.class_tables._roll_up`; ``work``: 4 x R integers."""
     n = len(keys)
-    changed = np.empty(len(starts), dtype=np.int64)
-    c = 0
-    for j in range(len(starts)):
-        if starts[j] >= 0:
-            changed[c] = j
-            c += 1
+    space = 1
+    for j in range(len(high)):
+        space = min(space * radices[j, high[j]], n)
     size, bits = 1, 0
     while size < 2 * space:  # (a small table stays in the cache)
         size *= 2
         bits += 1
-    distinct, total, total_s = work[0], work[1], work[2]
+    distinct, total, total_s, key_of = work[0], work[1], work[2], work[3]
+    # each row's generalised key, one variable at a time (a loop of few operations per
+    # row, which the compiler keeps tight; all variables in one loop cost 4 times more)
+    key_of[:n] = keys
+    for j in range(len(high)):
+        if high[j] != low[j]:
+            _map_field(key_of[:n], jumps, offsets[j, low[j], high[j]], shifts[j], masks[j])
     groups = 0
     for i in range(n):
-        key = keys[i]
-        for t in range(c):
-            j = changed[t]
-            code = (key >> shifts[j]) & masks[j]
-            key = (key & ~(masks[j] << shifts[j])) | (jumps[starts[j] + code] << shifts[j])
+        key = key_of[i]
         # Fibonacci hashing: the high bits of the key times 2**64 / golden ratio
         at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
         while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
@@ -333,6 +342,16 @@ def _joint_roll_up(keys, counts, sample, jumps, starts, shifts, masks, space, sl
         total[g] += counts[i]
         total_s[g] += sample[i]
     return distinct[:groups].copy(), total[:groups].copy(), total_s[:groups].copy()
+
+
+@njit(cache=True)
+def _map_field(keys, jumps, start, shift, mask):  # pragma: no cover - numba
+    """Rewrite in place the field (``shift``, ``mask``) of each packed key by its map
+    ``jumps[start + code]``."""
+    clear = ~(mask << shift)
+    for i in range(len(keys)):
+        key = keys[i]
+        keys[i] = (key & clear) | (jumps[start + ((key >> shift) & mask)] << shift)
 
 
 @njit(cache=True)
@@ -394,12 +413,12 @@ def _unit_failing(units, jumps, starts, shifts, masks, keys, sample, ok, slots,
         slots[2 * at] = key
         slots[2 * at + 1] = (mark << 32) | r
     out = np.zeros(len(units), dtype=np.bool_)
+    generalised = units.copy()
+    for j in range(len(starts)):
+        if starts[j] >= 0:
+            _map_field(generalised, jumps, starts[j], shifts[j], masks[j])
     for i in range(len(units)):
-        key = units[i]
-        for j in range(len(starts)):
-            if starts[j] >= 0:
-                code = (key >> shifts[j]) & masks[j]
-                key = (key & ~(masks[j] << shifts[j])) | (jumps[starts[j] + code] << shifts[j])
+        key = generalised[i]
         at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
         while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
             at = (at + 1) & (size - 1)
