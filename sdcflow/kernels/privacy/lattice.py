@@ -354,6 +354,8 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     # each node's flat index and bound from its levels, found once
     flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist()
     statics = ctx.static_bounds(np.array(nodes, dtype=np.int64))
+    # (Flash's paths go on to the successor keeping fewest distinct values)
+    prefer = _path_preference(maps, shape)
     # (Python lists: the level-wise walk reads and writes them one node at a time,
     # which numpy's scalars make slower)
     bound = [0.0] * size
@@ -424,7 +426,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             return True
 
         checked = _classify(nodes, shape, status, tag_and_check,
-                            lambda at: bound_at[at] <= least[0]) if mono else 0
+                            lambda at: bound_at[at] <= least[0], prefer) if mono else 0
         status[status > 0] = 0  # (meeting the monotone part tells nothing)
         best, more = _least_loss_first(
             nodes, shape, lower, lambda node: found.pop(node, None) or evaluate(node),
@@ -454,12 +456,12 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                 return True
 
             checked = _classify(nodes, shape, status, meets_all,
-                                lambda at: [lower[at], position[at]] < least)
+                                lambda at: [lower[at], position[at]] < least, prefer)
         elif monotone:
-            checked = _classify(nodes, shape, status, meets(targets))
+            checked = _classify(nodes, shape, status, meets(targets), prefer=prefer)
         elif mono:
             tags = np.zeros(size, dtype=np.int8)
-            checked = _classify(nodes, shape, tags, tag)
+            checked = _classify(nodes, shape, tags, tag, prefer=prefer)
             status[tags < 0] = -1
         state = status.tolist()  # (status is only read from here on)
         for node, at, static_bound in zip(nodes, flat, statics, strict=True):
@@ -656,28 +658,39 @@ def _mark(status, start, value, shape, stride, grid, stack):  # pragma: no cover
                 top += 1
 
 
+def _path_preference(maps: Sequence[np.ndarray], shape: tuple) -> list[float]:
+    """For each node (by flat index), the sum over variables of the share of its
+    level-0 values its level keeps distinct: a path goes on to the successor that keeps
+    fewest (whose classes, and class tables, shrink most)."""
+    total = np.zeros(shape)
+    for j, mp in enumerate(maps):
+        distinct = np.array([len(np.unique(level)) for level in mp], dtype=float)
+        share = distinct / max(distinct[0], 1.0)
+        total += share.reshape([-1 if i == j else 1 for i in range(len(shape))])
+    return total.ravel().tolist()
+
+
 def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
               meets: Callable[[tuple], bool],
-              worth: Callable[[int], bool] | None = None) -> int:
+              worth: Callable[[int], bool] | None = None,
+              prefer: Sequence[float] | None = None) -> int:
     """Flash's idea for monotone targets (Kohlmayer et al. 2012): from each node not yet
     classified, bottom-up, a path of unclassified nodes upwards, binary-searched for its
     lowest node meeting the targets; a node that meets them marks every node above it,
     one that fails every node below (``status`` 1 / -1). ``worth(flat index)``: whether
     a node (and so every node above it) can still matter; no path starts from others.
-    Returns the nodes checked."""
+    ``prefer[flat index]``: which successor a path goes on to (the least; default the
+    first variable that can be generalised). Returns the nodes checked."""
     marks = _Marks(shape, status)
-    stride, rows, view = marks.stride, marks.rows, marks.view
+    rows, view = marks.rows, marks.view
+    shape_array, stride, grid = marks._args[:3]
+    rank = (np.zeros(len(grid)) if prefer is None
+            else np.asarray(prefer, dtype=float))  # (ties: the first variable)
     checked = 0
     for at in np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist():
         if view[at] or (worth is not None and not worth(at)):
             continue
-        path = [at]
-        while True:
-            above = [path[-1] + stride[j] for j in range(len(shape))
-                     if rows[path[-1]][j] + 1 < shape[j] and not view[path[-1] + stride[j]]]
-            if not above:
-                break
-            path.append(above[0])
+        path = _path(at, shape_array, stride, grid, status, rank).tolist()
         lo, hi = 0, len(path) - 1
         while lo <= hi:
             mid = (lo + hi) // 2
@@ -689,6 +702,31 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
                 marks.mark(path[mid], -1)
                 lo = mid + 1
     return checked
+
+
+@njit(cache=True)
+def _path(start, shape, stride, grid, status, rank):  # pragma: no cover - numba
+    """Flash's path from the node ``start`` (flat index): upwards through nodes not yet
+    classified (``status`` 0), each time on to the successor of least ``rank`` (the
+    first variable among equals), until none is left."""
+    m = len(shape)
+    path = np.empty(int(shape.sum()) + 1, dtype=np.int64)
+    path[0] = start
+    length = 1
+    at = start
+    while True:
+        best = -1
+        for j in range(m):
+            if grid[at, j] + 1 < shape[j]:
+                nb = at + stride[j]
+                if status[nb] == 0 and (best < 0 or rank[nb] < rank[best]):
+                    best = nb
+        if best < 0:
+            break
+        path[length] = best
+        length += 1
+        at = best
+    return path[:length]
 
 
 def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
