@@ -350,16 +350,14 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     monotone = all(t.monotone(suppressing) for t in targets)
     targets = sorted(targets, key=_cost)  # cheap checks first (a node may fail early)
     shape = tuple(len(mp) for mp in maps)
-    nodes = sorted(itertools.product(*(range(s) for s in shape)), key=lambda v: (sum(v), v))
-    # each node's flat index and bound from its levels, found once
-    flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist()
-    statics = ctx.static_bounds(np.array(nodes, dtype=np.int64))
+    lattice = _Lattice(shape)
+    flat = lattice.order  # the nodes by their sum of levels, then lexicographically
+    # each node's bound from its levels (in that order), found once
+    statics = np.asarray(ctx.static_bounds(lattice.grid[flat]), dtype=float)
     # (Flash's paths go on to the successor keeping fewest distinct values)
     prefer = _path_preference(maps, shape)
-    # (Python lists: the level-wise walk reads and writes them one node at a time,
-    # which numpy's scalars make slower)
-    bound = [0.0] * size
-    known_ok = [False] * size
+    bound = np.zeros(size)
+    known_ok = np.zeros(size, dtype=np.bool_)
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
 
     def slow_partition(node: tuple) -> Callable[[bool], Partition]:
@@ -409,7 +407,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             ok, passed = _check(part, targets, allowed, False)
             return 0, (value(node, part, ok), ok) if passed else None
 
-        lower = np.array(statics)
+        lower = statics
         # a node meeting the monotone part is checked whole at once (its classes are
         # at hand): the least loss found so far spares classifying the nodes whose
         # bound is above it, which the search by bound never reaches
@@ -425,70 +423,74 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                 least[0] = min(least[0], found[node][1][0])
             return True
 
-        checked = _classify(nodes, shape, status, tag_and_check,
+        checked = _classify(lattice, status, tag_and_check,
                             lambda at: bound_at[at] <= least[0], prefer) if mono else 0
         status[status > 0] = 0  # (meeting the monotone part tells nothing)
         best, more = _least_loss_first(
-            nodes, shape, lower, lambda node: found.pop(node, None) or evaluate(node),
-            status)
+            lattice, lower, lambda node: found.pop(node, None) or evaluate(node), status)
         checked += more
     else:
         # Flash's classification of monotone targets, or bounds known from classes only
         # (discernibility, class sizes): nodes visited level-wise, bounds passed up
-        stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(m)]
         checked = 0
         if monotone and static:
             # the loss of a node meeting the targets is known from its levels: a node
             # (and every node above it) whose loss cannot beat the least found so far,
             # or equal it and come first, need not be classified (ARX's pruning with a
             # monotone loss)
-            position = np.empty(size, dtype=np.int64)
+            position = lattice.position.tolist()
             lower = np.empty(size)
-            for i, at in enumerate(flat):
-                position[at], lower[at] = i, statics[i]
+            lower[flat] = statics
+            lower_list = lower.tolist()
             least = [np.inf, size]
 
             def meets_all(node: tuple) -> bool:
                 if not meets(targets)(node):
                     return False
-                at = int(np.ravel_multi_index(node, shape))
-                least[:] = min(least, [lower[at], position[at]])
+                at = lattice.flat(node)
+                least[:] = min(least, [lower_list[at], position[at]])
                 return True
 
-            checked = _classify(nodes, shape, status, meets_all,
-                                lambda at: [lower[at], position[at]] < least, prefer)
+            checked = _classify(lattice, status, meets_all,
+                                lambda at: [lower_list[at], position[at]] < least, prefer)
         elif monotone:
-            checked = _classify(nodes, shape, status, meets(targets), prefer=prefer)
+            checked = _classify(lattice, status, meets(targets), prefer=prefer)
         elif mono:
             tags = np.zeros(size, dtype=np.int8)
-            checked = _classify(nodes, shape, tags, tag, prefer=prefer)
+            checked = _classify(lattice, tags, tag, prefer=prefer)
             status[tags < 0] = -1
-        state = status.tolist()  # (status is only read from here on)
-        for node, at, static_bound in zip(nodes, flat, statics, strict=True):
-            bound[at] = max(bound[at], static_bound)
-            if state[at] == 1 and static:
-                if best is None or bound[at] < best[0]:
-                    best = (static_bound, node, None)
-            elif state[at] >= 0 and (best is None or bound[at] < best[0]):
-                part = partition(node)
-                checked += 1
-                bound[at] = max(bound[at], ctx.bound(node, part(False).counts))
-                # (a node whose own bound is no better than the best cannot beat it)
-                ok, passed = None, False
-                if best is None or bound[at] < best[0]:
-                    ok, passed = _check(part, targets, allowed,
-                                        known_ok[at] or state[at] == 1)
-                if passed:
-                    loss_value = value(node, part, ok)
-                    if monotone:
-                        known_ok[at] = True
-                    if best is None or loss_value < best[0]:
-                        best = (loss_value, node, ok)
-            for j in range(m):  # pass what is known to the nodes one level above
-                if node[j] + 1 < shape[j]:
-                    above = at + stride[j]
-                    bound[above] = max(bound[above], bound[at])
-                    known_ok[above] = known_ok[above] or known_ok[at]
+        # the level-wise walk, compiled (_walk), back here for each node to check
+        best_value = np.array([np.inf])
+        best_position = np.array([-1], dtype=np.int64)
+        i, resume = 0, False
+        while True:
+            i = _walk(i, resume, flat, lattice.stride_array, lattice.grid,
+                      lattice.shape_array, bound, known_ok, status, statics, static,
+                      best_value, best_position)
+            if best_position[0] >= 0:  # a node known to meet the targets, at its bound
+                best = (float(best_value[0]), lattice.node(int(flat[best_position[0]])),
+                        None)
+                best_position[0] = -1
+            if i >= size:
+                break
+            at = int(flat[i])
+            node = lattice.node(at)
+            part = partition(node)
+            checked += 1
+            bound[at] = max(bound[at], ctx.bound(node, part(False).counts))
+            # (a node whose own bound is no better than the best cannot beat it)
+            ok, passed = None, False
+            if bound[at] < best_value[0]:
+                ok, passed = _check(part, targets, allowed,
+                                    bool(known_ok[at]) or status[at] == 1)
+            if passed:
+                loss_value = value(node, part, ok)
+                if monotone:
+                    known_ok[at] = True
+                if loss_value < best_value[0]:
+                    best = (loss_value, node, ok)
+                    best_value[0] = loss_value
+            resume = True  # (then what is known of it is passed on above)
     if best is None:
         return SearchResult(None, None, None, None, size, checked)
     least, node, ok = best
@@ -604,23 +606,49 @@ def _partition(table, by_records: bool, per_record: bool, n: int) -> Partition:
     return Partition(counts, table.row_class, keys, table.node, table.counts, table.rows)
 
 
+class _Lattice:
+    """A lattice's nodes: each one's levels (``grid``, one row per node in the order of
+    their flat index, lexicographic), the flat indices in the search's order (by sum of
+    levels, then lexicographically: ``order``) and each node's position there."""
+
+    def __init__(self, shape: tuple) -> None:
+        self.shape = shape
+        m = len(shape)
+        self.shape_array = np.array(shape, dtype=np.int64)
+        self.stride_array = np.ones(m, dtype=np.int64)
+        for j in range(m - 2, -1, -1):
+            self.stride_array[j] = self.stride_array[j + 1] * shape[j + 1]
+        self.stride = self.stride_array.tolist()
+        self.grid = np.indices(shape, dtype=np.int64).reshape(m, -1).T.copy()
+        size = len(self.grid)
+        self.order = np.lexsort((np.arange(size), self.grid.sum(axis=1)))
+        self.position = np.empty(size, dtype=np.int64)
+        self.position[self.order] = np.arange(size)
+
+    def node(self, at: int) -> tuple:
+        """The levels of the node of flat index ``at``."""
+        return tuple(self.grid[at].tolist())
+
+    def flat(self, node: Sequence[int]) -> int:
+        """The flat index of a node."""
+        return sum(level * step for level, step in zip(node, self.stride, strict=True))
+
+
 class _Marks:
     """What is known of each node of a lattice (``status``: 1 / -1 known to meet / to
     fail the targets), marked on a node and every node above or below it."""
 
-    def __init__(self, shape: tuple, status: np.ndarray | None = None) -> None:
-        self.shape = shape
-        self.stride = [int(np.prod(shape[j + 1:], dtype=np.int64)) for j in range(len(shape))]
-        self.grid = np.array(list(itertools.product(*(range(s) for s in shape))),
-                             dtype=np.int64).reshape(-1, len(shape))
+    def __init__(self, lattice: _Lattice | tuple, status: np.ndarray | None = None) -> None:
+        if not isinstance(lattice, _Lattice):
+            lattice = _Lattice(tuple(lattice))
+        self.lattice, self.shape, self.grid = lattice, lattice.shape, lattice.grid
+        self.stride = lattice.stride
         self.status = np.zeros(len(self.grid), dtype=np.int8) if status is None else status
-        # (Python lists and a view of the status: reading numpy's scalars one by one in
-        # the walks below costs more than the walks)
-        self.rows = self.grid.tolist()
+        # (a view of the status: reading numpy's scalars one by one costs more)
         self.view = memoryview(self.status)
         # the compiled walk's arguments, made once
-        self._args = (np.array(shape, dtype=np.int64), np.array(self.stride, dtype=np.int64),
-                      self.grid, np.empty(len(self.grid), dtype=np.int64))
+        self._args = (lattice.shape_array, lattice.stride_array, self.grid,
+                      np.empty(len(self.grid), dtype=np.int64))
 
     def mark(self, start: int, value: int) -> None:
         """Mark the node and every node above it (value 1) or below it (-1)."""
@@ -670,7 +698,7 @@ def _path_preference(maps: Sequence[np.ndarray], shape: tuple) -> list[float]:
     return total.ravel().tolist()
 
 
-def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
+def _classify(lattice: _Lattice, status: np.ndarray,
               meets: Callable[[tuple], bool],
               worth: Callable[[int], bool] | None = None,
               prefer: Sequence[float] | None = None) -> int:
@@ -681,13 +709,13 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
     a node (and so every node above it) can still matter; no path starts from others.
     ``prefer[flat index]``: which successor a path goes on to (the least; default the
     first variable that can be generalised). Returns the nodes checked."""
-    marks = _Marks(shape, status)
-    rows, view = marks.rows, marks.view
+    marks = _Marks(lattice, status)
+    view = marks.view
     shape_array, stride, grid = marks._args[:3]
     rank = (np.zeros(len(grid)) if prefer is None
             else np.asarray(prefer, dtype=float))  # (ties: the first variable)
     checked = 0
-    for at in np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape).tolist():
+    for at in lattice.order.tolist():
         if view[at] or (worth is not None and not worth(at)):
             continue
         path = _path(at, shape_array, stride, grid, status, rank).tolist()
@@ -695,13 +723,47 @@ def _classify(nodes: list[tuple], shape: tuple, status: np.ndarray,
         while lo <= hi:
             mid = (lo + hi) // 2
             checked += 1
-            if meets(tuple(rows[path[mid]])):
+            if meets(lattice.node(path[mid])):
                 marks.mark(path[mid], 1)
                 hi = mid - 1
             else:
                 marks.mark(path[mid], -1)
                 lo = mid + 1
     return checked
+
+
+@njit(cache=True)
+def _walk(i, resume, order, stride, grid, shape, bound, known_ok, status, statics, static,
+          best_value, best_position):  # pragma: no cover - numba
+    """The level-wise walk of the nodes in ``order`` from its i-th: each node's bound is
+    at least its bound from its levels (``statics[i]``); a node known to meet the targets
+    (``status`` 1) whose loss is that bound (``static``) becomes the best when it beats
+    ``best_value`` (``best_position``: its position); then what is known of it (its
+    bound, ``known_ok``) is passed to the nodes one level above. Returns the position of
+    the first node to check (not known to fail, its bound below the best; ``resume``:
+    the walk goes on from it once checked, passing on what was found), or the number of
+    nodes when none is left."""
+    size = len(order)
+    m = len(shape)
+    while i < size:
+        at = order[i]
+        if not resume:
+            bound[at] = max(bound[at], statics[i])
+            if status[at] == 1 and static:
+                if bound[at] < best_value[0]:
+                    best_value[0] = statics[i]
+                    best_position[0] = i
+            elif status[at] >= 0 and bound[at] < best_value[0]:
+                return i
+        resume = False
+        for j in range(m):  # pass what is known to the nodes one level above
+            if grid[at, j] + 1 < shape[j]:
+                above = at + stride[j]
+                bound[above] = max(bound[above], bound[at])
+                if known_ok[at]:
+                    known_ok[above] = True
+        i += 1
+    return size
 
 
 @njit(cache=True)
@@ -729,10 +791,11 @@ def _path(start, shape, stride, grid, status, rank):  # pragma: no cover - numba
     return path[:length]
 
 
-def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
+def _least_loss_first(lattice: _Lattice, lower: np.ndarray,
                       evaluate: Callable[[tuple], tuple[int, tuple | None]],
                       status: np.ndarray) -> tuple[tuple | None, int]:
-    """The first of ``nodes`` (in their order) of least loss among those meeting the
+    """The first of the lattice's nodes (in the search's order; ``lower[i]`` the bound
+    of the i-th) of least loss among those meeting the
     targets, visiting them by their loss bound ``lower`` (the loss of the generalisation
     alone, known from the levels: precision, non-uniform entropy), as ARX does with a
     monotone loss: no node of a bound above the least loss found can beat it, and the
@@ -743,18 +806,20 @@ def _least_loss_first(nodes: list[tuple], shape: tuple, lower: np.ndarray,
     the targets, else 0; (loss, classes meeting the targets) when the node meets them,
     else None); ``status``: -1 for the nodes known to fail. Returns ((loss, node,
     classes meeting the targets), nodes checked)."""
-    marks = _Marks(shape, status)
-    order = np.lexsort((np.arange(len(nodes)), lower))  # by bound, then in order
-    best: tuple | None = None  # (loss, position in nodes, node, classes meeting)
+    marks = _Marks(lattice, status)
+    order = np.lexsort((np.arange(len(lower)), lower))  # by bound, then in order
+    best: tuple | None = None  # (loss, position in the order, node, classes meeting)
     checked = 0
-    flat = np.ravel_multi_index(np.array(nodes, dtype=np.int64).T, shape)
+    flat = lattice.order.tolist()
+    lower_list = lower.tolist()
+    view = marks.view
     for i in order.tolist():
-        if best is not None and (lower[i], i) >= (best[0], best[1]):
+        if best is not None and (lower_list[i], i) >= (best[0], best[1]):
             break  # no node left can have less loss, or as little and come first
-        node = nodes[i]
-        at = int(flat[i])
-        if marks.status[at] < 0:
+        at = flat[i]
+        if view[at] < 0:
             continue
+        node = lattice.node(at)
         checked += 1
         tag, found = evaluate(node)
         if tag:

@@ -208,7 +208,7 @@ def test_t_closeness_and_average_risk_search_is_optimal(data, sens, t, risk, lim
 def test_flash_classification_agrees_with_every_node(data, k):
     # _classify checks some nodes and infers the rest by monotonicity: every node's
     # inferred status equals 2-anonymity computed on it directly
-    from sdcflow.kernels.privacy.lattice import _classify
+    from sdcflow.kernels.privacy.lattice import _classify, _Lattice
 
     d, rows = data
     codes = np.array(rows)
@@ -219,9 +219,8 @@ def test_flash_classification_agrees_with_every_node(data, k):
         keys = [tuple(int(maps[j][node[j]][c]) for j, c in enumerate(row)) for row in codes]
         return min(keys.count(key) for key in keys) >= k
 
-    nodes = sorted(itertools.product(range(3), repeat=3), key=lambda v: (sum(v), v))
     status = np.zeros(27, dtype=np.int8)
-    checked = _classify(nodes, shape, status, meets)
+    checked = _classify(_Lattice(shape), status, meets)
     truth = [1 if meets(v) else -1 for v in itertools.product(range(3), repeat=3)]
     assert status.tolist() == truth
     assert checked < 27
