@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import SdcflowError
 from ..recipe import Recipe, as_recipe
+from .blas import one_blas_thread
 from .dask import run_dask
 from .execution import execution_options
 from .partial import Selection
@@ -49,6 +50,16 @@ def run(recipe: Recipe | str | Path, out_dir: str | Path | None = None, *, write
     the plan: such a run never releases; it returns (and writes, by default into
     ``output/NAME.partial``) the measures of the steps it ran and the checks it could
     evaluate (:func:`run_partial`)."""
+    with one_blas_thread():  # (figures independent of the machine's cores)
+        return _run(recipe, out_dir, write=write, use_cache=use_cache, progress=progress,
+                    engine=engine, scheduler=scheduler, workers=workers,
+                    allow_paths=allow_paths, selection=selection)
+
+
+def _run(recipe: Recipe | str | Path, out_dir: str | Path | None, *, write: bool,
+         use_cache: bool, progress: RunObserver | Callable[[str], None] | None,
+         engine: str | None, scheduler: str | None, workers: int | None,
+         allow_paths: Iterable[str | Path], selection: Selection | None) -> RunResult:
     observer = as_observer(progress)
     recipe = as_recipe(recipe, allow_paths)
     options = execution_options(recipe, engine=engine, scheduler=scheduler, workers=workers)

@@ -129,6 +129,11 @@ class _client:
                 processes=True, dashboard_address=None, silence_logs=50,
                 memory_limit=f"{float(memory)}GiB" if memory else "auto")
             self.client = Client(self.cluster)
+        # every worker's BLAS on one thread (the figures independent of its cores), for
+        # the workers there are and those that join
+        from .blas_plugin import OneBlasThread
+
+        self.client.register_plugin(OneBlasThread())
         return self.client
 
     def __exit__(self, *exc):
