@@ -82,7 +82,8 @@ class History:
 
     def __init__(self, codes: np.ndarray, maps: Sequence[np.ndarray],
                  values: np.ndarray | None = None, counts: np.ndarray | None = None,
-                 max_rows: int = MAX_STORED_ROWS) -> None:
+                 max_rows: int = MAX_STORED_ROWS,
+                 grouped: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         codes = np.asarray(codes, dtype=np.int64)
         n, m = codes.shape
         values = (np.zeros((n, 0), dtype=np.int64) if values is None
@@ -110,7 +111,8 @@ class History:
                     at += len(parts[-1])
         self._all_jumps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         self._offset_lists = self._offsets.tolist()  # (read per roll-up: lists are quicker)
-        ids, rep = row_ids(np.hstack([codes, values]))
+        # (grouped: the rows already found, as row_ids finds them -- see by_keys)
+        ids, rep = row_ids(np.hstack([codes, values])) if grouped is None else grouped
         #: each record's row of the bottom table
         self.record_row = ids
         self.bottom = self._table((0,) * m, codes[rep], values[rep],
@@ -132,6 +134,16 @@ class History:
         self._hash = np.zeros(2 * slots, dtype=np.int64)
         self._work = np.zeros((4, max(rows, 1)), dtype=np.int64)
         self._roll_ups = 0
+
+    def by_keys(self, codes: np.ndarray) -> History:
+        """The history of the same records' keys alone (no value columns), its rows found
+        from this one's (a row per class of the bottom table) rather than again from the
+        records."""
+        bottom = self.bottom
+        first = np.ones(len(bottom.row_class), dtype=bool)
+        first[1:] = bottom.row_class[1:] != bottom.row_class[:-1]
+        return History(codes, self.maps, max_rows=self.max_rows,
+                       grouped=(bottom.row_class[self.record_row], bottom.rows[first]))
 
     def table(self, node: Sequence[int]) -> Table:
         """The node's table, rolled up from the stored table at or below it with the

@@ -336,8 +336,8 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     values, per_record = _target_values(targets, n) if by_records else (None, False)
     # the classes' sizes from a history of the keys alone (few rows), what targets on
     # records read from one of the keys and their values
-    history = History(codes, maps)
     with_values = History(codes, maps, values) if by_records else None
+    history = History(codes, maps) if with_values is None else with_values.by_keys(codes)
     units, counts, ids = history.bottom.keys, history.bottom.counts, history.record_row
     w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
     ctx = LossContext(loss, units, counts, maps, w, k=k, suppression=suppression_loss)
@@ -692,7 +692,8 @@ def _path_preference(maps: Sequence[np.ndarray], shape: tuple) -> list[float]:
     fewest (whose classes, and class tables, shrink most)."""
     total = np.zeros(shape)
     for j, mp in enumerate(maps):
-        distinct = np.array([len(np.unique(level)) for level in mp], dtype=float)
+        distinct = np.array([np.count_nonzero(np.bincount(level)) for level in mp],
+                            dtype=float)
         share = distinct / max(distinct[0], 1.0)
         total += share.reshape([-1 if i == j else 1 for i in range(len(shape))])
     return total.ravel().tolist()

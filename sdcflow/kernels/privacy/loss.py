@@ -55,6 +55,7 @@ not change its value.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -102,23 +103,39 @@ class LossContext:
         return float(self.counts.sum())
 
     def _prepare_entropy(self) -> None:
-        """Per variable and level, each unit's ``-log2 P(original | generalised)``."""
-        n = self.n
-        top = np.zeros(len(self.codes))
-        # (integer counts @ floats is numpy's float dot after a slow cast: cast once)
-        weights = np.asarray(self.counts, dtype=float)
+        """Per variable and level, each level-0 code's ``-log2 P(original | generalised)``
+        (a unit's is its code's) and their sum over the records: computed per code, not
+        per unit (the codes are few, the units many)."""
         for j, maps in enumerate(self.maps):
             code = self.codes[:, j]
             f0 = np.bincount(code, weights=self.counts, minlength=maps.shape[1])
-            per_level = []
+            seen = f0 > 0
+            per_level, sums = [], []
             for level in maps:
-                g = level[code]
-                fg = np.bincount(g, weights=self.counts, minlength=int(level.max()) + 1)
-                per_level.append(np.log2(fg[g]) - np.log2(f0[code]))
+                fg = np.bincount(level, weights=f0, minlength=int(level.max()) + 1)
+                cost = np.zeros(len(f0))
+                cost[seen] = np.log2(fg[level[seen]]) - np.log2(f0[seen])
+                per_level.append(cost)
+                # (math.fsum: the correctly rounded sum, the same on every machine)
+                sums.append(math.fsum((f0[seen] * cost[seen]).tolist()))
             self._entropy.append(per_level)
-            self._sums.append([float(weights @ c) for c in per_level])
-            top += self.weights[j] * (np.log2(n) - np.log2(f0[code]))
-        self._top = top
+            self._sums.append(sums)
+
+    def _unit_entropy(self, j: int, level: int, units: np.ndarray) -> np.ndarray:
+        """The units' ``-log2 P(original | generalised)`` for variable j at a level."""
+        return self._entropy[j][level][self.codes[units, j]]
+
+    def _unit_top(self, units: np.ndarray) -> np.ndarray:
+        """The units' cost with every variable at the top (a suppressed record's)."""
+        if self._top is None:
+            n = self.n
+            top = np.zeros(len(self.codes))
+            for j, maps in enumerate(self.maps):
+                code = self.codes[:, j]
+                f0 = np.bincount(code, weights=self.counts, minlength=maps.shape[1])
+                top += self.weights[j] * (np.log2(n) - np.log2(f0[code]))
+            self._top = top
+        return self._top[units]
 
     def static_bound(self, node: Sequence[int]) -> float:
         """The loss of ``node`` with no record suppressed, when it can be told from the
@@ -180,9 +197,9 @@ class LossContext:
         bound = self.static_bound(node)
         if self.suppression == "arx_non_monotonic":
             return bound + self._among_suppressed(node, units)
-        extra = self._top[units].copy()
+        extra = self._unit_top(units).copy()
         for j, lv in enumerate(node):
-            extra -= self.weights[j] * self._entropy[j][lv][units]
+            extra -= self.weights[j] * self._unit_entropy(j, lv, units)
         return bound + float(self.counts[units] @ extra)
 
     def _among_suppressed(self, node: Sequence[int], units: np.ndarray) -> float:

@@ -119,3 +119,20 @@ def test_sorted_positions_finds_each_row_where_a_search_by_hand_does(seed, n):
     assert sorted_positions(np.vstack([keys, missing]), table) is None
     if len(keys) > 1:  # out of order: not found by the merge
         assert sorted_positions(keys[::-1], table) is None
+
+
+def test_the_keys_history_found_from_the_values_history_is_the_one_from_the_records():
+    # History.by_keys derives the keys-only rows from the (keys, values) rows: the same
+    # record rows, keys, counts and representatives as grouping the records again
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n, m = int(rng.integers(1, 60)), int(rng.integers(1, 4))
+        codes = rng.integers(0, 4, size=(n, m))
+        maps = [np.array([np.arange(4), np.arange(4) // 2, np.zeros(4, dtype=np.int64)])] * m
+        values = rng.integers(0, 3, size=(n, 2))
+        fresh = History(codes, maps)
+        derived = History(codes, maps, values).by_keys(codes)
+        assert derived.record_row.tolist() == fresh.record_row.tolist()
+        assert derived.bottom.keys.tolist() == fresh.bottom.keys.tolist()
+        assert derived.bottom.counts.tolist() == fresh.bottom.counts.tolist()
+        assert codes[derived.bottom.rows].tolist() == codes[fresh.bottom.rows].tolist()
