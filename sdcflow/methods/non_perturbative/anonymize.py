@@ -106,8 +106,10 @@ class Anonymize(Method):
     # absent from the data; 3: width levels reaching below zero are labelled "-10 to -1"
     # (was "-10--1"); 4: a faster search checks other nodes (nodes_checked), the same
     # optimum; 5: t-closeness's and delta-presence's excess bounds tag more nodes
-    # (nodes_checked again), the same optimum
-    version = "5"
+    # (nodes_checked again), the same optimum; 6: Flash's paths go on to the successor
+    # keeping fewest distinct values, delta-presence is checked on joint class tables of
+    # data and population (nodes_checked again), the same optimum
+    version = "6"
     makes_missing = True  # the key values of suppressed records
     roles = ("key",)
     default_roles = ("key",)
