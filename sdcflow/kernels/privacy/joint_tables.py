@@ -1,7 +1,8 @@
 """The classes of the data and of its population at a lattice node, rolled up together,
 for targets that read class sizes alone: k-anonymity (Samarati & Sweeney 1998) and
 delta-presence (Nergiz, Atzori & Clifton, "Hiding the presence of individuals from
-shared databases", SIGMOD 2007). NumPy and numba only.
+shared databases", SIGMOD 2007); for k-anonymity alone, the data's classes, each its
+own population. NumPy and numba only.
 
 As ARX does for delta-presence (F. Prasser & F. Kohlmayer, "Putting statistical
 disclosure control into practice: the ARX data anonymization tool", 2015: one table of
@@ -59,7 +60,9 @@ class JointHistory(History):
 
     def __init__(self, keys: np.ndarray, maps: Sequence[np.ndarray],
                  population: np.ndarray, sample: np.ndarray) -> None:
-        super().__init__(keys, maps, counts=population)
+        # (the keys distinct and in order already: each its own row)
+        rows = np.arange(len(keys), dtype=np.int64)
+        super().__init__(keys, maps, counts=population, grouped=(rows, rows))
         self.shifts, self.masks = packing(self.maps)
         packed = _pack(self.bottom.keys, self.shifts)
         self.joint_bottom = JointTable(self.bottom.node, packed, self.bottom.counts,
@@ -284,17 +287,29 @@ class JointChecks:
         return self._rules[key]
 
 
-def joint_checks(targets: Sequence, codes: np.ndarray, maps: Sequence[np.ndarray]
-                 ) -> JointChecks | None:
+def joint_checks(targets: Sequence, codes: np.ndarray, maps: Sequence[np.ndarray],
+                 bottom: tuple[np.ndarray, np.ndarray] | None = None) -> JointChecks | None:
     """The checks on joint tables of a search of ``targets`` on the data ``codes``,
     when every target and its relaxation reads class sizes alone and one population at
-    most (None otherwise, or without delta-presence: the data's tables alone serve)."""
+    most (None otherwise). Without delta-presence (k-anonymity alone) the tables are the
+    data's, each class its own population: ``bottom``, the data's distinct level-0 keys
+    in lexicographic order and their records, spares grouping the records again."""
     every = [t for t in targets] + [t.relaxed for t in targets if t.relaxed is not None]
     if rules_of(every) is None:
         return None
     population = population_of(targets)
     if population is None:
-        return None
+        # (k-anonymity alone: the data's classes, each its own population)
+        if any(getattr(t, "counts_rule", ("k",))[0] != "k" for t in every):
+            return None
+        if bottom is None:
+            ids, rep = row_ids(np.asarray(codes, dtype=np.int64))
+            bottom = (np.asarray(codes, dtype=np.int64)[rep],
+                      np.bincount(ids, minlength=len(rep)).astype(np.int64))
+        keys, counts = bottom
+        if packing(maps) is None or (keys < 0).any():
+            return None
+        return JointChecks(JointHistory(keys, maps, counts, counts))
     history = joint_history(codes, population, maps)
     return None if history is None else JointChecks(history)
 

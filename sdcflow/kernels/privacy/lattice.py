@@ -312,7 +312,8 @@ def lattice_size(maps: Sequence[np.ndarray]) -> int:
 def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Target],
            loss: str = "precision", *, suppression_limit: float = 0.0,
            weights: Sequence[float] | None = None, k: int = 1,
-           suppression_loss: str = "full") -> SearchResult:
+           suppression_loss: str = "full",
+           practical_monotonicity: bool = False) -> SearchResult:
     """The least-loss node of the lattice meeting ``targets``.
 
     ``codes``: the records' key codes (n x m, integers 0 .. d_j - 1); ``maps[j]``: a
@@ -321,7 +322,14 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     :data:`sdcflow.kernels.privacy.loss.LOSSES`; ``weights``: per variable (default 1);
     ``k``: the k of the normalized average class size; ``suppression_loss``: how a
     suppressed record is charged, one of
-    :data:`sdcflow.kernels.privacy.loss.SUPPRESSION_LOSSES`."""
+    :data:`sdcflow.kernels.privacy.loss.SUPPRESSION_LOSSES`.
+
+    ``practical_monotonicity``: search as if every target were monotone, as ARX's
+    option of that name does (``ARXConfiguration.setPracticalMonotonicity``): Flash
+    classifies the nodes on all the targets, and a node above one meeting them is taken
+    to meet them unchecked. Faster where the targets are not monotone, but the optimum
+    may be missed. The node chosen is then checked in full; should it fail the targets
+    after all, the exact search runs instead, so the result always meets them."""
     codes = np.asarray(codes, dtype=np.int64)
     n, m = codes.shape
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
@@ -348,6 +356,9 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         allowed = 0
     suppressing = allowed > 0
     monotone = all(t.monotone(suppressing) for t in targets)
+    # (assumed monotone: the node chosen is checked in full at the end)
+    assumed = practical_monotonicity and not monotone
+    monotone = monotone or assumed
     targets = sorted(targets, key=_cost)  # cheap checks first (a node may fail early)
     shape = tuple(len(mp) for mp in maps)
     lattice = _Lattice(shape)
@@ -365,7 +376,8 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
 
     # targets on class sizes alone with delta-presence: the data's and the population's
     # classes rolled up together and checked in one compiled pass (the same decisions)
-    joint = None if by_records else joint_checks(targets, codes, maps)
+    joint = None if by_records else joint_checks(
+        targets, codes, maps, (history.bottom.keys, history.bottom.counts))
     partition = slow_partition if joint is None else joint
 
     def meets(some: Sequence[Target]) -> Callable[[tuple], bool]:
@@ -491,6 +503,19 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
                     best = (loss_value, node, ok)
                     best_value[0] = loss_value
             resume = True  # (then what is known of it is passed on above)
+    if assumed:
+        # the monotonicity was assumed: the node chosen must meet the targets as checked
+        # in full, else (or when none was found) the exact search decides
+        passed = False
+        if best is not None:
+            passed = _check(slow_partition(best[1]), targets, allowed, False)[1]
+            checked += 1
+        if not passed:
+            exact = search(codes, maps, targets, loss, suppression_limit=suppression_limit,
+                           weights=weights, k=k, suppression_loss=suppression_loss)
+            exact.checked += checked
+            return exact
+        best = (best[0], best[1], None)  # (its classes found again below)
     if best is None:
         return SearchResult(None, None, None, None, size, checked)
     least, node, ok = best

@@ -100,7 +100,7 @@ class Anonymize(Method):
                "a suppression limit.")
     # the population's key combinations stay internal (a register may not be public)
     public_params = ("targets", "suppression_limit", "variables", "hierarchies", "loss",
-                     "suppression_loss", "weights")
+                     "suppression_loss", "weights", "practical_monotonicity")
     # 2: average_class_size is n / classes (ARX's AECS), the old figure divided by k is
     # normalized_average_class_size; delta-presence fails a node with a population class
     # absent from the data; 3: width levels reaching below zero are labelled "-10 to -1"
@@ -139,6 +139,13 @@ class Anonymize(Method):
                                "node) or arx_non_monotonic (as ARX's non-monotonic "
                                "metrics: in the entropy, a suppressed value covers the "
                                "suppressed records only)."},
+            "practical_monotonicity": {
+                "type": "boolean", "default": False,
+                "description": "Search as if every target were monotone (ARX's option of "
+                               "that name): faster with suppression and targets that are "
+                               "not monotone, but the optimum may be missed. The node "
+                               "chosen is checked in full (if it fails, the exact search "
+                               "runs instead)."},
             "population_counts": {
                 **POPULATION_COUNTS,
                 "description": "The delta_presence population's key combinations and their "
@@ -282,7 +289,8 @@ class Anonymize(Method):
         limit = float(params["suppression_limit"])
         result = lattice.search(codes, [b.maps for b in built], targets, params["loss"],
                                 suppression_limit=limit, weights=weights, k=k,
-                                suppression_loss=params["suppression_loss"])
+                                suppression_loss=params["suppression_loss"],
+                                practical_monotonicity=params["practical_monotonicity"])
         if result.node is None:
             raise PluginError(self.name, (
                 f"no combination of hierarchy levels ({result.lattice_size:,}) meets "
@@ -300,6 +308,7 @@ class Anonymize(Method):
             "node": {v: int(lv) for v, lv in zip(keys, result.node, strict=True)},
             "loss": params["loss"],
             "suppression_loss": params["suppression_loss"],
+            "practical_monotonicity": params["practical_monotonicity"],
             "loss_value": float(result.loss),
             "targets_met": [t.name for t in targets],
             "suppressed_records": int(result.suppressed.sum()),

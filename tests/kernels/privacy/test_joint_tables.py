@@ -1,6 +1,7 @@
-"""The joint class tables of the data and its population (delta-presence's classes): each
-node's table is the group-by of the population's records with the data's counted beside
-(checked against a dict built from the records); the search on them takes the same
+"""The joint class tables of the data and its population (delta-presence's classes; the
+data's alone for k-anonymity): each node's table is the group-by of the population's
+records with the data's counted beside (checked against a dict built from the
+records); the search on them takes the same
 decisions as the targets' own checks (the same node, loss, suppressed records and nodes
 checked, for every loss and way of charging suppression); and they are used only where
 they apply."""
@@ -78,8 +79,8 @@ def test_each_node_s_table_is_the_group_by_of_population_and_data(both, order):
 
 
 targets_drawn = st.tuples(
-    st.sampled_from([(0.0, 0.2), (0.0, 0.5), (0.1, 0.6), (0.3, 1.0)]),
-    st.sampled_from([None, 2]))
+    st.sampled_from([None, (0.0, 0.2), (0.0, 0.5), (0.1, 0.6), (0.3, 1.0)]),
+    st.sampled_from([None, 2, 3]))
 losses = st.sampled_from([
     ("precision", "full"), ("precision", "arx_monotonic"), ("discernibility", "full"),
     ("discernibility", "arx_monotonic"), ("non_uniform_entropy", "full"),
@@ -95,9 +96,11 @@ def test_the_search_on_joint_tables_decides_as_the_targets_do(both, drawn, loss,
     bounds, k = drawn
 
     def run():
-        targets = [delta_presence_target(population, MAPS, *bounds)]
-        if k is not None:
-            targets.append(k_anonymity(k))
+        # (no delta-presence: k-anonymity alone, on the data's classes as joint tables)
+        targets = [] if bounds is None else [delta_presence_target(population, MAPS,
+                                                                    *bounds)]
+        if k is not None or bounds is None:
+            targets.append(k_anonymity(k or 2))
         return search(data, MAPS, targets, loss[0], suppression_loss=loss[1],
                       suppression_limit=limit, k=k or 1)
 
@@ -172,8 +175,11 @@ def test_joint_tables_apply_only_to_class_size_targets_on_one_population():
     data = population[:2]
     delta = delta_presence_target(population, MAPS, 0.0, 0.5)
     assert joint_checks([delta, k_anonymity(2)], data, MAPS) is not None
-    # no population: k-anonymity alone is searched on the data's tables
-    assert joint_checks([k_anonymity(2)], data, MAPS) is None
+    # no population: k-anonymity alone on the data's classes, each its own population
+    alone = joint_checks([k_anonymity(2)], data, MAPS)
+    assert alone is not None
+    table = alone((0, 0, 0)).table
+    assert table.counts.tolist() == table.sample.tolist() == [1, 1]
     # a target reading records
     sensitive = np.array([0, 1])
     assert joint_checks([delta, l_diversity_target(sensitive, 2)], data, MAPS) is None
