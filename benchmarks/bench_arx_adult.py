@@ -26,39 +26,39 @@ suppresses nothing itself). TCloseness 10, the practical-monotonicity run of TCl
 expects a worse node (loss 390765.61326019815): with that option ARX assumes a
 monotonicity the models lack and need not find the optimum; it is left out.
 
+Each configuration is searched exactly for ARX's cases without practical monotonicity
+and with ``practical_monotonicity=True`` for ARX's cases with it ("pm": ARX then assumes
+the targets monotone and need not find the optimum): 64 searches.
+
 ARX's times (``arx_adult_times.json``, its "about" says how): ARX's own code, built and
 run on this machine on the same cases from its own test suite, six runs of
 ``ARXAnonymizer.anonymize`` each in one JVM; the column "ARX s" is the least CPU of runs
-2-6 (JIT warm) over the ARX cases a configuration stands for, "ARX 1st" the first run's
-wall time. anonymize() includes ARX's encoding of the loaded table (a few ms at most: its
+2-6 (JIT warm) over the ARX cases a search stands for, "ARX 1st" the first run's wall
+time. anonymize() includes ARX's encoding of the loaded table (a few ms at most: its
 quickest case takes 5 ms in all); sdcflow's figure is the search on coded keys, with one
-BLAS thread as in a run. An earlier version of this benchmark compared with figures
-of whole ARX runs (JIT cold: KAnonymity 0 1.85 s, one delta-presence case 0.04 s).
+BLAS thread as in a run. An earlier version of this benchmark compared with figures of
+whole ARX runs (JIT cold: KAnonymity 0 1.85 s, one delta-presence case 0.04 s).
 
 Measured on 2026-11-27 (this 2-core machine, otherwise idle; runs differ by up to about
-20 % per case): 5.3-5.6 CPU s for the 56 configurations against ARX's 18.2 (least per
-configuration), every node and loss as ARX's tests expect (the six differences above
-apart). sdcflow is faster on 39 of the 56, e.g. KAnonymity 0 0.5-0.8 s (ARX 0.90),
-OrderedDistanceTCloseness 0 0.25-0.32 s (0.44), DPresence 3 0.13 s (0.69), Combinations
-117 0.21 s (1.70). It is slower on 17, of two kinds:
-
-- ARX's runs with practical monotonicity ("pm": ARX assumes the targets monotone and
-  binary-searches, which need not find the optimum; sdcflow has no such option and
-  searches exactly): LDiversity 0 / 4 pm (0.38-0.41 s against ARX's 0.17 with pm, 0.65
-  without), LDiversity 1 / 5 pm (0.010 against 0.005; 0.12 without), TCloseness 0 / 8 pm
-  and 1 / 9 pm (0.04-0.06 against 0.010; 0.77 and 0.12 without),
-  OrderedDistanceTCloseness 4 pm (0.56 against 0.013);
-- the quickest cases, where ARX's whole run takes 7-27 ms and sdcflow's fixed cost
-  (the class tables of the records, the loss's statistics, about 8 ms) weighs: KAnonymity
-  3, LDiversity 2 and 3, TCloseness 4, 5, 6 and 7, OrderedDistanceTCloseness 2 and 3,
-  Combinations 3, 7 and 8, by 1-12 ms; and Combinations 45 (0.23-0.24 s against 0.227).
+20 % per case): 4.9-5.0 CPU s for the 64 searches against ARX's 21.2, every node and
+loss as ARX's tests expect (the six differences above apart). sdcflow is faster on 49 of
+the 64, e.g. KAnonymity 0 0.24 s (ARX 0.92), LDiversity 0 0.44 s (0.64), its
+practical-monotonicity run 0.16 s (0.165), OrderedDistanceTCloseness 0 0.26 s (0.44),
+DPresence 3 0.13 s (0.69), Combinations 117 0.21 s (1.70). It is slower on 15, each a
+case ARX runs whole in 5-21 ms, by 1-15 ms: KAnonymity 3, LDiversity 2, 3 and 5 pm,
+TCloseness 4, 5, 6 (Combinations 3), 7, 8 pm and 9 pm, OrderedDistanceTCloseness 2, 3
+and 4 pm, Combinations 7 and 8. There sdcflow's fixed cost weighs (grouping the 30,162
+records into their class table, 2-4 ms, and the final node's classes), and LDiversity 5
+pm, where no node meets the targets under the assumption, runs the exact search to be
+sure there is none (20 ms; ARX stops at 5 ms).
 
 This round (version 6 of ``anonymize``): delta-presence on joint class tables of data and
-population (DPresence 3-5 from 0.5, 0.33 and 0.37 s to 0.13, 0.08 and 0.09), Flash's paths
-towards the successor keeping fewest distinct values, the lattice's nodes as arrays and
-the level-wise walk compiled (a search's fixed cost on the 12,960-node lattice from about
-0.1 s to under 0.02 s), one BLAS thread (a threaded BLAS spent CPU waiting: KAnonymity 1
-0.18 -> 0.09 CPU s).
+population, k-anonymity alone on the data's (DPresence 3-5 from 0.5, 0.33 and 0.37 s to
+0.13, 0.08 and 0.09; KAnonymity 0 from 0.5-0.8 to 0.24), Flash's paths towards the
+successor keeping fewest distinct values, the lattice's nodes as arrays and the
+level-wise walk compiled (a search's fixed cost on the 12,960-node lattice from about
+0.1 s to about 0.01 s), ARX's practical monotonicity as an option, one BLAS thread (a
+threaded BLAS spent CPU waiting: KAnonymity 1 0.18 -> 0.10 CPU s).
 """
 
 from __future__ import annotations
