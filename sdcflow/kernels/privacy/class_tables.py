@@ -327,17 +327,11 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     groups = 0
     for i in range(n):
         key = key_of[i]
-        # Fibonacci hashing: the high bits of the key times 2**64 / golden ratio
-        at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
-        while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
-            at = (at + 1) & (size - 1)
-        if (slots[2 * at + 1] >> 32) != mark:
-            slots[2 * at] = key
-            slots[2 * at + 1] = (mark << 32) | groups
+        g = hash_group(slots, mark, bits, key, groups)
+        if g == groups:  # (a new group)
             distinct[groups] = key
             total[groups] = 0
             groups += 1
-        g = slots[2 * at + 1] & 0xFFFFFFFF
         group_of[i] = g
         last[g] = i
         total[g] += counts[i]
@@ -366,6 +360,36 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     for i in range(n):
         ids[i] = rank[group_of[i]]
     return out_keys, rep, out_counts, row_class, ids
+
+
+@njit(cache=True, inline="always")  # (called per row: inlined where called)
+def hash_group(slots, mark, bits, key, new):  # pragma: no cover - numba
+    """The group of ``key`` in an open-addressing hash table of ``2**bits`` slots of two
+    integers (a key, then ``mark * 2**32 +`` its group; a slot is filled when its mark is
+    ``mark``, new for each use, so the table is never cleared), entered as group ``new``
+    when absent. Fibonacci hashing: the high bits of the key times 2**64 / golden
+    ratio."""
+    size = 1 << bits
+    at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
+    while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
+        at = (at + 1) & (size - 1)
+    if (slots[2 * at + 1] >> 32) != mark:
+        slots[2 * at] = key
+        slots[2 * at + 1] = (mark << 32) | new
+        return new
+    return slots[2 * at + 1] & 0xFFFFFFFF
+
+
+@njit(cache=True, inline="always")
+def hash_find(slots, mark, bits, key):  # pragma: no cover - numba
+    """The group of ``key`` in a table of :func:`hash_group` (-1: absent)."""
+    size = 1 << bits
+    at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
+    while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
+        at = (at + 1) & (size - 1)
+    if (slots[2 * at + 1] >> 32) != mark:
+        return -1
+    return slots[2 * at + 1] & 0xFFFFFFFF
 
 
 @njit(cache=True)

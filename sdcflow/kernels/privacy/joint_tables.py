@@ -31,7 +31,7 @@ import numpy as np
 
 from ..jit import njit
 from ..risk.frequencies import row_ids
-from .class_tables import History, _fewest_rows_below, sorted_positions
+from .class_tables import History, _fewest_rows_below, hash_find, hash_group, sorted_positions
 
 
 @dataclass(frozen=True)
@@ -342,18 +342,12 @@ def _joint_roll_up(keys, counts, sample, low, high, jumps, offsets, radices, shi
     groups = 0
     for i in range(n):
         key = key_of[i]
-        # Fibonacci hashing: the high bits of the key times 2**64 / golden ratio
-        at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
-        while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
-            at = (at + 1) & (size - 1)
-        if (slots[2 * at + 1] >> 32) != mark:
-            slots[2 * at] = key
-            slots[2 * at + 1] = (mark << 32) | groups
+        g = hash_group(slots, mark, bits, key, groups)
+        if g == groups:  # (a new group)
             distinct[groups] = key
             total[groups] = 0
             total_s[groups] = 0
             groups += 1
-        g = slots[2 * at + 1] & 0xFFFFFFFF
         total[g] += counts[i]
         total_s[g] += sample[i]
     return distinct[:groups].copy(), total[:groups].copy(), total_s[:groups].copy()
@@ -421,22 +415,14 @@ def _unit_failing(units, jumps, starts, shifts, masks, keys, sample, ok, slots,
         if sample[r] > 0:
             failing[r] = not ok[c]
             c += 1
-        key = keys[r]
-        at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
-        while (slots[2 * at + 1] >> 32) == mark:
-            at = (at + 1) & (size - 1)
-        slots[2 * at] = key
-        slots[2 * at + 1] = (mark << 32) | r
+        hash_group(slots, mark, bits, keys[r], r)  # (the keys are distinct)
     out = np.zeros(len(units), dtype=np.bool_)
     generalised = units.copy()
     for j in range(len(starts)):
         if starts[j] >= 0:
             _map_field(generalised, jumps, starts[j], shifts[j], masks[j])
     for i in range(len(units)):
-        key = generalised[i]
-        at = ((key * -7046029254386353131) >> (64 - bits)) & (size - 1) if bits else 0
-        while (slots[2 * at + 1] >> 32) == mark and slots[2 * at] != key:
-            at = (at + 1) & (size - 1)
-        if (slots[2 * at + 1] >> 32) == mark:
-            out[i] = failing[slots[2 * at + 1] & 0xFFFFFFFF]
+        r = hash_find(slots, mark, bits, generalised[i])
+        if r >= 0:
+            out[i] = failing[r]
     return out
