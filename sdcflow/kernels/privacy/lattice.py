@@ -58,6 +58,15 @@ A node's classes are rolled up from the stored class table of a checked node bel
 first the class sizes alone, then, when the cheap targets pass, the classes with the
 counts of the sensitive values the targets on records read; targets are checked cheap
 first, and a node fails as soon as its failing classes hold more records than allowed.
+When every target reads class sizes alone (k-anonymity, delta-presence), the classes
+come from joint tables of the data and its population, checked in one compiled pass
+(:mod:`sdcflow.kernels.privacy.joint_tables`), with the same decisions.
+
+Flash's paths go on to the successor that keeps fewest distinct values; the nodes are
+arrays (by sum of levels, then lexicographically) and the level-wise walk is compiled,
+coming back to Python for each node to check. With ``practical_monotonicity`` (ARX's
+option) every target is taken as monotone; the node chosen is checked in full, and the
+exact search runs if it fails.
 """
 
 from __future__ import annotations
