@@ -129,6 +129,7 @@ def _risk() -> None:
 
 def _lattice() -> None:
     from ..kernels.privacy.class_tables import sorted_positions
+    from ..kernels.privacy.joint_tables import joint_checks
     from ..kernels.privacy.lattice import k_anonymity, search, t_closeness_target
     from ..kernels.privacy.model_targets import delta_presence_target
 
@@ -150,6 +151,10 @@ def _lattice() -> None:
     search(codes, maps, [delta_presence_target(population, maps, 0.0, 0.6)],
            "non_uniform_entropy", suppression_limit=0.5,
            suppression_loss="arx_non_monotonic")
+    # and a failing class's records found by their keys, at once
+    targets = [k_anonymity(3)]
+    node = joint_checks(targets, codes, maps)((0, 0))
+    node.suppressed_units(codes, node.check(node.rules(targets), len(codes), False)[0])
 
 
 @dataclass(frozen=True)
