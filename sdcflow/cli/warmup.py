@@ -219,15 +219,18 @@ def compile_family(family: Family) -> float:
 
 def not_compiled(chosen: Sequence[Family]) -> list[str]:
     """The kernels of the modules of ``chosen`` (``module.function``) that have neither
-    been compiled in this process nor have code in the cache: kernels no family calls,
+    been compiled in this process nor have code in the cache (those inlined where called
+    apart): kernels no family calls,
     which a run would still have to compile. (A kernel loaded from the cache whole with
     its caller compiles nothing itself, hence the look at the cache.)"""
     from ..kernels.jit import kernels
 
     modules = {m for f in chosen for m in f.modules}
+    # (a kernel inlined where it is called, inline="always", is compiled in its callers
+    # and never on its own)
     return sorted(f"{k.py_func.__module__}.{k.py_func.__name__}" for k in kernels()
                   if k.py_func.__module__ in modules and not k.signatures
-                  and not _in_cache(k))
+                  and not _in_cache(k) and k.targetoptions.get("inline") != "always")
 
 
 def _in_cache(dispatcher) -> bool:
