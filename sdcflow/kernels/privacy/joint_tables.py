@@ -123,11 +123,14 @@ def _pack(codes: np.ndarray, shifts: np.ndarray) -> np.ndarray:
 
 
 def joint_history(codes: np.ndarray, population: np.ndarray,
-                  maps: Sequence[np.ndarray]) -> JointHistory | None:
+                  maps: Sequence[np.ndarray],
+                  bottom: tuple[np.ndarray, np.ndarray] | None = None
+                  ) -> JointHistory | None:
     """The joint tables of the data (level-0 key codes ``codes``, n x m) and its
     population (P x m); None when some record of the data has a key the population
     lacks or holds more often (the data is then not part of the population), or when
-    the keys do not pack into one integer."""
+    the keys do not pack into one integer. ``bottom``: the data's distinct keys in
+    lexicographic order and their records, when known (else grouped here)."""
     population = np.asarray(population, dtype=np.int64)
     codes = np.asarray(codes, dtype=np.int64)
     if population.ndim != 2 or population.shape[1] != codes.shape[1]:
@@ -138,13 +141,13 @@ def joint_history(codes: np.ndarray, population: np.ndarray,
         return None
     pop_ids, pop_rep = row_ids(population)
     keys = population[pop_rep]
-    ids, rep = row_ids(codes)
-    at = sorted_positions(codes[rep], keys)
+    units, unit_counts = _distinct(codes) if bottom is None else bottom
+    at = sorted_positions(units, keys)
     if at is None:
         return None
     pop_counts = np.bincount(pop_ids, minlength=len(keys)).astype(np.int64)
     sample = np.zeros(len(keys), dtype=np.int64)
-    sample[at] = np.bincount(ids, minlength=len(rep))
+    sample[at] = unit_counts
     if (sample > pop_counts).any():
         return None
     return JointHistory(keys, maps, pop_counts, sample)
@@ -302,16 +305,19 @@ def joint_checks(targets: Sequence, codes: np.ndarray, maps: Sequence[np.ndarray
         # (k-anonymity alone: the data's classes, each its own population)
         if any(getattr(t, "counts_rule", ("k",))[0] != "k" for t in every):
             return None
-        if bottom is None:
-            ids, rep = row_ids(np.asarray(codes, dtype=np.int64))
-            bottom = (np.asarray(codes, dtype=np.int64)[rep],
-                      np.bincount(ids, minlength=len(rep)).astype(np.int64))
-        keys, counts = bottom
+        keys, counts = _distinct(codes) if bottom is None else bottom
         if packing(maps) is None or (keys < 0).any():
             return None
         return JointChecks(JointHistory(keys, maps, counts, counts))
-    history = joint_history(codes, population, maps)
+    history = joint_history(codes, population, maps, bottom)
     return None if history is None else JointChecks(history)
+
+
+def _distinct(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``codes`` in lexicographic order and the records of each."""
+    codes = np.asarray(codes, dtype=np.int64)
+    ids, rep = row_ids(codes)
+    return codes[rep], np.bincount(ids, minlength=len(rep)).astype(np.int64)
 
 
 @njit(cache=True)

@@ -73,8 +73,9 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
     low, high = delta_min * (1 - 1e-12), delta_max * (1 + 1e-12)
     last: dict = {}  # the partition last seen -> its classes' shares, absent classes
-    # the population's classes at each node, rolled up as the data's are
-    history = History(population, maps) if population.shape[1] == len(maps) else None
+    # the population's classes at each node, rolled up as the data's are: made when first
+    # needed (a search on joint tables never needs them)
+    tables: list[History] = []
 
     def shares(p: Partition) -> tuple[np.ndarray, int]:
         """The share of each class of the data, and the number of population classes
@@ -82,6 +83,9 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         if last.get("partition") is p:  # classes_ok and node_ok of one node
             return last["share"], last["absent"]
         size = len(p.counts)
+        if population.shape[1] == len(maps) and not tables:
+            tables.append(History(population, maps))
+        history = tables[0] if tables else None
         if history is None:  # (a population of other columns: as generalise tells)
             gen, pop_counts = generalise(population, maps, p.node), None
         else:
