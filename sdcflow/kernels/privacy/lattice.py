@@ -675,8 +675,7 @@ class _Marks:
     def __init__(self, lattice: _Lattice | tuple, status: np.ndarray | None = None) -> None:
         if not isinstance(lattice, _Lattice):
             lattice = _Lattice(tuple(lattice))
-        self.lattice, self.shape, self.grid = lattice, lattice.shape, lattice.grid
-        self.stride = lattice.stride
+        self.grid = lattice.grid
         self.status = np.zeros(len(self.grid), dtype=np.int8) if status is None else status
         # (a view of the status: reading numpy's scalars one by one costs more)
         self.view = memoryview(self.status)
