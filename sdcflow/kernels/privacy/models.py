@@ -1,4 +1,4 @@
-"""Privacy models evaluated per equivalence class. NumPy only.
+"""Privacy models evaluated per equivalence class. NumPy and numba only.
 
 Every function takes ``classes``: the equivalence class id of each record, ``0..C-1``
 (``-1``: a suppressed record, which belongs to no class), and returns one value per class
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..jit import njit
 from ..risk.frequencies import row_ids
 from ..risk.t_closeness import class_emd
 
@@ -80,7 +81,16 @@ def _weights(weights: np.ndarray | None, n: int) -> np.ndarray:
 def _pairs(classes: np.ndarray, sensitive: np.ndarray, weights: np.ndarray
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct (class, value) pairs of the records in a class with an observed value,
-    sorted by class then value: their class, value and (weighted) count."""
+    sorted by class then value: their class, value and (weighted) count, the weights of
+    each pair summed in record order.
+
+    Records already in that order (a search's class tables are: rows by class, then by
+    value) are merged in one compiled pass; others are grouped by :func:`row_ids`. The
+    two give the same pairs and the same sums (added in the same order)."""
+    pair_class, pair_value, count, in_order = _sorted_pairs(
+        classes, sensitive, np.asarray(weights, dtype=np.float64))
+    if in_order:
+        return pair_class, pair_value, count
     keep = (classes >= 0) & (sensitive >= 0)
     if not keep.any():
         empty = np.zeros(0, dtype=np.int64)
@@ -89,6 +99,38 @@ def _pairs(classes: np.ndarray, sensitive: np.ndarray, weights: np.ndarray
     pair, rep = row_ids(np.column_stack([c, s]))
     count = np.bincount(pair, weights=weights[keep])
     return c[rep], s[rep], count
+
+
+@njit(cache=True)
+def _sorted_pairs(classes, sensitive, weights):  # pragma: no cover - numba
+    """:func:`_pairs` of records whose observed (class, value) pairs come in order (not
+    decreasing), equal pairs one after another: the runs of equal pairs, their class,
+    value and summed weights (from 0.0, in record order, as ``np.bincount`` sums), and
+    True; empty arrays and False as soon as a pair comes out of order."""
+    n = len(classes)
+    pair_class = np.empty(n, dtype=np.int64)
+    pair_value = np.empty(n, dtype=np.int64)
+    count = np.empty(n, dtype=np.float64)
+    k = 0
+    last_class = -1
+    last_value = -1
+    for i in range(n):
+        c = classes[i]
+        v = sensitive[i]
+        if c < 0 or v < 0:
+            continue
+        if k and c == last_class and v == last_value:
+            count[k - 1] += weights[i]
+            continue
+        if k and (c < last_class or (c == last_class and v < last_value)):
+            return pair_class[:0], pair_value[:0], count[:0], False
+        pair_class[k] = c
+        pair_value[k] = v
+        count[k] = 0.0 + weights[i]
+        last_class = c
+        last_value = v
+        k += 1
+    return pair_class[:k].copy(), pair_value[:k].copy(), count[:k].copy(), True
 
 
 def class_sizes(classes: np.ndarray, n_classes: int | None = None) -> np.ndarray:
@@ -141,18 +183,32 @@ def recursive_l_diversity(classes: np.ndarray, sensitive: np.ndarray, l: int,
     classes, size = _classes(classes, n_classes)
     w = _weights(weights, classes.size)
     pair_class, _, count = _pairs(classes, _codes(sensitive, classes.size), w)
-    positive = count > 0
-    pair_class, count = pair_class[positive], count[positive]
-    # rank of each count within its class, largest first
-    order = np.lexsort((-count, pair_class))
-    pair_class, count = pair_class[order], count[order]
-    first = np.searchsorted(pair_class, pair_class, side="left")
-    rank = np.arange(pair_class.size) - first  # 0 = the largest
-    top = np.zeros(size)
-    top[pair_class[rank == 0]] = count[rank == 0]
-    tail = np.bincount(pair_class[rank >= l - 1], weights=count[rank >= l - 1], minlength=size)
+    return _recursive_ratio(pair_class, count, size, l)
+
+
+@njit(cache=True)
+def _recursive_ratio(pair_class, count, size, l):  # pragma: no cover - numba
+    """Each class's ``r_1 / (r_l + ... + r_m)`` from its (class, value) pairs in class
+    order (``count``: each pair's records; pairs without any left out): its counts
+    ordered descending (equal counts in pair order: a stable sort), the tail summed in
+    that order; ``inf`` when the tail is empty or 0."""
     out = np.full(size, np.inf)
-    np.divide(top, tail, out=out, where=tail > 0)
+    n = len(pair_class)
+    start = 0
+    while start < n:
+        end = start
+        while end < n and pair_class[end] == pair_class[start]:
+            end += 1
+        run = count[start:end]
+        run = run[run > 0]
+        if len(run):
+            ranked = run[np.argsort(-run, kind="mergesort")]
+            tail = 0.0
+            for r in range(l - 1, len(ranked)):
+                tail += ranked[r]
+            if tail > 0:
+                out[pair_class[start]] = ranked[0] / tail
+        start = end
     return out
 
 

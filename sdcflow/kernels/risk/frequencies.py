@@ -29,10 +29,12 @@ _MAX_KEY = 1 << 62
 
 def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Dense ids of the distinct rows of an integer matrix (values >= -1), in
-    lexicographic row order, and the index of one row per id.
+    lexicographic row order, and the index of one row per id (its last row).
 
     Columns are folded into one int64 key (mixed radix), compacting with a sort only when
-    the key would overflow; much faster than ``np.unique(axis=0)``."""
+    the key would overflow; the keys are then ranked without a comparison sort: a table
+    of the keys present when their range is small, else a least-significant-digit radix
+    sort (linear in the rows; much faster than ``np.unique(axis=0)``)."""
     n, m = codes.shape
     if m == 0:
         ids = np.zeros(n, dtype=np.int64)
@@ -43,6 +45,9 @@ def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if span <= max(4 * n, 1 << 16):
         # small key space: dense ids without sorting, in one compiled pass
         return _dense_row_ids(codes, radices, span)
+    if span < _MAX_KEY:
+        # the key fits one integer: folded and radix-sorted in one compiled call
+        return _radix_row_ids(codes, radices, (span - 1).bit_length())
     key = np.zeros(n, dtype=np.int64)
     size = 1
     for j in range(m):
@@ -113,6 +118,60 @@ def _dense_row_ids(codes, radices, size):  # pragma: no cover - numba
     for i in range(n):
         ids[i] = rank[key[i]]
         rep[ids[i]] = i
+    return ids, rep
+
+
+RADIX_BITS = 11  # bits of the key sorted per pass of the radix sort (2,048 buckets)
+
+
+@njit(cache=True)
+def _radix_row_ids(codes, radices, bits):  # pragma: no cover - numba
+    """:func:`row_ids` where the mixed-radix keys of the rows fit ``bits`` bits: each
+    row's key, the rows in the order of their keys by a stable least-significant-digit
+    radix sort (:data:`RADIX_BITS` bits a pass), and the ids counted along that order;
+    the representative of an id is its last row (the sort is stable)."""
+    n, m = codes.shape
+    key = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        k = 0
+        for j in range(m):
+            k = k * radices[j] + codes[i, j] + 1
+        key[i] = k
+        order[i] = i
+    other_key = np.empty(n, dtype=np.int64)
+    other_order = np.empty(n, dtype=np.int64)
+    buckets = 1 << RADIX_BITS
+    mask = buckets - 1
+    count = np.empty(buckets, dtype=np.int64)
+    shift = 0
+    while shift < bits:
+        count[:] = 0
+        for i in range(n):
+            count[(key[i] >> shift) & mask] += 1
+        at = 0
+        for d in range(buckets):
+            c = count[d]
+            count[d] = at
+            at += c
+        for i in range(n):
+            d = (key[i] >> shift) & mask
+            p = count[d]
+            count[d] = p + 1
+            other_key[p] = key[i]
+            other_order[p] = order[i]
+        key, other_key = other_key, key
+        order, other_order = other_order, order
+        shift += RADIX_BITS
+    ids = np.empty(n, dtype=np.int64)
+    distinct = 0
+    for i in range(n):
+        if i == 0 or key[i] != key[i - 1]:
+            distinct += 1
+        ids[order[i]] = distinct - 1
+    rep = np.empty(distinct, dtype=np.int64)
+    for i in range(n):
+        rep[ids[order[i]]] = order[i]
     return ids, rep
 
 

@@ -19,6 +19,8 @@ from sdcflow.kernels.privacy.models import (
     reidentification_risk,
     t_closeness,
 )
+from sdcflow.kernels.privacy.models import _pairs
+from sdcflow.kernels.risk.frequencies import row_ids
 
 # Li, Li & Venkatasubramanian (2007), Table 3 (nine patients) and Figure 1 (the disease
 # hierarchy, height 3). Leaf codes: 0 gastric ulcer, 1 gastritis, 2 stomach cancer,
@@ -90,6 +92,42 @@ def test_recursive_against_sorted_counts(records, l):
         counts = sorted(np.unique(values, return_counts=True)[1], reverse=True)
         tail = sum(counts[l - 1:])
         assert out[c] == (counts[0] / tail if tail else math.inf)
+
+
+def _pairs_by_grouping(classes, codes, weights):
+    """The (class, value) pairs by their definition: grouped by row_ids, in order."""
+    keep = (classes >= 0) & (codes >= 0)
+    if not keep.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+    pair, rep = row_ids(np.column_stack([classes[keep], codes[keep]]))
+    return (classes[keep][rep], codes[keep][rep],
+            np.bincount(pair, weights=weights[keep]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(-1, 4), st.integers(-1, 5),
+                          st.floats(0, 10, allow_nan=False)), min_size=1, max_size=40),
+       st.booleans())
+def test_pairs_in_order_merged_as_grouped(records, in_order):
+    # records whose (class, value) pairs come in order (a class table's rows) are merged
+    # in one compiled pass; others are grouped: the same pairs, the same sums bit for bit
+    # (the weights of a pair added in record order both ways)
+    if in_order:
+        records = sorted(records, key=lambda r: (r[0], r[1]))
+    classes = np.array([c for c, _, _ in records])
+    codes = np.array([s for _, s, _ in records])
+    w = np.array([x for _, _, x in records])
+    got, want = _pairs(classes, codes, w), _pairs_by_grouping(classes, codes, w)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+    # and the ratio of recursive l-diversity from its sorted counts, by definition
+    out = recursive_l_diversity(classes, codes, 2, weights=w, n_classes=5)
+    for c in range(5):
+        mine = want[2][(want[0] == c) & (want[2] > 0)]
+        ranked = [mine[i] for i in np.argsort(-mine, kind="stable")]
+        tail = math.fsum(ranked[1:]) if len(ranked) > 1 else 0.0
+        assert out[c] == (ranked[0] / tail if tail > 0 else math.inf) or math.isclose(
+            out[c], ranked[0] / tail, rel_tol=1e-12)
 
 
 def test_distinct_and_entropy_l_by_hand():
