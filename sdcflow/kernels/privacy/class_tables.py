@@ -38,12 +38,14 @@ _EMPTY = int(np.iinfo(np.int64).max)  # the levels of an empty slot: above every
 
 @dataclass(frozen=True)
 class Table:
-    """A node's rows: generalised ``keys`` (R x m), ``values`` (R x s), record
+    """A node's rows: generalised keys (R x m, :attr:`keys`), ``values`` (R x s), record
     ``counts``, one record index per row (``rows``), each row's class (``row_class``,
-    classes in the lexicographic order of their keys) and the number of classes."""
+    classes in the lexicographic order of their keys) and the number of classes.
+    ``row_keys``: the rows' keys, or None when the classes' keys are given instead
+    (``class_keys``; the rows' found from them when first read)."""
 
     node: tuple
-    keys: np.ndarray
+    row_keys: np.ndarray | None
     values: np.ndarray
     counts: np.ndarray
     rows: np.ndarray
@@ -51,6 +53,15 @@ class Table:
     n_classes: int
     #: the class keys and counts once computed (a table is read many times)
     _classes: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The generalised keys of each row (R x m)."""
+        if self.row_keys is not None:
+            return self.row_keys
+        if "row_keys" not in self._classes:
+            self._classes["row_keys"] = self._classes["keys"][self.row_class]
+        return self._classes["row_keys"]
 
     def class_counts(self) -> np.ndarray:
         """The records of each class."""
@@ -73,14 +84,58 @@ class Table:
         return self._classes["keys"]
 
 
+class Generalisation:
+    """A lattice's generalisation hierarchies as the roll-ups read them: ``maps[j]``, the
+    (levels x d_j) map of variable j's level-0 codes to each level (each level a
+    function of the one below), the radix of each variable's codes at each level, and
+    every variable's map from each level to each level above, concatenated, with where
+    each starts (``offsets[j, low, high]``; -1: none). Found once per search and shared
+    by its histories."""
+
+    def __init__(self, maps: Sequence[np.ndarray]) -> None:
+        self.maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
+        self.radix = [[int(level.max(initial=0)) + 1 for level in mp] for mp in self.maps]
+        self._jumps: dict[tuple[int, int, int], np.ndarray] = {}
+        height = max((len(mp) for mp in self.maps), default=1)
+        self.offsets = np.full((len(self.maps), height, height), -1, dtype=np.int64)
+        parts, at = [], 0
+        for j, mp in enumerate(self.maps):
+            for lo in range(len(mp)):
+                for hi in range(lo + 1, len(mp)):
+                    parts.append(self.jump(j, lo, hi))
+                    self.offsets[j, lo, hi] = at
+                    at += len(parts[-1])
+        self.all_jumps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        self.offset_lists = self.offsets.tolist()  # (read per roll-up: lists are quicker)
+
+    def jump(self, j: int, low: int, high: int) -> np.ndarray:
+        """Variable j's level-``low`` codes mapped to level ``high``."""
+        key = (j, low, high)
+        if key not in self._jumps:
+            lo, hi = self.maps[j][low], self.maps[j][high]
+            out = np.zeros(int(lo.max(initial=-1)) + 1, dtype=np.int64)
+            out[lo] = hi
+            self._jumps[key] = out
+        return self._jumps[key]
+
+    def jump_table(self, low: tuple, high: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """Every variable's maps from each level to each level above, concatenated, and
+        where variable j's map from ``low[j]`` to ``high[j]`` starts (-1: the variable
+        keeps its level)."""
+        offsets = self.offset_lists
+        return self.all_jumps, np.array([offsets[j][lo][hi] for j, (lo, hi)
+                                         in enumerate(zip(low, high, strict=True))],
+                                        dtype=np.int64)
+
+
 class History:
     """The class tables of a lattice's nodes. ``codes``: the records' level-0 key codes
     (n x m); ``values``: codes of value columns (n x s, or None); ``maps[j]``: the
     (levels x d_j) map of variable j's level-0 codes to each level (each level a
-    function of the one below); ``counts``: records each row of ``codes`` stands for
-    (default 1)."""
+    function of the one below), or their :class:`Generalisation`; ``counts``: records
+    each row of ``codes`` stands for (default 1)."""
 
-    def __init__(self, codes: np.ndarray, maps: Sequence[np.ndarray],
+    def __init__(self, codes: np.ndarray, maps: Sequence[np.ndarray] | Generalisation,
                  values: np.ndarray | None = None, counts: np.ndarray | None = None,
                  max_rows: int = MAX_STORED_ROWS,
                  grouped: tuple[np.ndarray, np.ndarray] | None = None) -> None:
@@ -89,33 +144,24 @@ class History:
         values = (np.zeros((n, 0), dtype=np.int64) if values is None
                   else np.asarray(values, dtype=np.int64).reshape(n, -1))
         counts = np.ones(n, dtype=np.int64) if counts is None else np.asarray(counts)
-        self.maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
+        self.generalisation = (maps if isinstance(maps, Generalisation)
+                               else Generalisation(maps))
+        self.maps = self.generalisation.maps
         # the radix of each variable's codes at each level, and of each value column
-        self._radix = [[int(level.max(initial=0)) + 1 for level in mp] for mp in self.maps]
+        self._radix = self.generalisation.radix
         self._value_radix = [int(v.max(initial=-1)) + 2 for v in values.T]
         self._value_space = 1
         for r in self._value_radix:
             self._value_space *= r
         self.max_rows = max_rows
-        self._jumps: dict[tuple[int, int, int], np.ndarray] = {}
-        # every variable's map from each level to each level above, concatenated, and
-        # where each starts (variable, from, to; -1: none)
-        height = max((len(mp) for mp in self.maps), default=1)
-        self._offsets = np.full((m, height, height), -1, dtype=np.int64)
-        parts, at = [], 0
-        for j, mp in enumerate(self.maps):
-            for lo in range(len(mp)):
-                for hi in range(lo + 1, len(mp)):
-                    parts.append(self._jump(j, lo, hi))
-                    self._offsets[j, lo, hi] = at
-                    at += len(parts[-1])
-        self._all_jumps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        self._offset_lists = self._offsets.tolist()  # (read per roll-up: lists are quicker)
+        self._offsets = self.generalisation.offsets
+        self._all_jumps = self.generalisation.all_jumps
         # (grouped: the rows already found, as row_ids finds them -- see by_keys)
         ids, rep = row_ids(np.hstack([codes, values])) if grouped is None else grouped
         #: each record's row of the bottom table
         self.record_row = ids
-        self.bottom = self._table((0,) * m, codes[rep], values[rep],
+        self.bottom = self._table((0,) * m, np.take(codes, rep, axis=0),
+                                  np.take(values, rep, axis=0),
                                   np.bincount(ids, weights=counts, minlength=len(rep)), rep)
         # the stored tables in slots reused oldest first: their nodes' levels and rows
         # (an empty slot: levels above every node)
@@ -125,15 +171,30 @@ class History:
         self._next = 0  # the slot to fill next
         self._oldest = 0  # the oldest slot filled
         self._stored_rows = 0
-        # the roll-up's working arrays, made once: a hash table of twice the bottom's
-        # rows (slots marked by the number of the roll-up that filled them, so never
-        # cleared) and per-row groups
-        rows, slots = len(self.bottom.counts), 1
-        while slots < 2 * rows:
-            slots *= 2
-        self._hash = np.zeros(2 * slots, dtype=np.int64)
-        self._work = np.zeros((4, max(rows, 1)), dtype=np.int64)
+        self._arrays: tuple | None = None  # (the roll-ups' working arrays: made when needed)
         self._roll_ups = 0
+
+    def _working(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """The roll-ups' hash table and per-row groups (:meth:`_arrays_made`) and the
+        next mark."""
+        slots, work, _, _ = self._arrays_made()
+        self._roll_ups += 1
+        return slots, work, self._roll_ups
+
+    def _arrays_made(self) -> tuple[np.ndarray, ...]:
+        """The roll-ups' working arrays, made at the first roll-up: a hash table of
+        twice the bottom's rows (slots marked by the number of the roll-up that filled
+        them, so never cleared), per-row groups, and no values and counts for each
+        row (a roll-up of classes alone)."""
+        if self._arrays is None:
+            rows, slots = len(self.bottom.counts), 1
+            while slots < 2 * rows:
+                slots *= 2
+            self._arrays = (np.zeros(2 * slots, dtype=np.int64),
+                            np.zeros((4, max(rows, 1)), dtype=np.int64),
+                            np.zeros((rows, 0), dtype=np.int64),
+                            np.zeros(rows, dtype=np.int64))
+        return self._arrays
 
     def by_keys(self, codes: np.ndarray) -> History:
         """The history of the same records' keys alone (no value columns), its rows found
@@ -142,7 +203,7 @@ class History:
         bottom = self.bottom
         first = np.ones(len(bottom.row_class), dtype=bool)
         first[1:] = bottom.row_class[1:] != bottom.row_class[:-1]
-        return History(codes, self.maps, max_rows=self.max_rows,
+        return History(codes, self.generalisation, max_rows=self.max_rows,
                        grouped=(bottom.row_class[self.record_row], bottom.rows[first]))
 
     def table(self, node: Sequence[int]) -> Table:
@@ -176,11 +237,10 @@ class History:
         return table
 
     def _hash_roll_up(self, keys, values, counts, low: tuple, high: tuple, radices):
-        maps, starts = self._jump_table(low, high)
-        self._roll_ups += 1
+        maps, starts = self.generalisation.jump_table(low, high)
+        slots, work, mark = self._working()
         return _roll_up(keys, values, counts, maps, starts,
-                        np.asarray(radices, dtype=np.int64), self._hash, self._roll_ups,
-                        self._work)
+                        np.asarray(radices, dtype=np.int64), slots, mark, work)
 
     def _roll_up_classes(self, source: Table, node: tuple, radices: list) -> Table:
         """The node's table from ``source``'s with value columns in two steps: the
@@ -189,14 +249,16 @@ class History:
         table as one roll-up of the rows."""
         m = len(node)
         class_keys = source.class_keys()
+        _, _, no_values, no_counts = self._arrays_made()
         keys, _, _, _, class_map = self._hash_roll_up(
-            class_keys, np.zeros((len(class_keys), 0), dtype=np.int64),
-            np.zeros(len(class_keys), dtype=np.int64), source.node, node, radices[:m])
+            class_keys, no_values[:len(class_keys)], no_counts[:len(class_keys)],
+            source.node, node, radices[:m])
         rep, counts, row_class = _count_values(
             source.row_class, source.values, source.counts, class_map, len(keys),
             np.asarray(radices[m:], dtype=np.int64))
-        table = Table(node, keys[row_class], source.values[rep], counts, source.rows[rep],
-                      row_class, len(keys))
+        # (the rows' keys found from the classes' when read: seldom)
+        table = Table(node, None, source.values[rep], counts, source.rows[rep], row_class,
+                      len(keys))
         table._classes["keys"] = keys
         return table
 
@@ -206,20 +268,11 @@ class History:
         keys = source.keys.copy()
         for j, (low, high) in enumerate(zip(source.node, node, strict=True)):
             if low != high:
-                keys[:, j] = self._jump(j, low, high)[keys[:, j]]
+                keys[:, j] = self.generalisation.jump(j, low, high)[keys[:, j]]
         ids, rep = row_ids(np.hstack([keys, source.values]))
         return self._table(node, keys[rep], source.values[rep],
                            np.bincount(ids, weights=source.counts, minlength=len(rep)),
                            source.rows[rep])
-
-    def _jump_table(self, low: tuple, high: tuple) -> tuple[np.ndarray, np.ndarray]:
-        """Every variable's maps from each level to each level above, concatenated, and
-        where variable j's map from ``low[j]`` to ``high[j]`` starts (-1: the variable
-        keeps its level)."""
-        offsets = self._offset_lists
-        return self._all_jumps, np.array([offsets[j][lo][hi] for j, (lo, hi)
-                                          in enumerate(zip(low, high, strict=True))],
-                                         dtype=np.int64)
 
     def scalar(self, node: Sequence[int], keys: np.ndarray) -> np.ndarray | None:
         """Generalised keys at the node (C x m) as one integer each, in their
@@ -241,8 +294,7 @@ class History:
         if values.shape[1] == 0 or len(keys) == 0:
             row_class = np.arange(len(keys), dtype=np.int64)
         else:
-            change = (keys[1:] != keys[:-1]).any(axis=1)
-            row_class = np.concatenate([[0], np.cumsum(change)]).astype(np.int64)
+            row_class = _key_runs(np.ascontiguousarray(keys, dtype=np.int64))
         size = int(row_class[-1]) + 1 if len(row_class) else 0
         return Table(node, keys, values, counts, rows, row_class, size)
 
@@ -270,15 +322,22 @@ class History:
             self._slots[slot] = None
             self._levels[slot] = _EMPTY
 
-    def _jump(self, j: int, low: int, high: int) -> np.ndarray:
-        """Variable j's level-``low`` codes mapped to level ``high``."""
-        key = (j, low, high)
-        if key not in self._jumps:
-            lo, hi = self.maps[j][low], self.maps[j][high]
-            out = np.zeros(int(lo.max(initial=-1)) + 1, dtype=np.int64)
-            out[lo] = hi
-            self._jumps[key] = out
-        return self._jumps[key]
+
+@njit(cache=True)
+def _key_runs(keys):  # pragma: no cover - numba
+    """Each row's run of equal keys (rows R x m in order: 0 for the first run, one more
+    at each row whose keys differ from the row before)."""
+    n, m = keys.shape
+    out = np.empty(n, dtype=np.int64)
+    run = 0
+    for i in range(n):
+        if i:
+            for j in range(m):
+                if keys[i, j] != keys[i - 1, j]:
+                    run += 1
+                    break
+        out[i] = run
+    return out
 
 
 @njit(cache=True)

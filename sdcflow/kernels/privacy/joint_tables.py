@@ -31,7 +31,14 @@ import numpy as np
 
 from ..jit import njit
 from ..risk.frequencies import row_ids
-from .class_tables import History, _fewest_rows_below, hash_find, hash_group, sorted_positions
+from .class_tables import (
+    Generalisation,
+    History,
+    _fewest_rows_below,
+    hash_find,
+    hash_group,
+    sorted_positions,
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +65,7 @@ class JointHistory(History):
     its field alone, and a roll-up reads one integer per row rather than m codes.
     :func:`packing` says whether the fields fit."""
 
-    def __init__(self, keys: np.ndarray, maps: Sequence[np.ndarray],
+    def __init__(self, keys: np.ndarray, maps: Sequence[np.ndarray] | Generalisation,
                  population: np.ndarray, sample: np.ndarray) -> None:
         # (the keys distinct and in order already: each its own row)
         rows = np.arange(len(keys), dtype=np.int64)
@@ -80,11 +87,11 @@ class JointHistory(History):
         source = self.joint_bottom if slot < 0 else self._slots[slot]
         if source.node == node:
             return source
-        self._roll_ups += 1
+        slots, work, mark = self._working()
         keys, counts, sample = _joint_roll_up(
             source.keys, source.counts, source.sample, source.levels, levels,
             self._all_jumps, self._offsets, self._radices, self.shifts, self.masks,
-            self._hash, self._roll_ups, self._work)
+            slots, mark, work)
         table = JointTable(node, keys, counts, sample, levels)
         self._store(table)
         return table
@@ -94,11 +101,10 @@ class JointHistory(History):
         """Whether each unit (level-0 key codes of data records, u x m) falls in a class
         of ``table`` failing the targets (``ok``: per class of the data, in the table's
         order)."""
-        jumps, starts = self._jump_table((0,) * len(table.node), table.node)
-        self._roll_ups += 1
+        jumps, starts = self.generalisation.jump_table((0,) * len(table.node), table.node)
+        slots, _, mark = self._working()
         return _unit_failing(_pack(units, self.shifts), jumps, starts, self.shifts,
-                             self.masks, table.keys, table.sample, ok, self._hash,
-                             self._roll_ups)
+                             self.masks, table.keys, table.sample, ok, slots, mark)
 
 
 def packing(maps: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -123,21 +129,23 @@ def _pack(codes: np.ndarray, shifts: np.ndarray) -> np.ndarray:
 
 
 def joint_history(codes: np.ndarray, population: np.ndarray,
-                  maps: Sequence[np.ndarray],
+                  maps: Sequence[np.ndarray] | Generalisation,
                   bottom: tuple[np.ndarray, np.ndarray] | None = None
                   ) -> JointHistory | None:
     """The joint tables of the data (level-0 key codes ``codes``, n x m) and its
     population (P x m); None when some record of the data has a key the population
     lacks or holds more often (the data is then not part of the population), or when
     the keys do not pack into one integer. ``bottom``: the data's distinct keys in
-    lexicographic order and their records, when known (else grouped here)."""
+    lexicographic order and their records, when known (else grouped here); ``maps``:
+    the hierarchies or their :class:`Generalisation` (shared)."""
+    maps = maps if isinstance(maps, Generalisation) else Generalisation(maps)
     population = np.asarray(population, dtype=np.int64)
     codes = np.asarray(codes, dtype=np.int64)
     if population.ndim != 2 or population.shape[1] != codes.shape[1]:
         return None
     if (population < 0).any() or (codes < 0).any():  # (codes of the maps only)
         return None
-    if packing(maps) is None:
+    if packing(maps.maps) is None:
         return None
     pop_ids, pop_rep = row_ids(population)
     keys = population[pop_rep]
@@ -290,13 +298,15 @@ class JointChecks:
         return self._rules[key]
 
 
-def joint_checks(targets: Sequence, codes: np.ndarray, maps: Sequence[np.ndarray],
+def joint_checks(targets: Sequence, codes: np.ndarray,
+                 maps: Sequence[np.ndarray] | Generalisation,
                  bottom: tuple[np.ndarray, np.ndarray] | None = None) -> JointChecks | None:
     """The checks on joint tables of a search of ``targets`` on the data ``codes``,
     when every target and its relaxation reads class sizes alone and one population at
     most (None otherwise). Without delta-presence (k-anonymity alone) the tables are the
     data's, each class its own population: ``bottom``, the data's distinct level-0 keys
-    in lexicographic order and their records, spares grouping the records again."""
+    in lexicographic order and their records, spares grouping the records again;
+    ``maps``: the hierarchies or their :class:`Generalisation` (shared)."""
     every = [t for t in targets] + [t.relaxed for t in targets if t.relaxed is not None]
     if rules_of(every) is None:
         return None
@@ -306,7 +316,8 @@ def joint_checks(targets: Sequence, codes: np.ndarray, maps: Sequence[np.ndarray
         if any(getattr(t, "counts_rule", ("k",))[0] != "k" for t in every):
             return None
         keys, counts = _distinct(codes) if bottom is None else bottom
-        if packing(maps) is None or (keys < 0).any():
+        maps = maps if isinstance(maps, Generalisation) else Generalisation(maps)
+        if packing(maps.maps) is None or (keys < 0).any():
             return None
         return JointChecks(JointHistory(keys, maps, counts, counts))
     history = joint_history(codes, population, maps, bottom)

@@ -338,7 +338,9 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     classifies the nodes on all the targets, and a node above one meeting them is taken
     to meet them unchecked. Faster where the targets are not monotone, but the optimum
     may be missed. The node chosen is then checked in full; should it fail the targets
-    after all, the exact search runs instead, so the result always meets them."""
+    after all, or should no node be found, the exact search runs instead, so the result
+    always meets them and "no node" is always true (the exact search is spared when the
+    top node fails the targets' monotone part: then every node fails it)."""
     codes = np.asarray(codes, dtype=np.int64)
     n, m = codes.shape
     maps = [np.asarray(mp, dtype=np.int64) for mp in maps]
@@ -386,7 +388,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     # targets on class sizes alone with delta-presence: the data's and the population's
     # classes rolled up together and checked in one compiled pass (the same decisions)
     joint = None if by_records else joint_checks(
-        targets, codes, maps, (history.bottom.keys, history.bottom.counts))
+        targets, codes, history.generalisation, (history.bottom.keys, history.bottom.counts))
     partition = slow_partition if joint is None else joint
 
     def meets(some: Sequence[Target]) -> Callable[[tuple], bool]:
@@ -400,10 +402,11 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     # l-diversity), and the monotone relaxations of the others: a node failing them
     # alone fails all the targets (its suppressed records only grow with more
     # targets), and so does every node below it (ARX's predictive tagging)
-    mono = [] if monotone else [
+    monotone_part = [
         t if t.monotone(suppressing) else t.relaxed for t in targets
         if (t.monotone(suppressing) and not t.release and t.node_ok is None)
         or (not t.monotone(suppressing) and t.relaxed is not None)]
+    mono = [] if monotone else monotone_part
     tag = _Tagging(partition, mono, allowed) if mono else None
 
     def value(node: tuple, parts: Callable[[bool], Partition], ok: np.ndarray) -> float:
@@ -519,6 +522,11 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         if best is not None:
             passed = _check(slow_partition(best[1]), targets, allowed, False)[1]
             checked += 1
+        # (no node found: when the top node fails the monotone part of the targets, so
+        # does every node, and the exact search would find none either)
+        if best is None and monotone_part and not _check(
+                partition(tuple(v - 1 for v in shape)), monotone_part, allowed, False)[1]:
+            return SearchResult(None, None, None, None, size, checked + 1)
         if not passed:
             exact = search(codes, maps, targets, loss, suppression_limit=suppression_limit,
                            weights=weights, k=k, suppression_loss=suppression_loss)

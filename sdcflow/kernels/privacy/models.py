@@ -186,6 +186,9 @@ def recursive_l_diversity(classes: np.ndarray, sensitive: np.ndarray, l: int,
     return _recursive_ratio(pair_class, count, size, l)
 
 
+SMALL_CLASS = 32  # distinct values of a class sorted by insertion (beyond: merge sort)
+
+
 @njit(cache=True)
 def _recursive_ratio(pair_class, count, size, l):  # pragma: no cover - numba
     """Each class's ``r_1 / (r_l + ... + r_m)`` from its (class, value) pairs in class
@@ -194,17 +197,30 @@ def _recursive_ratio(pair_class, count, size, l):  # pragma: no cover - numba
     that order; ``inf`` when the tail is empty or 0."""
     out = np.full(size, np.inf)
     n = len(pair_class)
+    ranked = np.empty(n)
     start = 0
     while start < n:
         end = start
+        k = 0
         while end < n and pair_class[end] == pair_class[start]:
+            if count[end] > 0:
+                ranked[k] = count[end]
+                k += 1
             end += 1
-        run = count[start:end]
-        run = run[run > 0]
-        if len(run):
-            ranked = run[np.argsort(-run, kind="mergesort")]
+        if k <= SMALL_CLASS:
+            # (a class's few values: sorted in place, each after those at least as large)
+            for i in range(1, k):
+                c = ranked[i]
+                p = i
+                while p > 0 and ranked[p - 1] < c:
+                    ranked[p] = ranked[p - 1]
+                    p -= 1
+                ranked[p] = c
+        else:
+            ranked[:k] = ranked[:k][np.argsort(-ranked[:k], kind="mergesort")]
+        if k:
             tail = 0.0
-            for r in range(l - 1, len(ranked)):
+            for r in range(l - 1, k):
                 tail += ranked[r]
             if tail > 0:
                 out[pair_class[start]] = ranked[0] / tail

@@ -293,3 +293,27 @@ def test_practical_monotonicity_returns_a_node_meeting_the_targets(data, sens, t
         assert assumed.loss >= exact.loss - 1e-9
         if limit == 0:  # (monotone without suppression: nothing assumed)
             assert (assumed.node, assumed.loss) == (exact.node, exact.loss)
+
+
+def test_practical_monotonicity_none_found_is_proved_by_the_top_node():
+    # entropy 5-diversity of a variable with 3 values: no class can meet it (it needs at
+    # least 5 distinct values, the monotone part), so no node does. With the option, the
+    # search finds none; the top node fails the monotone part (distinct 5-diversity), so
+    # "none" is proved without the exact search (which would add its own checks to the
+    # assumed search's): the top node checked after the assumed search, the same answer
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 8, (60, 2))
+    maps = [interval_maps(8, 3), interval_maps(8, 3)]
+    sens = rng.integers(0, 3, 60)
+    targets = [l_diversity_target(sens, 5, "entropy")]
+    exact = search(codes, maps, targets, "precision", suppression_limit=0.1)
+    assumed = search(codes, maps, targets, "precision", suppression_limit=0.1,
+                     practical_monotonicity=True)
+    assert exact.node is None and assumed.node is None
+    assert assumed.checked <= exact.checked + 1
+    # the same with a target some node meets: the exact search decides as before
+    targets = [l_diversity_target(sens, 2, "entropy")]
+    exact = search(codes, maps, targets, "precision", suppression_limit=0.1)
+    assumed = search(codes, maps, targets, "precision", suppression_limit=0.1,
+                     practical_monotonicity=True)
+    assert exact.node is not None and assumed.node is not None

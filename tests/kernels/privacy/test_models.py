@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from sdcflow.kernels.privacy.models import (
+    _pairs,
     average_reidentification_risk,
     beta_likeness,
     class_sizes,
@@ -19,7 +20,6 @@ from sdcflow.kernels.privacy.models import (
     reidentification_risk,
     t_closeness,
 )
-from sdcflow.kernels.privacy.models import _pairs
 from sdcflow.kernels.risk.frequencies import row_ids
 
 # Li, Li & Venkatasubramanian (2007), Table 3 (nine patients) and Figure 1 (the disease
@@ -128,6 +128,20 @@ def test_pairs_in_order_merged_as_grouped(records, in_order):
         tail = math.fsum(ranked[1:]) if len(ranked) > 1 else 0.0
         assert out[c] == (ranked[0] / tail if tail > 0 else math.inf) or math.isclose(
             out[c], ranked[0] / tail, rel_tol=1e-12)
+
+
+def test_recursive_l_diversity_of_a_class_of_many_values():
+    # one class whose value v (0..39) has v + 1 records, in shuffled order, and one
+    # with values 0..4 once each: sorted counts 40, 39, ..., 1; l = 2: 40 / (1 + ... + 39)
+    # = 40 / 780; l = 40: 40 / 1. The second: 1 / 4 (l = 2). (Beyond 32 values a class's
+    # counts are merge-sorted, below sorted by insertion: both checked here.)
+    codes = np.repeat(np.arange(40), np.arange(1, 41))
+    order = np.random.default_rng(0).permutation(codes.size)
+    classes = np.concatenate([np.zeros(codes.size, dtype=int), np.ones(5, dtype=int)])
+    codes = np.concatenate([codes[order], np.arange(5)])
+    out = recursive_l_diversity(classes, codes, 2)
+    assert out[0] == 40 / 780 and out[1] == 1 / 4
+    assert recursive_l_diversity(classes, codes, 40)[0] == 40.0
 
 
 def test_distinct_and_entropy_l_by_hand():
