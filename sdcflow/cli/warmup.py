@@ -106,7 +106,12 @@ def _tables() -> None:
     import pyarrow as pa
 
     from ..data.codes import sorted_text_codes
+    from ..kernels.risk.frequencies import row_ids
     from ..tabular import Tabulation, build_partial, combine, finish_table
+
+    # distinct rows of keys too many for a table of them (radix-sorted), with columns
+    # beside them
+    row_ids(np.array([[0, 70_000], [1, 5], [0, 70_000]]), np.array([1, 2, 1]))
 
     records = pd.DataFrame({"a": ["x", "y", "x", "y"], "v": [1.5, 2.0, 3.25, 4.0],
                             "w": [1.0, 2.0, 1.0, 3.0], "k": [0.1, 0.25, 0.5, 0.75]})
@@ -132,6 +137,7 @@ def _lattice() -> None:
     from ..kernels.privacy.joint_tables import joint_checks
     from ..kernels.privacy.lattice import k_anonymity, search, t_closeness_target
     from ..kernels.privacy.model_targets import delta_presence_target
+    from ..kernels.privacy.models import recursive_l_diversity
 
     # two records of each key with different sensitive values: tables with values
     # rolled up by their classes too
@@ -155,6 +161,9 @@ def _lattice() -> None:
     targets = [k_anonymity(3)]
     node = joint_checks(targets, codes, maps)((0, 0))
     node.suppressed_units(codes, node.check(node.rules(targets), len(codes), False)[0])
+    # recursive l-diversity, on records in and out of (class, value) order
+    for classes in (np.array([0, 0, 1, 1]), np.array([1, 0, 1, 0])):
+        recursive_l_diversity(classes, np.array([0, 1, 0, 2]), 2)
 
 
 @dataclass(frozen=True)
@@ -191,8 +200,9 @@ FAMILIES: tuple[Family, ...] = (
            1.5, _tables),
     Family("risk", ("sdcflow.kernels.risk.risk",), 0.5, _risk),
     Family("lattice", ("sdcflow.kernels.privacy.class_tables", "sdcflow.kernels.privacy.lattice",
-                       "sdcflow.kernels.privacy.joint_tables",
-                       "sdcflow.kernels.risk.t_closeness"), 1.5, _lattice),
+                       "sdcflow.kernels.privacy.joint_tables", "sdcflow.kernels.privacy.models",
+                       "sdcflow.kernels.privacy.loss", "sdcflow.kernels.risk.t_closeness"),
+           1.5, _lattice),
 )
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..jit import njit
-from ..risk.frequencies import row_ids
+from ..risk.frequencies import key_ids, row_ids
 
 MAX_STORED_ROWS = 1_000_000  # rows of the tables the history keeps (beside the bottom's)
 MAX_STORED = 1024  # and their number
@@ -78,9 +78,8 @@ class Table:
         if self.values.shape[1] == 0:
             return self.keys
         if "keys" not in self._classes:
-            first = np.ones(len(self.row_class), dtype=bool)
-            first[1:] = self.row_class[1:] != self.row_class[:-1]
-            self._classes["keys"] = self.keys[first]
+            self._classes["keys"] = _class_keys(np.ascontiguousarray(self.keys),
+                                                self.row_class, self.n_classes)
         return self._classes["keys"]
 
 
@@ -101,8 +100,12 @@ class Generalisation:
         parts, at = [], 0
         for j, mp in enumerate(self.maps):
             for lo in range(len(mp)):
+                # (level lo's codes mapped to every level at once: levels x codes)
+                every = np.zeros((len(mp), self.radix[j][lo]), dtype=np.int64)
+                every[:, mp[lo]] = mp
                 for hi in range(lo + 1, len(mp)):
-                    parts.append(self.jump(j, lo, hi))
+                    self._jumps[(j, lo, hi)] = every[hi]
+                    parts.append(self._jumps[(j, lo, hi)])
                     self.offsets[j, lo, hi] = at
                     at += len(parts[-1])
         self.all_jumps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
@@ -126,6 +129,26 @@ class Generalisation:
         return self.all_jumps, np.array([offsets[j][lo][hi] for j, (lo, hi)
                                          in enumerate(zip(low, high, strict=True))],
                                         dtype=np.int64)
+
+
+    def unit_class(self, units: np.ndarray, node: Sequence[int]) -> np.ndarray:
+        """Each unit's class at the node (``units``: level-0 key codes, u x m, codes of
+        the maps), classes numbered in the lexicographic order of their generalised keys
+        (as ``row_ids`` of the generalised codes numbers them): the keys folded while
+        generalised, in one compiled pass, then ranked."""
+        node = tuple(int(v) for v in node)
+        radices = np.array([self.radix[j][lv] for j, lv in enumerate(node)], dtype=np.int64)
+        span = 1
+        for r in radices.tolist():
+            span *= r
+        units = np.ascontiguousarray(units, dtype=np.int64)
+        if span >= 1 << 62:  # (too wide for one integer)
+            generalised = np.empty_like(units)
+            for j, level in enumerate(node):
+                generalised[:, j] = self.maps[j][level][units[:, j]]
+            return row_ids(generalised)[0]
+        jumps, starts = self.jump_table((0,) * len(node), node)
+        return key_ids(_fold_generalised(units, jumps, starts, radices), span)[0]
 
 
 class History:
@@ -157,7 +180,7 @@ class History:
         self._offsets = self.generalisation.offsets
         self._all_jumps = self.generalisation.all_jumps
         # (grouped: the rows already found, as row_ids finds them -- see by_keys)
-        ids, rep = row_ids(np.hstack([codes, values])) if grouped is None else grouped
+        ids, rep = row_ids(codes, values) if grouped is None else grouped
         #: each record's row of the bottom table
         self.record_row = ids
         self.bottom = self._table((0,) * m, np.take(codes, rep, axis=0),
@@ -269,7 +292,7 @@ class History:
         for j, (low, high) in enumerate(zip(source.node, node, strict=True)):
             if low != high:
                 keys[:, j] = self.generalisation.jump(j, low, high)[keys[:, j]]
-        ids, rep = row_ids(np.hstack([keys, source.values]))
+        ids, rep = row_ids(keys, source.values)
         return self._table(node, keys[rep], source.values[rep],
                            np.bincount(ids, weights=source.counts, minlength=len(rep)),
                            source.rows[rep])
@@ -321,6 +344,38 @@ class History:
             self._stored_rows -= len(table.counts)
             self._slots[slot] = None
             self._levels[slot] = _EMPTY
+
+
+@njit(cache=True)
+def _class_keys(keys, row_class, n_classes):  # pragma: no cover - numba
+    """The keys of each class (C x m) from its rows' (``keys`` R x m, each row's class
+    ``row_class``, classes in runs of rows): a class's first row's."""
+    m = keys.shape[1]
+    out = np.empty((n_classes, m), dtype=keys.dtype)
+    previous = -1
+    for i in range(len(row_class)):
+        c = row_class[i]
+        if c != previous:
+            for j in range(m):
+                out[c, j] = keys[i, j]
+            previous = c
+    return out
+
+
+@njit(cache=True)
+def _fold_generalised(units, jumps, starts, radices):  # pragma: no cover - numba
+    """Each unit's generalised keys (variable j's code mapped by
+    ``jumps[starts[j]:]``; ``starts[j] = -1``: kept) as one mixed-radix integer
+    (``radices``: of each variable's codes at its level), in lexicographic order."""
+    n, m = units.shape
+    key = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        k = 0
+        for j in range(m):
+            code = units[i, j] if starts[j] < 0 else jumps[starts[j] + units[i, j]]
+            k = k * radices[j] + code
+        key[i] = k
+    return key
 
 
 @njit(cache=True)

@@ -78,7 +78,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..jit import njit
-from ..risk.frequencies import row_ids
 from ..risk.t_closeness import class_emd_of, smallest_close_class
 from .class_tables import History
 from .joint_tables import JointNode, joint_checks
@@ -347,7 +346,8 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     if len(maps) != m:
         raise ValueError("one hierarchy per key variable")
     for mp in maps:
-        _steps(mp)  # each level a function of the one below
+        if mp.ndim != 2 or not _is_hierarchy(mp):
+            _steps(mp)  # (says what is wrong)
     size = lattice_size(maps)
     if size > MAX_NODES:
         raise ValueError(f"the lattice has {size} nodes, more than {MAX_NODES}")
@@ -414,7 +414,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
         if (loss == "non_uniform_entropy" and suppression_loss != "arx_monotonic"
                 and not ok.all()):
             suppressed = (parts.suppressed_units(units, ok) if isinstance(parts, JointNode)
-                          else ~ok[_unit_class(units, maps, node)])
+                          else ~ok[history.generalisation.unit_class(units, node)])
         return ctx.value(node, parts(False).counts, ok, suppressed)
 
     best: tuple[float, tuple, np.ndarray | None] | None = None
@@ -448,7 +448,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             return True
 
         checked = _classify(lattice, status, tag_and_check,
-                            lambda at: bound_at[at] <= least[0], prefer) if mono else 0
+                            _Worth(bound_at, None, least), prefer) if mono else 0
         status[status > 0] = 0  # (meeting the monotone part tells nothing)
         best, more = _least_loss_first(
             lattice, lower, lambda node: found.pop(node, None) or evaluate(node), status)
@@ -462,21 +462,19 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
             # (and every node above it) whose loss cannot beat the least found so far,
             # or equal it and come first, need not be classified (ARX's pruning with a
             # monotone loss)
-            position = lattice.position.tolist()
             lower = np.empty(size)
             lower[flat] = statics
-            lower_list = lower.tolist()
             least = [np.inf, size]
 
             def meets_all(node: tuple) -> bool:
                 if not meets(targets)(node):
                     return False
                 at = lattice.flat(node)
-                least[:] = min(least, [lower_list[at], position[at]])
+                least[:] = min(least, [float(lower[at]), int(lattice.position[at])])
                 return True
 
             checked = _classify(lattice, status, meets_all,
-                                lambda at: [lower_list[at], position[at]] < least, prefer)
+                                _Worth(lower, lattice.position, least), prefer)
         elif monotone:
             checked = _classify(lattice, status, meets(targets), prefer=prefer)
         elif mono:
@@ -536,7 +534,7 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     if best is None:
         return SearchResult(None, None, None, None, size, checked)
     least, node, ok = best
-    record_class = _unit_class(units, maps, node)[ids]
+    record_class = history.generalisation.unit_class(units, node)[ids]
     if joint is not None:  # (classes in the joint table's order: found again in order)
         ok = None
     if ok is None:  # known to meet the targets, classes not computed
@@ -661,11 +659,7 @@ class _Lattice:
         for j in range(m - 2, -1, -1):
             self.stride_array[j] = self.stride_array[j + 1] * shape[j + 1]
         self.stride = self.stride_array.tolist()
-        self.grid = np.indices(shape, dtype=np.int64).reshape(m, -1).T.copy()
-        size = len(self.grid)
-        self.order = np.lexsort((np.arange(size), self.grid.sum(axis=1)))
-        self.position = np.empty(size, dtype=np.int64)
-        self.position[self.order] = np.arange(size)
+        self.grid, self.order, self.position = _lattice_arrays(self.shape_array)
 
     def node(self, at: int) -> tuple:
         """The levels of the node of flat index ``at``."""
@@ -674,6 +668,51 @@ class _Lattice:
     def flat(self, node: Sequence[int]) -> int:
         """The flat index of a node."""
         return sum(level * step for level, step in zip(node, self.stride, strict=True))
+
+
+@njit(cache=True)
+def _lattice_arrays(shape):  # pragma: no cover - numba
+    """A lattice's nodes (``shape``: each variable's levels): each node's levels (one
+    row per flat index, in lexicographic order), the flat indices ordered by sum of
+    levels, then by flat index (a stable counting sort by the sums), and each node's
+    position in that order."""
+    m = len(shape)
+    size = 1
+    for j in range(m):
+        size *= shape[j]
+    grid = np.empty((size, m), dtype=np.int64)
+    sums = np.empty(size, dtype=np.int64)
+    levels = np.zeros(m, dtype=np.int64)
+    total = 0
+    for at in range(size):
+        for j in range(m):
+            grid[at, j] = levels[j]
+        sums[at] = total
+        j = m - 1  # (the next node: the last variable counts fastest)
+        while j >= 0:
+            levels[j] += 1
+            total += 1
+            if levels[j] < shape[j]:
+                break
+            total -= levels[j]
+            levels[j] = 0
+            j -= 1
+    top = 0
+    for j in range(m):
+        top += shape[j] - 1
+    start = np.zeros(top + 2, dtype=np.int64)
+    for at in range(size):
+        start[sums[at] + 1] += 1
+    for v in range(1, top + 2):
+        start[v] += start[v - 1]
+    order = np.empty(size, dtype=np.int64)
+    position = np.empty(size, dtype=np.int64)
+    for at in range(size):
+        p = start[sums[at]]
+        start[sums[at]] = p + 1
+        order[p] = at
+        position[at] = p
+    return grid, order, position
 
 
 class _Marks:
@@ -740,27 +779,49 @@ def _path_preference(maps: Sequence[np.ndarray], shape: tuple) -> list[float]:
     return total.ravel().tolist()
 
 
+@dataclass(frozen=True)
+class _Worth:
+    """Which nodes can still matter to a search (:func:`_classify`): those whose
+    ``bound`` (by flat index) is below ``least[0]``, the least loss found so far, or
+    equal to it with a ``position`` (by flat index) before ``least[1]``; with
+    ``position`` None, those whose bound is at most ``least[0]``. ``least`` is updated
+    by the search as it finds nodes."""
+
+    bound: np.ndarray
+    position: np.ndarray | None
+    least: list
+
+
 def _classify(lattice: _Lattice, status: np.ndarray,
               meets: Callable[[tuple], bool],
-              worth: Callable[[int], bool] | None = None,
+              worth: _Worth | None = None,
               prefer: Sequence[float] | None = None) -> int:
     """Flash's idea for monotone targets (Kohlmayer et al. 2012): from each node not yet
     classified, bottom-up, a path of unclassified nodes upwards, binary-searched for its
     lowest node meeting the targets; a node that meets them marks every node above it,
-    one that fails every node below (``status`` 1 / -1). ``worth(flat index)``: whether
-    a node (and so every node above it) can still matter; no path starts from others.
+    one that fails every node below (``status`` 1 / -1). ``worth``: which nodes (and so
+    every node above them) can still matter; no path starts from others.
     ``prefer[flat index]``: which successor a path goes on to (the least; default the
     first variable that can be generalised). Returns the nodes checked."""
     marks = _Marks(lattice, status)
-    view = marks.view
     shape_array, stride, grid = marks._args[:3]
     rank = (np.zeros(len(grid)) if prefer is None
             else np.asarray(prefer, dtype=float))  # (ties: the first variable)
-    checked = 0
-    for at in lattice.order.tolist():
-        if view[at] or (worth is not None and not worth(at)):
-            continue
-        path = _path(at, shape_array, stride, grid, status, rank).tolist()
+    mode = 0 if worth is None else 2 if worth.position is None else 1
+    bound = np.zeros(0) if worth is None else np.asarray(worth.bound, dtype=float)
+    position = (np.zeros(0, dtype=np.int64) if worth is None or worth.position is None
+                else worth.position)
+    least = [np.inf, 0] if worth is None else worth.least
+    order = lattice.order
+    checked, i = 0, 0
+    while True:
+        # (the next node to start a path from, found by a compiled scan)
+        i = _next_start(i, order, status, mode, bound, position, float(least[0]),
+                        int(least[1]) if mode == 1 else 0)
+        if i >= len(order):
+            return checked
+        path = _path(int(order[i]), shape_array, stride, grid, status, rank).tolist()
+        i += 1
         lo, hi = 0, len(path) - 1
         while lo <= hi:
             mid = (lo + hi) // 2
@@ -771,7 +832,29 @@ def _classify(lattice: _Lattice, status: np.ndarray,
             else:
                 marks.mark(path[mid], -1)
                 lo = mid + 1
-    return checked
+
+
+@njit(cache=True)
+def _next_start(i, order, status, mode, bound, position, least_value,
+                least_position):  # pragma: no cover - numba
+    """The first position from ``i`` of ``order`` whose node is not yet classified
+    (``status`` 0) and can still matter: any (``mode`` 0), its ``bound`` below
+    ``least_value`` or equal with a ``position`` before ``least_position`` (1), its
+    bound at most ``least_value`` (2); ``len(order)`` when none is left."""
+    n = len(order)
+    while i < n:
+        at = order[i]
+        if status[at] == 0:
+            if mode == 0:
+                return i
+            b = bound[at]
+            if mode == 1:
+                if b < least_value or (b == least_value and position[at] < least_position):
+                    return i
+            elif b <= least_value:
+                return i
+        i += 1
+    return n
 
 
 @njit(cache=True)
@@ -900,6 +983,27 @@ def _check(parts: Callable[[bool], Partition], targets: Sequence[Target], allowe
     return ok, all(bool(t.classes_ok(partition, ok)) for t in targets if t.release)
 
 
+@njit(cache=True)
+def _is_hierarchy(maps):  # pragma: no cover - numba
+    """Whether each level of ``maps`` (levels x codes, codes >= 0) is a function of the
+    level below: codes equal at one level are equal at the next."""
+    size = 0
+    for v in maps.ravel():
+        if v < 0:
+            return False
+        size = max(size, v + 1)
+    step = np.empty(size, dtype=np.int64)
+    for lo in range(maps.shape[0] - 1):
+        step[:] = -1
+        for c in range(maps.shape[1]):
+            low, high = maps[lo, c], maps[lo + 1, c]
+            if step[low] < 0:
+                step[low] = high
+            elif step[low] != high:
+                return False
+    return True
+
+
 def _steps(maps: np.ndarray) -> list[np.ndarray]:
     """For each level l, the code at level l + 1 of each code at level l."""
     out = []
@@ -910,9 +1014,3 @@ def _steps(maps: np.ndarray) -> list[np.ndarray]:
             raise ValueError("a hierarchy level is not a function of the level below")
         out.append(step)
     return out
-
-
-def _unit_class(units: np.ndarray, maps, node) -> np.ndarray:
-    """Each unit's class id at the node (ids in the lexicographic order of the classes,
-    as the tables number them)."""
-    return row_ids(generalise(units, maps, node))[0]

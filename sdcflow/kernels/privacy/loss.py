@@ -61,6 +61,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..jit import njit
+
 LOSSES = ("precision", "discernibility", "non_uniform_entropy", "average_class_size",
           "normalized_average_class_size")
 WEIGHTED = ("precision", "non_uniform_entropy")  # the losses that add up over variables
@@ -106,9 +108,10 @@ class LossContext:
         """Per variable and level, each level-0 code's ``-log2 P(original | generalised)``
         (a unit's is its code's) and their sum over the records: computed per code, not
         per unit (the codes are few, the units many)."""
+        # (the records of each variable's codes, all variables in one compiled pass)
+        every_f0 = self._code_counts()
         for j, maps in enumerate(self.maps):
-            code = self.codes[:, j]
-            f0 = np.bincount(code, weights=self.counts, minlength=maps.shape[1])
+            f0 = every_f0[j, :maps.shape[1]]
             seen = f0 > 0
             per_level, sums = [], []
             for level in maps:
@@ -121,6 +124,13 @@ class LossContext:
             self._entropy.append(per_level)
             self._sums.append(sums)
 
+    def _code_counts(self) -> np.ndarray:
+        """The records of each level-0 code of each variable (m x the most codes), as
+        ``np.bincount(codes[:, j], weights=counts)`` counts them (added in unit order)."""
+        size = max((mp.shape[1] for mp in self.maps), default=0)
+        return _code_counts(np.ascontiguousarray(self.codes, dtype=np.int64),
+                            np.asarray(self.counts, dtype=np.float64), size)
+
     def _unit_entropy(self, j: int, level: int, units: np.ndarray) -> np.ndarray:
         """The units' ``-log2 P(original | generalised)`` for variable j at a level."""
         return self._entropy[j][level][self.codes[units, j]]
@@ -130,9 +140,10 @@ class LossContext:
         if self._top is None:
             n = self.n
             top = np.zeros(len(self.codes))
+            every_f0 = self._code_counts()
             for j, maps in enumerate(self.maps):
                 code = self.codes[:, j]
-                f0 = np.bincount(code, weights=self.counts, minlength=maps.shape[1])
+                f0 = every_f0[j, :maps.shape[1]]
                 top += self.weights[j] * (np.log2(n) - np.log2(f0[code]))
             self._top = top
         return self._top[units]
@@ -223,3 +234,16 @@ def _intensity(node: Sequence[int], heights: np.ndarray, weights: np.ndarray) ->
     share = np.divide(levels, heights, out=np.zeros_like(levels), where=heights > 0)
     total = weights.sum()
     return float(weights @ share / total) if total > 0 else 0.0
+
+
+@njit(cache=True)
+def _code_counts(codes, counts, size):  # pragma: no cover - numba
+    """``out[j, c]``: the sum of ``counts`` over the units whose code j is c, added in
+    unit order."""
+    n, m = codes.shape
+    out = np.zeros((m, size))
+    for i in range(n):
+        w = counts[i]
+        for j in range(m):
+            out[j, codes[i, j]] += w
+    return out

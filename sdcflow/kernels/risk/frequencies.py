@@ -27,27 +27,32 @@ from ..jit import njit
 _MAX_KEY = 1 << 62
 
 
-def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def row_ids(codes: np.ndarray, extra: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
     """Dense ids of the distinct rows of an integer matrix (values >= -1), in
-    lexicographic row order, and the index of one row per id (its last row).
+    lexicographic row order, and the index of one row per id (its last row); with
+    ``extra`` (n x s), of the rows of ``codes`` and ``extra`` side by side (without
+    copying them into one).
 
     Columns are folded into one int64 key (mixed radix), compacting with a sort only when
     the key would overflow; the keys are then ranked without a comparison sort: a table
     of the keys present when their range is small, else a least-significant-digit radix
     sort (linear in the rows; much faster than ``np.unique(axis=0)``)."""
-    n, m = codes.shape
-    if m == 0:
+    n = codes.shape[0]
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    extra = (np.zeros((n, 0), dtype=np.int64) if extra is None
+             else np.ascontiguousarray(extra, dtype=np.int64).reshape(n, -1))
+    if codes.shape[1] + extra.shape[1] == 0:
         ids = np.zeros(n, dtype=np.int64)
         return ids, np.zeros(min(n, 1), dtype=np.int64)
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
-    radices = _column_max(codes) + 2  # of the codes + 1 (0 for a missing one)
+    # (radices of the codes + 1: 0 for a missing one)
+    radices = np.concatenate([_column_max(codes), _column_max(extra)]) + 2
     span = math.prod(int(r) for r in radices)
-    if span <= max(4 * n, 1 << 16):
-        # small key space: dense ids without sorting, in one compiled pass
-        return _dense_row_ids(codes, radices, span)
     if span < _MAX_KEY:
-        # the key fits one integer: folded and radix-sorted in one compiled call
-        return _radix_row_ids(codes, radices, (span - 1).bit_length())
+        return key_ids(_fold_keys(codes, extra, radices), span)
+    # (keys too wide for one integer: compacted column by column with sorts)
+    codes = np.hstack([codes, extra])
+    m = codes.shape[1]
     key = np.zeros(n, dtype=np.int64)
     size = 1
     for j in range(m):
@@ -63,6 +68,16 @@ def row_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rep = np.empty(distinct.size, dtype=np.int64)
     rep[ids] = np.arange(n)  # rows of one id are identical: any of them represents it
     return ids, rep
+
+
+def key_ids(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`row_ids` of one column of integer keys in ``[0, span)``: dense ids in the
+    keys' increasing order and the last index of each id, without a comparison sort (a
+    table of the keys present when ``span`` is small, else a radix sort). ``key``
+    (int64) may be overwritten."""
+    if span <= max(4 * len(key), 1 << 16):
+        return _dense_ranks(key, span)
+    return _radix_ranks(key, max(span - 1, 1).bit_length())
 
 
 def key_ranks(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -95,19 +110,31 @@ def _column_max(codes):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def _dense_row_ids(codes, radices, size):  # pragma: no cover - numba
-    """:func:`row_ids` where the mixed-radix keys of the rows are below ``size``: each
-    row's key, the rank of each key among the keys present, the rank of each row's key;
-    the representative of an id is its last row (as ``rep[ids] = arange(n)``)."""
+def _fold_keys(codes, extra, radices):  # pragma: no cover - numba
+    """Each row's mixed-radix key: its codes + 1, then its ``extra`` codes + 1, in
+    ``radices`` (their product fits an int64): keys in lexicographic row order."""
     n, m = codes.shape
+    s = extra.shape[1]
     key = np.empty(n, dtype=np.int64)
-    rank = np.zeros(size, dtype=np.int64)
     for i in range(n):
         k = 0
         for j in range(m):
             k = k * radices[j] + codes[i, j] + 1
+        for j in range(s):
+            k = k * radices[m + j] + extra[i, j] + 1
         key[i] = k
-        rank[k] = 1
+    return key
+
+
+@njit(cache=True)
+def _dense_ranks(key, size):  # pragma: no cover - numba
+    """:func:`row_ids` from the rows' keys, all below ``size``: the rank of each key
+    among the keys present, each row's key's rank; the representative of an id is its
+    last row (as ``rep[ids] = arange(n)``)."""
+    n = len(key)
+    rank = np.zeros(size, dtype=np.int64)
+    for i in range(n):
+        rank[key[i]] = 1
     count = 0
     for k in range(size):
         present = rank[k]
@@ -125,20 +152,13 @@ RADIX_BITS = 11  # bits of the key sorted per pass of the radix sort (2,048 buck
 
 
 @njit(cache=True)
-def _radix_row_ids(codes, radices, bits):  # pragma: no cover - numba
-    """:func:`row_ids` where the mixed-radix keys of the rows fit ``bits`` bits: each
-    row's key, the rows in the order of their keys by a stable least-significant-digit
-    radix sort (:data:`RADIX_BITS` bits a pass), and the ids counted along that order;
-    the representative of an id is its last row (the sort is stable)."""
-    n, m = codes.shape
-    key = np.empty(n, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        k = 0
-        for j in range(m):
-            k = k * radices[j] + codes[i, j] + 1
-        key[i] = k
-        order[i] = i
+def _radix_ranks(key, bits):  # pragma: no cover - numba
+    """:func:`row_ids` from the rows' keys, of ``bits`` bits: the rows in the order
+    of their keys by a stable least-significant-digit radix sort (:data:`RADIX_BITS`
+    bits a pass), and the ids counted along that order; the representative of an id is
+    its last row (the sort is stable). ``key`` is overwritten (working space)."""
+    n = len(key)
+    order = np.arange(n)
     other_key = np.empty(n, dtype=np.int64)
     other_order = np.empty(n, dtype=np.int64)
     buckets = 1 << RADIX_BITS

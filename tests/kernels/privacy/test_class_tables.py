@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow.kernels.privacy.class_tables import History, sorted_positions
+from sdcflow.kernels.privacy.class_tables import Generalisation, History, sorted_positions
 from sdcflow.kernels.privacy.lattice import generalise
 from sdcflow.kernels.risk.frequencies import row_ids
 
@@ -55,6 +55,23 @@ def test_every_node_rolled_up_equals_its_classes_from_the_records(seed, n):
         assert got_pairs == pairs
         # each record's row of the bottom table leads to its class at the node
         assert table.counts.sum() == n
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 300), st.sampled_from([2, 5, 20, 40]))
+def test_unit_classes_are_the_ids_of_the_generalised_keys(seed, n, m):
+    # each unit's class at a node, its keys folded while generalised: the ids row_ids
+    # gives the generalised codes (classes in the order of their keys), with few
+    # variables (a table of the keys present), 20 (mostly radix-sorted) and 40 (8 codes
+    # each: a span beyond 2**62 at low levels, grouped by sorts)
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 8, (n, m))
+    maps = [nested(8, 4)] * m
+    generalisation = Generalisation(maps)
+    for _ in range(4):
+        node = tuple(rng.integers(0, 4, m).tolist())
+        want = row_ids(generalise(codes, maps, node))[0]
+        assert np.array_equal(generalisation.unit_class(codes, node), want)
 
 
 def test_classes_in_the_order_of_their_keys_and_scalar_keys_keep_it():
