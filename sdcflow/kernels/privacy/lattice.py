@@ -382,8 +382,10 @@ def search(codes: np.ndarray, maps: Sequence[np.ndarray], targets: Sequence[Targ
     known_ok = np.zeros(size, dtype=np.bool_)
     status = np.zeros(size, dtype=np.int8)  # 1 / -1: known to meet / to fail the targets
 
+    choice = _TableChoice()
+
     def slow_partition(node: tuple) -> Callable[[bool], Partition]:
-        return _Partitions(node, history, with_values, per_record, n)
+        return _Partitions(node, history, with_values, per_record, n, choice)
 
     # targets on class sizes alone with delta-presence: the data's and the population's
     # classes rolled up together and checked in one compiled pass (the same decisions)
@@ -612,21 +614,48 @@ def _target_values(targets: Sequence[Target], n: int) -> tuple[np.ndarray, bool]
     return np.column_stack(columns).astype(np.int64), per_record
 
 
+class _TableChoice:
+    """Which table a search's nodes take their class sizes from when targets read
+    records too: the keys' table (few rows, enough when the targets on class sizes
+    fail the node) until :data:`CHOICE_TRIAL` nodes have had one, then the table with
+    the values (its classes are the keys' table's, one roll-up for both) when at least
+    half of them needed that table too. The choice changes what is computed, never
+    the result, and depends on the search alone (it stays deterministic)."""
+
+    def __init__(self) -> None:
+        self.keys_first = 0  # nodes whose keys' table was made first
+        self.needed = 0  # and the values' table then too
+
+    def values_first(self) -> bool:
+        return self.keys_first >= CHOICE_TRIAL and 2 * self.needed >= self.keys_first
+
+
+CHOICE_TRIAL = 16
+
+
 class _Partitions:
     """A node's partition, computed when asked for: ``(False)`` from the keys alone
     (class sizes and keys), ``(True)`` with what targets on records read (the same
-    classes, in the same order)."""
+    classes, in the same order; ``choice``: whether class sizes are taken from that
+    table at once, :class:`_TableChoice`)."""
 
     def __init__(self, node: tuple, keys: History, with_values: History | None,
-                 per_record: bool, n: int) -> None:
+                 per_record: bool, n: int, choice: _TableChoice | None = None) -> None:
         self.node, self.keys, self.with_values = node, keys, with_values
         self.per_record, self.n = per_record, n
+        self.choice = _TableChoice() if choice is None else choice
         self._made: dict[bool, Partition] = {}
 
     def __call__(self, records: bool) -> Partition:
         records = records and self.with_values is not None
+        if not records and self.with_values is not None and self.choice.values_first():
+            records = True  # (the classes with their values, class sizes from them)
         if not records and True in self._made:  # (its class sizes and keys)
             return self._made[True]
+        if records and False in self._made:
+            self.choice.needed += 1  # (the keys' table went before: both were made)
+        elif not records:
+            self.choice.keys_first += 1
         if records not in self._made:
             history = self.with_values if records else self.keys
             self._made[records] = _partition(history.table(self.node), records,

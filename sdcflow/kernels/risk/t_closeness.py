@@ -262,9 +262,13 @@ def class_emd_of(sensitive: np.ndarray, distance: str = "equal",
 def _dense_inputs(classes, values, weights, n_classes: int, size: int) -> tuple | None:
     """The arguments of the dense kernels (classes, values, whole weights, classes,
     codes), or None when the dense counts would be large or a weight is not whole."""
-    if n_classes * max(size, 1) > MAX_DENSE_CELLS or (
-            weights is not None and (np.asarray(weights) != np.round(weights)).any()):
+    if n_classes * max(size, 1) > MAX_DENSE_CELLS:
         return None
+    if weights is not None:
+        weights = np.asarray(weights)
+        # (integer weights are whole: only floats need the look)
+        if weights.dtype.kind not in "iub" and (weights != np.round(weights)).any():
+            return None
     w = (np.ones(len(classes), dtype=np.int64) if weights is None
          else np.asarray(weights, dtype=np.int64))
     return (np.asarray(classes, dtype=np.int64), np.asarray(values, dtype=np.int64), w,

@@ -317,3 +317,30 @@ def test_practical_monotonicity_none_found_is_proved_by_the_top_node():
     assumed = search(codes, maps, targets, "precision", suppression_limit=0.1,
                      practical_monotonicity=True)
     assert exact.node is not None and assumed.node is not None
+
+
+@given(data=small, sens=st.lists(st.integers(0, 2), min_size=14, max_size=14),
+       kind=st.sampled_from(["l", "t"]), limit=st.sampled_from([0.0, 0.25]),
+       loss=st.sampled_from(["precision", "discernibility", "non_uniform_entropy"]),
+       practical=st.booleans())
+def test_the_table_class_sizes_come_from_changes_nothing(data, sens, kind, limit, loss,
+                                                         practical):
+    # targets on class sizes and on records: class sizes from the keys' table first, or
+    # from the table with the values at once (lattice._TableChoice) -- the same node,
+    # loss, suppressed records and nodes checked
+    from sdcflow.kernels.privacy import lattice
+    d, rows = data
+    codes = np.array(rows)
+    s = np.array(sens[:len(codes)])
+    maps = [interval_maps(d, 3)] * 3
+    second = (l_diversity_target(s, 2, "entropy") if kind == "l"
+              else t_closeness_target(s, 0.3, "equal"))
+    results = []
+    with pytest.MonkeyPatch.context() as patch:
+        for trial in (0, 10**9):  # (values first from the start; keys first always)
+            patch.setattr(lattice, "CHOICE_TRIAL", trial)
+            r = search(codes, maps, [k_anonymity(2), second], loss,
+                       suppression_limit=limit, practical_monotonicity=practical)
+            results.append((r.node, r.loss, r.checked,
+                            None if r.suppressed is None else r.suppressed.tolist()))
+    assert results[0] == results[1]
