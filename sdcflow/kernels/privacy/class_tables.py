@@ -110,6 +110,7 @@ class Generalisation:
                     at += len(parts[-1])
         self.all_jumps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         self.offset_lists = self.offsets.tolist()  # (read per roll-up: lists are quicker)
+        self._starts: dict[tuple[tuple, tuple], np.ndarray] = {}  # (jump tables found)
 
     def jump(self, j: int, low: int, high: int) -> np.ndarray:
         """Variable j's level-``low`` codes mapped to level ``high``."""
@@ -124,11 +125,17 @@ class Generalisation:
     def jump_table(self, low: tuple, high: tuple) -> tuple[np.ndarray, np.ndarray]:
         """Every variable's maps from each level to each level above, concatenated, and
         where variable j's map from ``low[j]`` to ``high[j]`` starts (-1: the variable
-        keeps its level)."""
-        offsets = self.offset_lists
-        return self.all_jumps, np.array([offsets[j][lo][hi] for j, (lo, hi)
-                                         in enumerate(zip(low, high, strict=True))],
-                                        dtype=np.int64)
+        keeps its level; found once per pair of nodes, and read only)."""
+        low, high = tuple(low), tuple(high)
+        starts = self._starts.get((low, high))
+        if starts is None:
+            offsets = self.offset_lists
+            starts = np.array([offsets[j][lo][hi] for j, (lo, hi)
+                               in enumerate(zip(low, high, strict=True))], dtype=np.int64)
+            if len(self._starts) >= MAX_STORED * 64:  # (a bound on what is kept)
+                self._starts.clear()
+            self._starts[(low, high)] = starts
+        return self.all_jumps, starts
 
 
     def unit_class(self, units: np.ndarray, node: Sequence[int]) -> np.ndarray:
@@ -232,7 +239,7 @@ class History:
     def table(self, node: Sequence[int]) -> Table:
         """The node's table, rolled up from the stored table at or below it with the
         fewest rows (stored in turn)."""
-        node = tuple(int(v) for v in node)
+        node = tuple(map(int, node))
         source = self.bottom
         slot = _fewest_rows_below(self._levels, self._sizes, np.array(node, dtype=np.int64))
         if slot >= 0:

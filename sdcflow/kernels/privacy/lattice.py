@@ -165,6 +165,12 @@ def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "disti
     suppression only distinct l-diversity stays monotone; for entropy and recursive
     l-diversity a failing class merged with a meeting one may still fail, so more
     records may be suppressed above a node meeting the targets (ARX treats them so)."""
+    sensitive = np.asarray(sensitive)
+    if sensitive.ndim != 1 or (sensitive.size and not np.issubdtype(sensitive.dtype,
+                                                                      np.integer)):
+        raise ValueError("sensitive must be integer codes, one per record")
+    # (validated once here: the checks of each node take the codes as they are)
+    sensitive = sensitive.astype(np.int64, copy=False)
     if kind not in ("distinct", "entropy", "recursive"):
         raise ValueError(f"kind must be 'distinct', 'entropy' or 'recursive', not {kind!r}")
     if kind == "recursive":
@@ -176,7 +182,7 @@ def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "disti
         def recursive_ok(p: Partition) -> np.ndarray:
             ratio = recursive_l_diversity(p.record_class, p.values_of(sensitive),
                                           int(l_value), weights=p.weights,
-                                          n_classes=len(p.counts))
+                                          n_classes=len(p.counts), check_input=False)
             return ratio < c
 
         # a recursive (c, l)-diverse class holds at least l distinct values
@@ -187,10 +193,11 @@ def l_diversity_target(sensitive: np.ndarray, l_value: float, kind: str = "disti
     def ok(p: Partition) -> np.ndarray:
         values = p.values_of(sensitive)
         if kind == "distinct":
-            per_class = distinct_l_diversity(p.record_class, values, n_classes=len(p.counts))
+            per_class = distinct_l_diversity(p.record_class, values, n_classes=len(p.counts),
+                                             check_input=False)
         else:
             per_class = entropy_l_diversity(p.record_class, values, weights=p.weights,
-                                            n_classes=len(p.counts))
+                                            n_classes=len(p.counts), check_input=False)
         return per_class >= l_value - 1e-9
 
     # an entropy l-diverse class holds at least exp(H) >= l distinct values

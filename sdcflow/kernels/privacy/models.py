@@ -139,23 +139,40 @@ def class_sizes(classes: np.ndarray, n_classes: int | None = None) -> np.ndarray
     return np.bincount(classes[classes >= 0], minlength=size)
 
 
-def distinct_l_diversity(classes: np.ndarray, sensitive: np.ndarray,
-                         n_classes: int | None = None) -> np.ndarray:
-    """The number of distinct observed sensitive values of each class (0 when none)."""
+def _inputs(classes: np.ndarray, sensitive: np.ndarray, weights: np.ndarray | None,
+            n_classes: int | None, check_input: bool
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(classes, sensitive codes, weights, number of classes), validated unless
+    ``check_input`` is False (a caller's own arrays: int64 classes and codes, weights
+    None or one per entry, ``n_classes`` given)."""
+    if not check_input:
+        w = np.ones(len(classes)) if weights is None else weights
+        return classes, sensitive, w, int(n_classes)
     classes, size = _classes(classes, n_classes)
-    pair_class, _, _ = _pairs(classes, _codes(sensitive, classes.size), np.ones(classes.size))
+    return classes, _codes(sensitive, classes.size), _weights(weights, classes.size), size
+
+
+def distinct_l_diversity(classes: np.ndarray, sensitive: np.ndarray,
+                         n_classes: int | None = None, *,
+                         check_input: bool = True) -> np.ndarray:
+    """The number of distinct observed sensitive values of each class (0 when none).
+    ``check_input=False``: the arrays are taken as valid (as scikit-learn's trees
+    offer; for a search that made them)."""
+    classes, codes, _, size = _inputs(classes, sensitive, None, n_classes, check_input)
+    pair_class, _, _ = _pairs(classes, codes, np.ones(classes.size))
     return np.bincount(pair_class, minlength=size)
 
 
 def entropy_l_diversity(classes: np.ndarray, sensitive: np.ndarray,
                         weights: np.ndarray | None = None,
-                        n_classes: int | None = None) -> np.ndarray:
+                        n_classes: int | None = None, *,
+                        check_input: bool = True) -> np.ndarray:
     """``exp(H)`` of each class, ``H = -sum_s p_s log p_s`` (natural log) over the
     distribution of its observed sensitive values (0 when it has none); the class is
-    entropy l-diverse when this is at least l."""
-    classes, size = _classes(classes, n_classes)
-    w = _weights(weights, classes.size)
-    pair_class, _, count = _pairs(classes, _codes(sensitive, classes.size), w)
+    entropy l-diverse when this is at least l. ``check_input``: as
+    :func:`distinct_l_diversity`."""
+    classes, codes, w, size = _inputs(classes, sensitive, weights, n_classes, check_input)
+    pair_class, _, count = _pairs(classes, codes, w)
     out = np.zeros(size)
     positive = count > 0
     pair_class, count = pair_class[positive], count[positive]
@@ -166,23 +183,23 @@ def entropy_l_diversity(classes: np.ndarray, sensitive: np.ndarray,
     # H = log N - (1/N) sum c log c for counts c summing to N; exp(H) lies in
     # [1, distinct]: clip the rounding error of the subtraction
     h = np.log(total[has]) - sum_c_log_c[has] / total[has]
-    out[has] = np.clip(np.exp(h), 1.0, distinct[has])
+    out[has] = np.minimum(np.maximum(np.exp(h), 1.0), distinct[has])  # (np.clip: slower)
     return out
 
 
 def recursive_l_diversity(classes: np.ndarray, sensitive: np.ndarray, l: int,
                           weights: np.ndarray | None = None,
-                          n_classes: int | None = None) -> np.ndarray:
+                          n_classes: int | None = None, *,
+                          check_input: bool = True) -> np.ndarray:
     """``r_1 / (r_l + ... + r_m)`` of each class, its value counts sorted descending; the
     class is recursive (c, l)-diverse when this is below c. A class with fewer than l
     distinct observed values has ``inf`` (no c makes it diverse); with ``l = 1`` the
-    ratio is ``r_1 / n`` of the class."""
+    ratio is ``r_1 / n`` of the class. ``check_input``: as :func:`distinct_l_diversity`."""
     if int(l) != l or l < 1:
         raise ValueError("l must be an integer >= 1")
     l = int(l)
-    classes, size = _classes(classes, n_classes)
-    w = _weights(weights, classes.size)
-    pair_class, _, count = _pairs(classes, _codes(sensitive, classes.size), w)
+    classes, codes, w, size = _inputs(classes, sensitive, weights, n_classes, check_input)
+    pair_class, _, count = _pairs(classes, codes, w)
     return _recursive_ratio(pair_class, count, size, l)
 
 
