@@ -107,6 +107,44 @@ class JointHistory(History):
                              self.masks, table.keys, table.sample, ok, slots, mark)
 
 
+class PopulationTables:
+    """The classes of a population at a lattice's nodes, as joint tables without data
+    (:class:`JointHistory`: packed keys rolled up by hashing), and the population
+    records of given classes of the data there, found by their keys (delta-presence's
+    shares on a search that reads records). ``population``: its level-0 key codes (P x
+    m, codes of ``maps``); :func:`population_tables` says whether they pack."""
+
+    def __init__(self, population: np.ndarray, maps: Sequence[np.ndarray] | Generalisation
+                 ) -> None:
+        ids, rep = row_ids(population)
+        keys = np.take(population, rep, axis=0)
+        counts = np.bincount(ids, minlength=len(rep)).astype(np.int64)
+        self.history = JointHistory(keys, maps, counts, np.zeros(len(keys), dtype=np.int64))
+
+    def records_of(self, node: tuple, keys: np.ndarray) -> tuple[np.ndarray, int]:
+        """The population records of the class of each row of ``keys`` (generalised
+        codes at ``node``, C x m; 0 for a class the population lacks) and the number of
+        the population's classes at the node."""
+        history = self.history
+        table = history.joint(node)
+        slots, _, mark = history._working()
+        found = _records_of(table.keys, table.counts, _pack(keys, history.shifts), slots,
+                            mark)
+        return found, len(table.keys)
+
+
+def population_tables(population: np.ndarray, maps: Sequence[np.ndarray] | Generalisation
+                      ) -> PopulationTables | None:
+    """:class:`PopulationTables` of a population, or None when its codes do not pack
+    into one integer (:func:`packing`) or some is missing (below 0)."""
+    population = np.asarray(population, dtype=np.int64)
+    maps = maps if isinstance(maps, Generalisation) else Generalisation(maps)
+    if (population.ndim != 2 or population.shape[1] != len(maps.maps)
+            or (population < 0).any() or packing(maps.maps) is None):
+        return None
+    return PopulationTables(population, maps)
+
+
 def packing(maps: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
     """The bit field of each variable's codes in a packed key (its shift and mask),
     wide enough for its codes at every level (``maps[j]``: levels x codes); None when
@@ -442,4 +480,24 @@ def _unit_failing(units, jumps, starts, shifts, masks, keys, sample, ok, slots,
         r = hash_find(slots, mark, bits, generalised[i])
         if r >= 0:
             out[i] = failing[r]
+    return out
+
+
+@njit(cache=True)
+def _records_of(table_keys, table_counts, keys, slots, mark):  # pragma: no cover - numba
+    """The ``table_counts`` of each of ``keys`` among ``table_keys`` (distinct packed
+    keys; 0 for a key absent), found by hashing them (the hash table of
+    :func:`_joint_roll_up`, filled anew under ``mark``)."""
+    g = len(table_keys)
+    size, bits = 1, 0
+    while size < 2 * g:
+        size *= 2
+        bits += 1
+    for r in range(g):
+        hash_group(slots, mark, bits, table_keys[r], r)  # (the keys are distinct)
+    out = np.zeros(len(keys), dtype=np.int64)
+    for i in range(len(keys)):
+        r = hash_find(slots, mark, bits, keys[i])
+        if r >= 0:
+            out[i] = table_counts[r]
     return out

@@ -1,6 +1,6 @@
 """Privacy targets of the lattice search (:func:`sdcflow.kernels.privacy.lattice.search`)
 for beta-likeness and delta-presence, built on the per-class models of
-:mod:`sdcflow.kernels.privacy.models`. NumPy only."""
+:mod:`sdcflow.kernels.privacy.models`. NumPy and the compiled tables only."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from ..risk.frequencies import row_ids
 from .class_tables import History, sorted_positions
+from .joint_tables import PopulationTables, population_tables
 from .lattice import Partition, Target, generalise
 from .models import beta_likeness, delta_presence
 
@@ -74,7 +75,9 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
     low, high = delta_min * (1 - 1e-12), delta_max * (1 + 1e-12)
     last: dict = {}  # the partition last seen -> its classes' shares, absent classes
     # the population's classes at each node, rolled up as the data's are: made when first
-    # needed (a search on joint tables never needs them)
+    # needed (a search on joint tables never needs them); as packed joint tables when
+    # the codes pack (their classes found by hashing), else as class tables
+    packed: list[PopulationTables | None] = []
     tables: list[History] = []
 
     def shares(p: Partition) -> tuple[np.ndarray, int]:
@@ -83,6 +86,17 @@ def delta_presence_target(population: np.ndarray, maps: Sequence[np.ndarray],
         if last.get("partition") is p:  # classes_ok and node_ok of one node
             return last["share"], last["absent"]
         size = len(p.counts)
+        if not packed:
+            packed.append(population_tables(population, maps))
+        if packed[0] is not None and p.keys is not None and p.node is not None:
+            pop_counts, groups = packed[0].records_of(p.node, p.keys)
+            if (p.counts <= pop_counts).all():
+                # each class of the data is one of the population's, within it: the
+                # quotient directly (as delta_presence computes it)
+                share = p.counts / pop_counts
+                absent = groups - size
+                last.update(partition=p, share=share, absent=absent)
+                return share, absent
         if population.shape[1] == len(maps) and not tables:
             tables.append(History(population, maps))
         history = tables[0] if tables else None

@@ -302,3 +302,28 @@ def test_delta_presence_s_relaxation_is_every_population_class_present():
         assert relaxed.classes_ok(part).all()
         assert relaxed.node_ok(part) is present
 
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=small, extra=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)),
+                                  max_size=12),
+       bounds=st.sampled_from([(0.0, 0.5), (0.3, 0.8), (0.5, 1.0), (0.2, 0.6)]),
+       limit=limits, loss=losses)
+def test_delta_presence_beside_a_target_on_records_decides_as_alone(data, extra, bounds,
+                                                                    limit, loss):
+    # beside a target on records (distinct 1-diversity: every class meets it) the
+    # search reads delta-presence's shares from the population's packed tables, whose
+    # classes are found by their keys; alone, from the joint tables of data and
+    # population: the same node, loss and suppressed records
+    d, rows = data
+    codes = np.array(rows)
+    population = np.array(rows + [(a % d, b % d) for a, b in extra])
+    maps = [interval_maps(d, 3)] * 2
+    delta = delta_presence_target(population, maps, *bounds)
+    alone = search(codes, maps, [delta], loss, suppression_limit=limit)
+    beside = search(codes, maps, [delta, l_diversity_target(np.zeros(len(codes), int), 1)],
+                    loss, suppression_limit=limit)
+    assert alone.node == beside.node
+    if alone.node is not None:
+        assert beside.loss == pytest.approx(alone.loss)
+        assert beside.suppressed.tolist() == alone.suppressed.tolist()
