@@ -135,7 +135,12 @@ def _risk() -> None:
 def _lattice() -> None:
     from ..kernels.privacy.class_tables import sorted_positions
     from ..kernels.privacy.joint_tables import joint_checks
-    from ..kernels.privacy.lattice import k_anonymity, search, t_closeness_target
+    from ..kernels.privacy.lattice import (
+        k_anonymity,
+        l_diversity_target,
+        search,
+        t_closeness_target,
+    )
     from ..kernels.privacy.model_targets import delta_presence_target
     from ..kernels.privacy.models import recursive_l_diversity
 
@@ -157,6 +162,9 @@ def _lattice() -> None:
     search(codes, maps, [delta_presence_target(population, maps, 0.0, 0.6)],
            "non_uniform_entropy", suppression_limit=0.5,
            suppression_loss="arx_non_monotonic")
+    # beside a target on records: the population's packed tables, classes by their keys
+    search(codes, maps, [delta_presence_target(population, maps, 0.0, 0.6),
+                         l_diversity_target(sensitive, 1)], "precision")
     # and a failing class's records found by their keys, at once
     targets = [k_anonymity(3)]
     node = joint_checks(targets, codes, maps)((0, 0))
