@@ -128,8 +128,9 @@ class PopulationTables:
         history = self.history
         table = history.joint(node)
         slots, _, mark = history._working()
-        found = _records_of(table.keys, table.counts, _pack(keys, history.shifts), slots,
-                            mark)
+        found = _records_of(table.keys, table.counts,
+                            np.ascontiguousarray(keys, dtype=np.int64), history.shifts,
+                            slots, mark)
         return found, len(table.keys)
 
 
@@ -484,10 +485,12 @@ def _unit_failing(units, jumps, starts, shifts, masks, keys, sample, ok, slots,
 
 
 @njit(cache=True)
-def _records_of(table_keys, table_counts, keys, slots, mark):  # pragma: no cover - numba
-    """The ``table_counts`` of each of ``keys`` among ``table_keys`` (distinct packed
-    keys; 0 for a key absent), found by hashing them (the hash table of
-    :func:`_joint_roll_up`, filled anew under ``mark``)."""
+def _records_of(table_keys, table_counts, keys, shifts, slots,
+                mark):  # pragma: no cover - numba
+    """The ``table_counts`` of each row of ``keys`` (C x m codes, packed here by
+    ``shifts`` as :func:`_pack` packs them) among ``table_keys`` (distinct packed keys; 0
+    for a key absent), found by hashing them (the hash table of :func:`_joint_roll_up`,
+    filled anew under ``mark``)."""
     g = len(table_keys)
     size, bits = 1, 0
     while size < 2 * g:
@@ -497,7 +500,10 @@ def _records_of(table_keys, table_counts, keys, slots, mark):  # pragma: no cove
         hash_group(slots, mark, bits, table_keys[r], r)  # (the keys are distinct)
     out = np.zeros(len(keys), dtype=np.int64)
     for i in range(len(keys)):
-        r = hash_find(slots, mark, bits, keys[i])
+        key = 0
+        for j in range(len(shifts)):
+            key |= keys[i, j] << shifts[j]
+        r = hash_find(slots, mark, bits, key)
         if r >= 0:
             out[i] = table_counts[r]
     return out

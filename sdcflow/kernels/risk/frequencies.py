@@ -77,7 +77,9 @@ def key_ids(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
     (int64) may be overwritten."""
     if span <= max(4 * len(key), 1 << 16):
         return _dense_ranks(key, span)
-    return _radix_ranks(key, max(span - 1, 1).bit_length())
+    # (wider digits, fewer passes, once the rows outnumber the buckets)
+    digit = RADIX_BITS_MANY if len(key) > 1 << RADIX_BITS_MANY else RADIX_BITS
+    return _radix_ranks(key, max(span - 1, 1).bit_length(), digit)
 
 
 def key_ranks(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -149,19 +151,20 @@ def _dense_ranks(key, size):  # pragma: no cover - numba
 
 
 RADIX_BITS = 11  # bits of the key sorted per pass of the radix sort (2,048 buckets)
+RADIX_BITS_MANY = 14  # and with more rows than 2**14 (16,384 buckets)
 
 
 @njit(cache=True)
-def _radix_ranks(key, bits):  # pragma: no cover - numba
+def _radix_ranks(key, bits, digit):  # pragma: no cover - numba
     """:func:`row_ids` from the rows' keys, of ``bits`` bits: the rows in the order
-    of their keys by a stable least-significant-digit radix sort (:data:`RADIX_BITS`
-    bits a pass), and the ids counted along that order; the representative of an id is
-    its last row (the sort is stable). ``key`` is overwritten (working space)."""
+    of their keys by a stable least-significant-digit radix sort (``digit`` bits a
+    pass), and the ids counted along that order; the representative of an id is its
+    last row (the sort is stable). ``key`` is overwritten (working space)."""
     n = len(key)
     order = np.arange(n)
     other_key = np.empty(n, dtype=np.int64)
     other_order = np.empty(n, dtype=np.int64)
-    buckets = 1 << RADIX_BITS
+    buckets = 1 << digit
     mask = buckets - 1
     count = np.empty(buckets, dtype=np.int64)
     shift = 0
@@ -182,7 +185,7 @@ def _radix_ranks(key, bits):  # pragma: no cover - numba
             other_order[p] = order[i]
         key, other_key = other_key, key
         order, other_order = other_order, order
-        shift += RADIX_BITS
+        shift += digit
     ids = np.empty(n, dtype=np.int64)
     distinct = 0
     for i in range(n):

@@ -94,3 +94,34 @@ def test_equals_the_pairwise_definition(codes, alpha):
     np.testing.assert_allclose(fk, brute_force(codes, alpha))
     np.testing.assert_allclose(Fk, fk)  # unit weights
     assert (fk >= 1).all()
+
+
+def _row_ids_by_sorting(codes):
+    """row_ids by its definition: np.unique's ids of the rows (lexicographic order), the
+    last row of each id."""
+    _, ids = np.unique(codes, axis=0, return_inverse=True)
+    ids = ids.reshape(-1)
+    rep = np.empty(ids.max(initial=-1) + 1, dtype=np.int64)
+    rep[ids] = np.arange(len(codes))
+    return ids, rep
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 50, 3000, 40_000]),
+       st.sampled_from([(3,), (60_000,), (900, 70), (1000, 1000, 1000), (2**20,) * 4,
+                        (2**31,) * 3]))
+def test_row_ids_equal_the_sorted_rows_ids(seed, n, highs):
+    # the distinct rows numbered in lexicographic order, one row (the last) per id,
+    # whichever way they are ranked: a table of the keys present (small spans), a radix
+    # sort of 11-bit digits (few rows) or 14-bit ones (more than 2**14 rows), or sorts
+    # (keys beyond 2**62); value columns beside the keys (extra) as one matrix; -1 missing
+    from sdcflow.kernels.risk.frequencies import row_ids
+    rng = np.random.default_rng(seed)
+    codes = np.column_stack([rng.integers(-1, h, n) for h in highs])
+    codes = codes[rng.integers(0, n, n)]  # (repeated rows)
+    ids, rep = row_ids(codes)
+    want = _row_ids_by_sorting(codes)
+    assert np.array_equal(ids, want[0]) and np.array_equal(rep, want[1])
+    if codes.shape[1] > 1:
+        ids, rep = row_ids(codes[:, :1], codes[:, 1:])
+        assert np.array_equal(ids, want[0]) and np.array_equal(rep, want[1])
