@@ -43,20 +43,34 @@ returns another node than its tests expect (TCloseness 2, 3, 6, 7, 10 pm, 11 pm)
 time measures another computation. An earlier version of this benchmark compared with
 figures of whole ARX runs (JIT cold: KAnonymity 0 1.85 s, one delta-presence case 0.04 s).
 
-Measured on 2026-11-27 with ``--repeat 5`` (this 2-core machine, otherwise idle; its
-speed varied by about 20 % over the day): the 64 searches 5.0 CPU s, every node and loss
-as ARX's tests expect (the six differences above apart); the 60 beside an ARX time 4.6
-CPU s against ARX's 19.8. sdcflow is faster on 47 of the 60, e.g. KAnonymity 0 0.26 s
-(ARX 0.92), LDiversity 0 0.42 s (0.64), its practical-monotonicity run 0.16 s (0.165),
-OrderedDistanceTCloseness 0 0.25 s (0.44), DPresence 3 0.13 s (0.69), Combinations 117
-0.20 s (1.61). It is slower on 13, each a case ARX runs whole in 5-19 ms, by 2-16 ms:
-KAnonymity 3, LDiversity 2, 3 and 5 pm, TCloseness 4, 5, 8 pm and 9 pm, Combinations 3,
-OrderedDistanceTCloseness 2, 3 and 4 pm, Combinations 8. There sdcflow's fixed cost
-weighs (grouping the 30,162 records into their class table, 2-4 ms, and the final
-node's classes), and LDiversity 5 pm, where no node meets the targets under the
-assumption, runs the exact search to be sure there is none (21 ms; ARX stops at 5 ms).
+Measured on 2026-11-27 (late) with ``--repeat 5`` (this 2-core machine, otherwise idle;
+its speed varies by 10-20 % from run to run, most on the quickest cases): the 64
+searches 3.5 CPU s, every node and loss as ARX's tests expect (the six differences
+above apart); the 60 beside an ARX time 3.3 CPU s against ARX's 19.8, sdcflow faster on
+all 60 in each of three full runs, e.g. KAnonymity 0 0.21 s (ARX 0.92), LDiversity 0
+0.23 s (0.64), its practical-monotonicity run 0.10 s (0.165), OrderedDistanceTCloseness
+0 0.24 s (0.44), DPresence 3 0.13 s (0.69), Combinations 117 0.13 s (1.61). Closest, as
+a share of ARX's time, in the last run: Combinations 7 9.4 ms (ARX 10.8), TCloseness 4
+8.0 ms (9.2), LDiversity 5 pm 4.6 ms (5.3), LDiversity 3 4.8 ms (5.6), TCloseness 9 pm
+8.5 ms (10.0); KAnonymity 3 8.3 ms (13.3), Combinations 8 15.9 ms (19.5). Before this
+round 13 of the 60 were slower than ARX, by 2-16 ms.
 
-This round (version 6 of ``anonymize``): delta-presence on joint class tables of data and
+The last round (no result changed; ``anonymize`` stays version 6) cut what a search
+costs before and around its checks: the records grouped into the bottom class table by
+a radix sort (``row_ids``: 2.6 -> 0.5 ms on 30,162 x 9 keys), value columns grouped
+beside the keys without copying them into one matrix; the lattice's nodes and order,
+the hierarchies' validation and maps, the codes' counts of the entropy and each unit's
+final class each found in one compiled pass, and the hierarchies' maps shared by a
+search's histories; Flash's next path start found by a compiled scan; a table's row
+keys found from its classes' only when read; l-diversity's (class, value) pairs merged
+in one pass when in order and recursive l-diversity's ratio compiled, the codes
+validated once per target; the class sizes taken from the table with the values at
+once when the nodes mostly need both (one roll-up for both); delta-presence beside a
+target on records read from packed population tables, the data's classes found by
+their keys; and, with practical monotonicity, "no node" proved by the top node failing
+the targets' monotone part rather than by the exact search (LDiversity 5 pm 21 -> 5 ms).
+
+Version 6 of ``anonymize``: delta-presence on joint class tables of data and
 population, k-anonymity alone on the data's (DPresence 3-5 from 0.5, 0.33 and 0.37 s to
 0.13, 0.08 and 0.09; KAnonymity 0 from 0.5-0.8 to 0.26), Flash's paths towards the
 successor keeping fewest distinct values, the lattice's nodes as arrays and the

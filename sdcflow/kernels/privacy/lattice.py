@@ -56,8 +56,10 @@ suppression, or suppression not charged) is never checked.
 A node's classes are rolled up from the stored class table of a checked node below it
 (:class:`sdcflow.kernels.privacy.class_tables.History`, ARX's history of snapshots):
 first the class sizes alone, then, when the cheap targets pass, the classes with the
-counts of the sensitive values the targets on records read; targets are checked cheap
-first, and a node fails as soon as its failing classes hold more records than allowed.
+counts of the sensitive values the targets on records read (once most nodes have needed
+both, the class sizes come from the latter at once: :class:`_TableChoice`); targets are
+checked cheap first, and a node fails as soon as its failing classes hold more records
+than allowed.
 When every target reads class sizes alone (k-anonymity, delta-presence), the classes
 come from joint tables of the data and its population, checked in one compiled pass
 (:mod:`sdcflow.kernels.privacy.joint_tables`), with the same decisions.
