@@ -208,9 +208,9 @@ FAMILIES: tuple[Family, ...] = (
            1.5, _tables),
     Family("risk", ("sdcflow.kernels.risk.risk",), 0.5, _risk),
     Family("lattice", ("sdcflow.kernels.privacy.class_tables", "sdcflow.kernels.privacy.lattice",
-                       "sdcflow.kernels.privacy.joint_tables", "sdcflow.kernels.privacy.models",
-                       "sdcflow.kernels.privacy.loss", "sdcflow.kernels.risk.t_closeness"),
-           1.5, _lattice),
+                       "sdcflow.kernels.privacy.flash", "sdcflow.kernels.privacy.joint_tables",
+                       "sdcflow.kernels.privacy.models", "sdcflow.kernels.privacy.loss",
+                       "sdcflow.kernels.risk.t_closeness"), 1.5, _lattice),
 )
 
 

@@ -11,8 +11,9 @@ import numpy as np
 from ..risk.frequencies import row_ids
 from .class_tables import History, sorted_positions
 from .joint_tables import PopulationTables, population_tables
-from .lattice import Partition, Target, generalise
+from .lattice import generalise
 from .models import beta_likeness, delta_presence
+from .targets import Partition, Target
 
 __all__ = ["beta_likeness_target", "delta_presence_target"]
 

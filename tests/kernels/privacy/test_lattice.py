@@ -209,7 +209,7 @@ def test_t_closeness_and_average_risk_search_is_optimal(data, sens, t, risk, lim
 def test_flash_classification_agrees_with_every_node(data, k):
     # _classify checks some nodes and infers the rest by monotonicity: every node's
     # inferred status equals 2-anonymity computed on it directly
-    from sdcflow.kernels.privacy.lattice import _classify, _Lattice
+    from sdcflow.kernels.privacy.flash import _classify, _Lattice
 
     d, rows = data
     codes = np.array(rows)
@@ -251,7 +251,7 @@ def test_marks_reach_every_node_above_or_below_and_no_other(shape, data):
     # a node meeting monotone targets marks every node above it (each level >= its
     # own), one failing them every node below: the compiled walk against the
     # definition, over marks made in turn (a walk stops at nodes marked before)
-    from sdcflow.kernels.privacy.lattice import _Marks
+    from sdcflow.kernels.privacy.flash import _Marks
     shape = tuple(shape)
     marks = _Marks(shape)
     expected = np.zeros(len(marks.grid), dtype=np.int8)
