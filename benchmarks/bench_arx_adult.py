@@ -49,11 +49,12 @@ searches 3.5 CPU s, every node and loss as ARX's tests expect (the six differenc
 above apart); the 60 beside an ARX time 3.3 CPU s against ARX's 19.8, sdcflow faster on
 all 60 in each of three full runs, e.g. KAnonymity 0 0.21 s (ARX 0.92), LDiversity 0
 0.23 s (0.64), its practical-monotonicity run 0.10 s (0.165), OrderedDistanceTCloseness
-0 0.24 s (0.44), DPresence 3 0.13 s (0.69), Combinations 117 0.13 s (1.61). Closest, as
-a share of ARX's time, in the last run: Combinations 7 9.4 ms (ARX 10.8), TCloseness 4
-8.0 ms (9.2), LDiversity 5 pm 4.6 ms (5.3), LDiversity 3 4.8 ms (5.6), TCloseness 9 pm
-8.5 ms (10.0); KAnonymity 3 8.3 ms (13.3), Combinations 8 15.9 ms (19.5). Before this
-round 13 of the 60 were slower than ARX, by 2-16 ms.
+0 0.24 s (0.44), DPresence 3 0.13 s (0.69), Combinations 117 0.13 s (1.61); no case
+above 0.92 of ARX's time in any of the three. Closest, as a share of ARX's time, in one
+of them: Combinations 7 9.4 ms (ARX 10.8), TCloseness 4 8.0 ms (9.2), LDiversity 5 pm
+4.6 ms (5.3), LDiversity 3 4.8 ms (5.6), TCloseness 9 pm 8.5 ms (10.0); KAnonymity 3
+8.3 ms (13.3), Combinations 8 15.9 ms (19.5). Before this round 13 of the 60 were
+slower than ARX, by 2-16 ms.
 
 The last round (no result changed; ``anonymize`` stays version 6) cut what a search
 costs before and around its checks: the records grouped into the bottom class table by
