@@ -373,7 +373,8 @@ def _class_keys(keys, row_class, n_classes):  # pragma: no cover - numba
 def _fold_generalised(units, jumps, starts, radices):  # pragma: no cover - numba
     """Each unit's generalised keys (variable j's code mapped by
     ``jumps[starts[j]:]``; ``starts[j] = -1``: kept) as one mixed-radix integer
-    (``radices``: of each variable's codes at its level), in lexicographic order."""
+    (``radices[j]``: of variable j's codes at its level; entries beyond the units'
+    columns unread), in lexicographic order."""
     n, m = units.shape
     key = np.empty(n, dtype=np.int64)
     for i in range(n):
@@ -426,12 +427,9 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
         whole *= radices[j]
     # each row's generalised keys, then values + 1, as one mixed-radix integer (in
     # their lexicographic order)
-    key_of = np.empty(n, dtype=np.int64)
+    key_of = _fold_generalised(keys, maps, starts, radices)
     for i in range(n):
-        key = 0
-        for j in range(m):
-            code = keys[i, j] if starts[j] < 0 else maps[starts[j] + keys[i, j]]
-            key = key * radices[j] + code
+        key = key_of[i]
         for c in range(s):
             key = key * radices[m + c] + values[i, c] + 1
         key_of[i] = key
