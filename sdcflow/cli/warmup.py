@@ -133,7 +133,6 @@ def _risk() -> None:
 
 
 def _lattice() -> None:
-    from ..kernels.privacy.class_tables import sorted_positions
     from ..kernels.privacy.joint_tables import joint_checks
     from ..kernels.privacy.lattice import (
         k_anonymity,
@@ -143,6 +142,7 @@ def _lattice() -> None:
     )
     from ..kernels.privacy.model_targets import delta_presence_target
     from ..kernels.privacy.models import recursive_l_diversity
+    from ..kernels.privacy.roll_up import sorted_positions
 
     # two records of each key with different sensitive values: tables with values
     # rolled up by their classes too
@@ -207,7 +207,8 @@ FAMILIES: tuple[Family, ...] = (
                       "sdcflow.kernels.string_codes", "sdcflow.kernels.tabular.cell_key"),
            1.5, _tables),
     Family("risk", ("sdcflow.kernels.risk.risk",), 0.5, _risk),
-    Family("lattice", ("sdcflow.kernels.privacy.class_tables", "sdcflow.kernels.privacy.lattice",
+    Family("lattice", ("sdcflow.kernels.privacy.class_tables", "sdcflow.kernels.privacy.roll_up",
+                       "sdcflow.kernels.privacy.lattice",
                        "sdcflow.kernels.privacy.flash", "sdcflow.kernels.privacy.joint_tables",
                        "sdcflow.kernels.privacy.models", "sdcflow.kernels.privacy.loss",
                        "sdcflow.kernels.risk.t_closeness"), 1.5, _lattice),

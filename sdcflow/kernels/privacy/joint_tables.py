@@ -31,14 +31,8 @@ import numpy as np
 
 from ..jit import njit
 from ..risk.frequencies import row_ids
-from .class_tables import (
-    Generalisation,
-    History,
-    _fewest_rows_below,
-    hash_find,
-    hash_group,
-    sorted_positions,
-)
+from .class_tables import Generalisation, History
+from .roll_up import _fewest_rows_below, hash_find, hash_group, sorted_positions
 
 
 @dataclass(frozen=True)
@@ -379,7 +373,7 @@ def _joint_roll_up(keys, counts, sample, low, high, jumps, offsets, radices, shi
     order found: their packed keys and summed counts. ``radices[j, l]``: variable j's
     radix at level l (the hash table's size: at most as many groups as their product);
     ``slots``, ``mark``: the hash table of
-    :func:`sdcflow.kernels.privacy.class_tables._roll_up`; ``work``: 4 x R integers."""
+    :func:`sdcflow.kernels.privacy.roll_up._roll_up`; ``work``: 4 x R integers."""
     n = len(keys)
     space = 1
     for j in range(len(high)):

@@ -9,10 +9,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..risk.frequencies import row_ids
-from .class_tables import History, sorted_positions
+from .class_tables import History
 from .joint_tables import PopulationTables, population_tables
 from .lattice import generalise
 from .models import beta_likeness, delta_presence
+from .roll_up import sorted_positions
 from .targets import Partition, Target
 
 __all__ = ["beta_likeness_target", "delta_presence_target"]

@@ -8,8 +8,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcflow.kernels.privacy.class_tables import Generalisation, History, sorted_positions
+from sdcflow.kernels.privacy.class_tables import Generalisation, History
 from sdcflow.kernels.privacy.lattice import generalise
+from sdcflow.kernels.privacy.roll_up import sorted_positions
 from sdcflow.kernels.risk.frequencies import row_ids
 
 
