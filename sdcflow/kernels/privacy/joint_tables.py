@@ -32,7 +32,14 @@ import numpy as np
 from ..jit import njit
 from ..risk.frequencies import row_ids
 from .class_tables import Generalisation, History
-from .roll_up import _fewest_rows_below, hash_find, hash_group, sorted_positions
+from .roll_up import (
+    _fewest_rows_below,
+    hash_bits,
+    hash_find,
+    hash_group,
+    hash_groups,
+    sorted_positions,
+)
 
 
 @dataclass(frozen=True)
@@ -378,10 +385,7 @@ def _joint_roll_up(keys, counts, sample, low, high, jumps, offsets, radices, shi
     space = 1
     for j in range(len(high)):
         space = min(space * radices[j, high[j]], n)
-    size, bits = 1, 0
-    while size < 2 * space:  # (a small table stays in the cache)
-        size *= 2
-        bits += 1
+    bits = hash_bits(space)
     distinct, total, total_s, key_of = work[0], work[1], work[2], work[3]
     # each row's generalised key, one variable at a time (a loop of few operations per
     # row, which the compiler keeps tight; all variables in one loop cost 4 times more)
@@ -389,15 +393,12 @@ def _joint_roll_up(keys, counts, sample, low, high, jumps, offsets, radices, shi
     for j in range(len(high)):
         if high[j] != low[j]:
             _map_field(key_of[:n], jumps, offsets[j, low[j], high[j]], shifts[j], masks[j])
-    groups = 0
+    # (each row's group written over its key, once read)
+    groups = hash_groups(key_of, n, slots, mark, bits, distinct, key_of)
+    total[:groups] = 0
+    total_s[:groups] = 0
     for i in range(n):
-        key = key_of[i]
-        g = hash_group(slots, mark, bits, key, groups)
-        if g == groups:  # (a new group)
-            distinct[groups] = key
-            total[groups] = 0
-            total_s[groups] = 0
-            groups += 1
+        g = key_of[i]
         total[g] += counts[i]
         total_s[g] += sample[i]
     return distinct[:groups].copy(), total[:groups].copy(), total_s[:groups].copy()
@@ -455,10 +456,7 @@ def _unit_failing(units, jumps, starts, shifts, masks, keys, sample, ok, slots,
     does) falls in a data class (an entry of ``keys`` with ``sample > 0``, in order)
     whose ``ok`` is false; found by hashing the packed keys."""
     g = len(keys)
-    size, bits = 1, 0
-    while size < 2 * g:
-        size *= 2
-        bits += 1
+    bits = hash_bits(g)
     failing = np.zeros(g, dtype=np.bool_)
     c = 0
     for r in range(g):
@@ -486,10 +484,7 @@ def _records_of(table_keys, table_counts, keys, shifts, slots,
     for a key absent), found by hashing them (the hash table of :func:`_joint_roll_up`,
     filled anew under ``mark``)."""
     g = len(table_keys)
-    size, bits = 1, 0
-    while size < 2 * g:
-        size *= 2
-        bits += 1
+    bits = hash_bits(g)
     for r in range(g):
         hash_group(slots, mark, bits, table_keys[r], r)  # (the keys are distinct)
     out = np.zeros(len(keys), dtype=np.int64)

@@ -99,20 +99,12 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     space = value_space  # how many distinct rows there can be
     for j in range(m):
         space = min(space * radices[j], n)
-    size, bits = 1, 0
-    while size < 2 * space:  # (a small table stays in the cache)
-        size *= 2
-        bits += 1
+    bits = hash_bits(space)
     distinct, last, total, group_of = work[0], work[1], work[2], work[3]
-    groups = 0
+    groups = hash_groups(key_of, n, slots, mark, bits, distinct, group_of)
+    total[:groups] = 0
     for i in range(n):
-        key = key_of[i]
-        g = hash_group(slots, mark, bits, key, groups)
-        if g == groups:  # (a new group)
-            distinct[groups] = key
-            total[groups] = 0
-            groups += 1
-        group_of[i] = g
+        g = group_of[i]
         last[g] = i
         total[g] += counts[i]
     order = np.argsort(distinct[:groups])
@@ -142,6 +134,17 @@ def _roll_up(keys, values, counts, maps, starts, radices, slots, mark,
     return out_keys, rep, out_counts, row_class, ids
 
 
+@njit(cache=True, inline="always")
+def hash_bits(space):  # pragma: no cover - numba
+    """The bits of the hash table of at most ``space`` keys: its slots the least power of
+    2 at least twice as many (a small table stays in the cache)."""
+    size, bits = 1, 0
+    while size < 2 * space:
+        size *= 2
+        bits += 1
+    return bits
+
+
 @njit(cache=True, inline="always")  # (called per row: inlined where called)
 def hash_group(slots, mark, bits, key, new):  # pragma: no cover - numba
     """The group of ``key`` in an open-addressing hash table of ``2**bits`` slots of two
@@ -158,6 +161,23 @@ def hash_group(slots, mark, bits, key, new):  # pragma: no cover - numba
         slots[2 * at + 1] = (mark << 32) | new
         return new
     return slots[2 * at + 1] & 0xFFFFFFFF
+
+
+@njit(cache=True, inline="always")
+def hash_groups(key_of, n, slots, mark, bits, distinct, group_of):  # pragma: no cover - numba
+    """The groups of the first ``n`` keys of ``key_of`` by :func:`hash_group` (numbered
+    as they first appear): each one's group in ``group_of`` (which may be ``key_of``
+    itself: a key is read before its group is written), the distinct keys in
+    ``distinct``; returns the number of groups."""
+    groups = 0
+    for i in range(n):
+        key = key_of[i]
+        g = hash_group(slots, mark, bits, key, groups)
+        if g == groups:  # (a new group)
+            distinct[groups] = key
+            groups += 1
+        group_of[i] = g
+    return groups
 
 
 @njit(cache=True, inline="always")
