@@ -119,14 +119,9 @@ class Generalisation:
         self._starts: dict[tuple[tuple, tuple], np.ndarray] = {}  # (jump tables found)
 
     def jump(self, j: int, low: int, high: int) -> np.ndarray:
-        """Variable j's level-``low`` codes mapped to level ``high``."""
-        key = (j, low, high)
-        if key not in self._jumps:
-            lo, hi = self.maps[j][low], self.maps[j][high]
-            out = np.zeros(int(lo.max(initial=-1)) + 1, dtype=np.int64)
-            out[lo] = hi
-            self._jumps[key] = out
-        return self._jumps[key]
+        """Variable j's level-``low`` codes mapped to level ``high`` (``low < high``; all
+        found in ``__init__``)."""
+        return self._jumps[(j, low, high)]
 
     def jump_table(self, low: tuple, high: tuple) -> tuple[np.ndarray, np.ndarray]:
         """Every variable's maps from each level to each level above, concatenated, and
