@@ -185,8 +185,6 @@ class History:
         for r in self._value_radix:
             self._value_space *= r
         self.max_rows = max_rows
-        self._offsets = self.generalisation.offsets
-        self._all_jumps = self.generalisation.all_jumps
         # (grouped: the rows already found, as row_ids finds them -- see by_keys)
         ids, rep = row_ids(codes, values) if grouped is None else grouped
         #: each record's row of the bottom table

@@ -77,7 +77,7 @@ class JointHistory(History):
                                        np.asarray(sample, dtype=np.int64)[self.bottom.rows],
                                        np.array(self.bottom.node, dtype=np.int64))
         # each variable's radix at each level (levels beyond its height: 1)
-        self._radices = np.ones(self._offsets.shape[:2], dtype=np.int64)
+        self._radices = np.ones(self.generalisation.offsets.shape[:2], dtype=np.int64)
         for j, radix in enumerate(self._radix):
             self._radices[j, :len(radix)] = radix
 
@@ -91,8 +91,8 @@ class JointHistory(History):
         slots, work, mark = self._working()
         keys, counts, sample = _joint_roll_up(
             source.keys, source.counts, source.sample, source.levels, levels,
-            self._all_jumps, self._offsets, self._radices, self.shifts, self.masks,
-            slots, mark, work)
+            self.generalisation.all_jumps, self.generalisation.offsets, self._radices,
+            self.shifts, self.masks, slots, mark, work)
         table = JointTable(node, keys, counts, sample, levels)
         self._store(table)
         return table
